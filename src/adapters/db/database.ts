@@ -1,0 +1,113 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import SQLite from 'better-sqlite3';
+import { Kysely, PostgresDialect, SqliteDialect, sql } from 'kysely';
+import pg from 'pg';
+import type { Config } from '../../config/config.js';
+import { REGIONS, type Region } from '../../domain/regions.js';
+import { migrateGlobal, migrateRegional } from './migrations/index.js';
+import type { GlobalSchema, RegionalSchema } from './schema.js';
+
+export type Dialect = 'sqlite' | 'postgres';
+
+export interface Store<Schema> {
+  db: Kysely<Schema>;
+  dialect: Dialect;
+  close(): Promise<void>;
+}
+
+export interface Stores {
+  global: Store<GlobalSchema>;
+  regions: Record<Region, Store<RegionalSchema>>;
+  close(): Promise<void>;
+}
+
+// int8 (COUNT, SUM, bigint columns) as numbers: sizes stay far below 2^53.
+pg.types.setTypeParser(20, (value) => Number(value));
+
+/**
+ * better-sqlite3 prepares a statement on every Kysely query; keeping prepared statements by SQL
+ * text removes that cost from every hot path. Statements are synchronous, so reuse is safe.
+ */
+function withStatementCache(database: SQLite.Database): SQLite.Database {
+  const cache = new Map<string, SQLite.Statement>();
+  const prepare = database.prepare.bind(database);
+  return new Proxy(database, {
+    get(target, property, receiver) {
+      if (property === 'prepare') {
+        return (source: string) => {
+          let statement = cache.get(source);
+          if (!statement) {
+            statement = prepare(source);
+            if (cache.size > 2000) cache.clear();
+            cache.set(source, statement);
+          }
+          return statement;
+        };
+      }
+      const value = Reflect.get(target, property, receiver);
+      return typeof value === 'function' ? value.bind(target) : value;
+    },
+  });
+}
+
+function openSqlite<Schema>(file: string): Store<Schema> {
+  fs.mkdirSync(path.dirname(file), { recursive: true });
+  const database = new SQLite(file);
+  database.pragma('journal_mode = WAL');
+  database.pragma('synchronous = NORMAL');
+  database.pragma('busy_timeout = 5000');
+  const db = new Kysely<Schema>({ dialect: new SqliteDialect({ database: withStatementCache(database) }) });
+  return { db, dialect: 'sqlite', close: () => db.destroy() };
+}
+
+async function openPostgres<Schema>(url: string, schema: string): Promise<Store<Schema>> {
+  const bootstrap = new pg.Client({ connectionString: url });
+  await bootstrap.connect();
+  try {
+    await bootstrap.query(`CREATE SCHEMA IF NOT EXISTS "${schema}"`);
+  } finally {
+    await bootstrap.end();
+  }
+  const pool = new pg.Pool({ connectionString: url, options: `-c search_path="${schema}"`, max: 10 });
+  const db = new Kysely<Schema>({ dialect: new PostgresDialect({ pool }) });
+  return { db, dialect: 'postgres', close: () => db.destroy() };
+}
+
+async function openStore<Schema>(config: Config, name: string): Promise<Store<Schema>> {
+  if (config.databaseUrl) return openPostgres<Schema>(config.databaseUrl, `${config.databaseSchemaPrefix}_${name}`);
+  return openSqlite<Schema>(path.join(config.dataDir, `${name}.sqlite`));
+}
+
+/** Opens the global store and one store per region, migrated to the current schema. */
+export async function openStores(config: Config): Promise<Stores> {
+  const global = await openStore<GlobalSchema>(config, 'global');
+  await migrateGlobal(global);
+  const regions = {} as Record<Region, Store<RegionalSchema>>;
+  for (const region of REGIONS) {
+    regions[region] = await openStore<RegionalSchema>(config, `region_${region}`);
+    await migrateRegional(regions[region]);
+  }
+  return {
+    global,
+    regions,
+    async close() {
+      await Promise.all([global.close(), ...REGIONS.map((region) => regions[region].close())]);
+    },
+  };
+}
+
+/** Drops the PostgreSQL schemas of every store: used by tests that made their own prefix. */
+export async function dropPostgresSchemas(url: string, prefix: string): Promise<void> {
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  try {
+    for (const name of ['global', ...REGIONS.map((region) => `region_${region}`)]) {
+      await client.query(`DROP SCHEMA IF EXISTS "${prefix}_${name}" CASCADE`);
+    }
+  } finally {
+    await client.end();
+  }
+}
+
+export { sql };

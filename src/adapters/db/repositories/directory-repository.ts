@@ -1,0 +1,85 @@
+import type { Kysely } from 'kysely';
+import type { GlobalSchema, OAuthApplicationRow, OrganizationRow, UserRow } from '../schema.js';
+
+/**
+ * The global store's directory: organizations, users (people and service users) and OAuth
+ * applications. Rules about them live in the services; this only reads and writes rows.
+ */
+export class DirectoryRepository {
+  constructor(readonly db: Kysely<GlobalSchema>) {}
+
+  async insertOrganization(row: OrganizationRow): Promise<void> {
+    await this.db.insertInto('organizations').values(row).execute();
+  }
+
+  async findOrganization(id: string): Promise<OrganizationRow | undefined> {
+    return this.db.selectFrom('organizations').selectAll().where('id', '=', id).executeTakeFirst();
+  }
+
+  async updateOrganization(id: string, fields: Partial<Omit<OrganizationRow, 'id'>>): Promise<void> {
+    await this.db.updateTable('organizations').set(fields).where('id', '=', id).execute();
+  }
+
+  async findUserByEmail(email: string): Promise<UserRow | undefined> {
+    return this.db.selectFrom('users').selectAll().where('email', '=', email.toLowerCase()).executeTakeFirst();
+  }
+
+  async findUser(id: string): Promise<UserRow | undefined> {
+    return this.db.selectFrom('users').selectAll().where('id', '=', id).executeTakeFirst();
+  }
+
+  /** Inserts a user and, when given, its organization link in one transaction. */
+  async insertUser(row: UserRow, organization?: { orgId: string; isAdmin: boolean }): Promise<void> {
+    await this.db.transaction().execute(async (tx) => {
+      await tx.insertInto('users').values(row).execute();
+      if (organization) {
+        await tx
+          .insertInto('user_organizations')
+          .values({
+            user_id: row.id,
+            org_id: organization.orgId,
+            is_admin: organization.isAdmin ? 1 : 0,
+            created_at: row.created_at,
+          })
+          .execute();
+      }
+    });
+  }
+
+  async isMember(userId: string, orgId: string): Promise<boolean> {
+    const row = await this.db
+      .selectFrom('user_organizations')
+      .select('user_id')
+      .where('user_id', '=', userId)
+      .where('org_id', '=', orgId)
+      .executeTakeFirst();
+    return row !== undefined;
+  }
+
+  /** Whether a user's tokens are still honoured, and since when: read on every request, cached briefly. */
+  async principalStatus(userId: string): Promise<Pick<UserRow, 'deactivated_at' | 'tokens_not_before'> | undefined> {
+    return this.db
+      .selectFrom('users')
+      .select(['deactivated_at', 'tokens_not_before'])
+      .where('id', '=', userId)
+      .executeTakeFirst();
+  }
+
+  async findApplication(clientId: string): Promise<OAuthApplicationRow | undefined> {
+    return this.db.selectFrom('oauth_applications').selectAll().where('client_id', '=', clientId).executeTakeFirst();
+  }
+
+  /** An application and, for client credentials, its service user: both or neither. */
+  async insertApplication(row: OAuthApplicationRow, serviceUser?: UserRow): Promise<void> {
+    await this.db.transaction().execute(async (tx) => {
+      if (serviceUser) {
+        await tx.insertInto('users').values(serviceUser).execute();
+        await tx
+          .insertInto('user_organizations')
+          .values({ user_id: serviceUser.id, org_id: row.org_id, is_admin: 0, created_at: row.created_at })
+          .execute();
+      }
+      await tx.insertInto('oauth_applications').values(row).execute();
+    });
+  }
+}

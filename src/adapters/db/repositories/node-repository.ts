@@ -1,0 +1,157 @@
+import { type Kysely, type Transaction, sql } from 'kysely';
+import { type Permission, unionPermissions } from '../../../domain/access/permissions.js';
+import type { NodeRow, RegionalSchema } from '../schema.js';
+
+type Db = Kysely<RegionalSchema> | Transaction<RegionalSchema>;
+
+/** The upper bound of a subtree range scan: paths end in '/', and '0' is the next byte. */
+export function subtreeEnd(path: string): string {
+  return `${path.slice(0, -1)}0`;
+}
+
+/** Escapes LIKE's wildcards so that user text matches literally. */
+export function escapeLike(text: string): string {
+  return text.replace(/[\\%_]/g, (char) => `\\${char}`);
+}
+
+export interface NodeWithAccess {
+  node: NodeRow;
+  permissions: Set<Permission>;
+}
+
+export type NameMatch = 'contains' | 'startsWith' | 'exact';
+
+/**
+ * Memberships that reach a node: held by the principal or one of its groups, on the node or an
+ * ancestor (an id in its path).
+ */
+const reachingMemberships = (principalId: string) => sql<boolean>`
+  m.principal_id IN (SELECT ${principalId} UNION ALL SELECT g.group_id FROM group_members g WHERE g.user_id = ${principalId})
+  AND n.path LIKE '%/' || m.node_id || '/%'`;
+
+export class NodeRepository {
+  constructor(private readonly db: Kysely<RegionalSchema>) {}
+
+  async insert(row: NodeRow, tx: Db = this.db): Promise<void> {
+    await tx.insertInto('nodes').values(row).execute();
+  }
+
+  async findById(id: string, tx: Db = this.db): Promise<NodeRow | undefined> {
+    return tx.selectFrom('nodes').selectAll().where('id', '=', id).executeTakeFirst();
+  }
+
+  /** Loads a node of the organization with what the principal may do on it, in one query. */
+  async findWithAccess(orgId: string, nodeId: string, principalId: string): Promise<NodeWithAccess | undefined> {
+    const { rows } = await sql<NodeRow & { permissions: string | null }>`
+      SELECT n.*, r.permissions FROM nodes n
+      LEFT JOIN memberships m ON ${reachingMemberships(principalId)}
+      LEFT JOIN roles r ON r.id = m.role_id
+      WHERE n.id = ${nodeId} AND n.org_id = ${orgId}`.execute(this.db);
+    const first = rows[0];
+    if (!first) return undefined;
+    const { permissions: _, ...node } = first;
+    return { node, permissions: unionPermissions(rows.map((row) => row.permissions)) };
+  }
+
+  async children(parentId: string, limit: number, offset: number): Promise<NodeRow[]> {
+    return this.db
+      .selectFrom('nodes')
+      .selectAll()
+      .where('parent_id', '=', parentId)
+      .where('trashed_at', 'is', null)
+      .orderBy('name_key')
+      .orderBy('id')
+      .limit(limit)
+      .offset(offset)
+      .execute();
+  }
+
+  async update(id: string, fields: Partial<Pick<NodeRow, 'name' | 'name_key' | 'address' | 'updated_at'>>): Promise<void> {
+    await this.db.updateTable('nodes').set(fields).where('id', '=', id).execute();
+  }
+
+  /**
+   * Active nodes of the organization whose name matches, that the principal may read. The
+   * access filter runs in the query so that pages stay full.
+   */
+  async search(params: {
+    orgId: string;
+    principalId: string;
+    query: string;
+    match: NameMatch;
+    kinds: string[] | undefined;
+    underPath: string | undefined;
+    includeTrashed: boolean;
+    limit: number;
+    offset: number;
+  }): Promise<NodeRow[]> {
+    const key = params.query.toLowerCase();
+    let query = this.db.selectFrom('nodes as n').selectAll('n').where('n.org_id', '=', params.orgId);
+    if (params.match === 'exact') query = query.where('n.name_key', '=', key);
+    else if (params.match === 'startsWith') {
+      query = query.where('n.name_key', '>=', key).where('n.name_key', '<', `${key}\u{10FFFF}`);
+    } else {
+      query = query.where(sql<boolean>`n.name_key LIKE ${`%${escapeLike(key)}%`} ESCAPE '\\'`);
+    }
+    if (params.kinds?.length) query = query.where('n.kind', 'in', params.kinds);
+    if (params.underPath) {
+      query = query.where('n.path', '>=', params.underPath).where('n.path', '<', subtreeEnd(params.underPath));
+    }
+    if (!params.includeTrashed) query = query.where('n.trashed_at', 'is', null);
+    return query
+      .where(({ exists, selectFrom }) =>
+        exists(
+          selectFrom('memberships as m')
+            .innerJoin('roles as r', 'r.id', 'm.role_id')
+            .select(sql`1`.as('one'))
+            .where(reachingMemberships(params.principalId))
+            .where('r.permissions', 'like', '%"read"%'),
+        ),
+      )
+      .orderBy('n.name_key')
+      .orderBy('n.id')
+      .limit(params.limit)
+      .offset(params.offset)
+      .execute();
+  }
+
+  /** Trash roots of the organization that the principal may read, newest first. */
+  async listTrash(orgId: string, principalId: string, limit: number, offset: number): Promise<NodeRow[]> {
+    return this.db
+      .selectFrom('nodes as n')
+      .selectAll('n')
+      .where('n.org_id', '=', orgId)
+      .where(sql<boolean>`n.trash_root_id = n.id`)
+      .where(({ exists, selectFrom }) =>
+        exists(
+          selectFrom('memberships as m')
+            .innerJoin('roles as r', 'r.id', 'm.role_id')
+            .select(sql`1`.as('one'))
+            .where(reachingMemberships(principalId))
+            .where('r.permissions', 'like', '%"read"%'),
+        ),
+      )
+      .orderBy('n.trashed_at', 'desc')
+      .orderBy('n.id')
+      .limit(limit)
+      .offset(offset)
+      .execute();
+  }
+
+  async getThumbnail(nodeId: string) {
+    return this.db.selectFrom('node_thumbnails').selectAll().where('node_id', '=', nodeId).executeTakeFirst();
+  }
+
+  async putThumbnail(nodeId: string, contentType: string, bytes: Uint8Array, etag: string, now: string): Promise<void> {
+    await this.db
+      .insertInto('node_thumbnails')
+      .values({ node_id: nodeId, content_type: contentType, bytes, etag, updated_at: now })
+      .onConflict((oc) => oc.column('node_id').doUpdateSet({ content_type: contentType, bytes, etag, updated_at: now }))
+      .execute();
+  }
+
+  async deleteThumbnail(nodeId: string): Promise<boolean> {
+    const result = await this.db.deleteFrom('node_thumbnails').where('node_id', '=', nodeId).executeTakeFirst();
+    return Number(result.numDeletedRows) > 0;
+  }
+}

@@ -1,0 +1,165 @@
+/** Row types of both stores, as Kysely sees them. Flags are integers (0/1) on both dialects. */
+
+export interface OrganizationRow {
+  id: string;
+  name: string;
+  region: string;
+  storage_quota: number | null;
+  seat_limit: number | null;
+  email_domains: string; // JSON array of lower-case domains
+  created_at: string;
+  updated_at: string;
+}
+
+export interface UserRow {
+  id: string;
+  email: string;
+  password_hash: string | null;
+  first_name: string;
+  last_name: string;
+  kind: 'user' | 'service';
+  deactivated_at: string | null;
+  /** Tokens issued before this instant are refused: the "not before" of DESIGN.md section 5. */
+  tokens_not_before: string | null;
+  created_at: string;
+  updated_at: string;
+}
+
+export interface UserOrganizationRow {
+  user_id: string;
+  org_id: string;
+  is_admin: number;
+  created_at: string;
+}
+
+export interface OAuthApplicationRow {
+  client_id: string;
+  org_id: string;
+  name: string;
+  flow: 'client-credentials' | 'authorization-code';
+  is_native: number;
+  redirect_uris: string; // JSON array
+  secret_hash: string | null;
+  scopes: string; // space separated
+  service_user_id: string | null;
+  created_at: string;
+  updated_at: string;
+}
+
+export interface SigningKeyRow {
+  kid: string;
+  algorithm: string;
+  private_jwk: string;
+  public_jwk: string;
+  created_at: string;
+  retired_at: string | null;
+}
+
+export interface RefreshTokenRow {
+  id: string;
+  token_hash: string;
+  family_id: string;
+  client_id: string;
+  user_id: string;
+  org_id: string;
+  scopes: string;
+  expires_at: string;
+  created_at: string;
+  used_at: string | null;
+  revoked_at: string | null;
+}
+
+export interface GlobalSchema {
+  organizations: OrganizationRow;
+  users: UserRow;
+  user_organizations: UserOrganizationRow;
+  oauth_applications: OAuthApplicationRow;
+  signing_keys: SigningKeyRow;
+  refresh_tokens: RefreshTokenRow;
+}
+
+export interface NodeRow {
+  id: string;
+  org_id: string;
+  parent_id: string | null;
+  kind: string;
+  name: string;
+  /** Lower-cased name: the key of name search and browse order. */
+  name_key: string;
+  address: string | null;
+  /** The nearest site at or above this node: folders under a site take data, others take sites. */
+  site_id: string | null;
+  /** Ids from the organization down to this node, each followed by '/': "/org/div/site/". */
+  path: string;
+  depth: number;
+  size_bytes: number;
+  is_processing: number;
+  is_failed: number;
+  trashed_at: string | null;
+  /** The node whose soft delete put this one in the trash (itself for the node deleted). */
+  trash_root_id: string | null;
+  created_at: string;
+  updated_at: string;
+}
+
+export interface NodeLinkRow {
+  /** derivative: from source to derivative; dependant: from bundle to dependant; twin: from bundle to twin. */
+  kind: 'derivative' | 'dependant' | 'twin';
+  from_id: string;
+  to_id: string;
+  created_at: string;
+}
+
+export interface NodeThumbnailRow {
+  node_id: string;
+  content_type: string;
+  bytes: Uint8Array;
+  etag: string;
+  updated_at: string;
+}
+
+export interface RoleRow {
+  id: string;
+  org_id: string;
+  name: string;
+  kind: 'administrative' | 'custom';
+  permissions: string; // JSON array
+  created_at: string;
+  updated_at: string;
+}
+
+export interface MembershipRow {
+  node_id: string;
+  principal_id: string;
+  principal_type: 'user' | 'service' | 'group';
+  role_id: string;
+  created_at: string;
+}
+
+export interface GroupRow {
+  id: string;
+  org_id: string;
+  name: string;
+  name_key: string;
+  division_id: string | null;
+  scim_managed: number;
+  saml_linked: number;
+  created_at: string;
+  updated_at: string;
+}
+
+export interface GroupMemberRow {
+  group_id: string;
+  user_id: string;
+  created_at: string;
+}
+
+export interface RegionalSchema {
+  nodes: NodeRow;
+  node_links: NodeLinkRow;
+  node_thumbnails: NodeThumbnailRow;
+  roles: RoleRow;
+  memberships: MembershipRow;
+  groups: GroupRow;
+  group_members: GroupMemberRow;
+}

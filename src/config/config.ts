@@ -1,0 +1,94 @@
+import path from 'node:path';
+import { REGIONS, type Region } from '../domain/regions.js';
+
+/** Everything the platform reads from its environment, parsed once at start and passed down. */
+export interface Config {
+  host: string;
+  port: number;
+  /** Public origin clients use, e.g. http://127.0.0.1:8080; addresses in responses derive from it. */
+  publicUrl: string;
+  dataDir: string;
+  /** Unset: one SQLite file per store under dataDir. Set: PostgreSQL, one schema per store. */
+  databaseUrl: string | undefined;
+  databaseSchemaPrefix: string;
+  /** Public base address of each region's API (already holds the service path prefix). */
+  regionUrls: Record<Region, string>;
+  accessTokenTtlSeconds: number;
+  refreshTokenTtlSeconds: number;
+  maxHierarchyDepth: number;
+  trashRetentionDays: number;
+  trashPurgeIntervalSeconds: number;
+  jsonBodyLimitBytes: number;
+  thumbnailMaxBytes: number;
+  logLevel: string;
+}
+
+export class ConfigError extends Error {}
+
+type Env = Record<string, string | undefined>;
+
+function integer(env: Env, name: string, fallback: number, min: number, max: number): number {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return fallback;
+  const value = Number(raw);
+  if (!Number.isInteger(value) || value < min || value > max) {
+    throw new ConfigError(`${name} must be an integer from ${min} to ${max}, got "${raw}"`);
+  }
+  return value;
+}
+
+function url(name: string, raw: string): string {
+  try {
+    const parsed = new URL(raw);
+    if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') throw new Error();
+  } catch {
+    throw new ConfigError(`${name} must be an http(s) URL, got "${raw}"`);
+  }
+  return raw.replace(/\/+$/, '');
+}
+
+const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
+
+export function loadConfig(env: Env = process.env): Config {
+  const host = env.HOST || '127.0.0.1';
+  const port = integer(env, 'PORT', 8080, 0, 65535);
+  const publicUrl = url('RDP_PUBLIC_URL', env.RDP_PUBLIC_URL || `http://${host}:${port}`);
+
+  const databaseUrl = env.RDP_DATABASE_URL || undefined;
+  if (databaseUrl && !/^postgres(ql)?:\/\//.test(databaseUrl)) {
+    throw new ConfigError(`RDP_DATABASE_URL must be a postgres:// URL, got "${databaseUrl}"`);
+  }
+  const databaseSchemaPrefix = env.RDP_DATABASE_SCHEMA_PREFIX || 'rdp';
+  if (!/^[a-z_][a-z0-9_]{0,40}$/.test(databaseSchemaPrefix)) {
+    throw new ConfigError('RDP_DATABASE_SCHEMA_PREFIX must be lower-case letters, digits and _');
+  }
+
+  const regionUrls = {} as Record<Region, string>;
+  for (const region of REGIONS) {
+    const name = `RDP_REGION_URL_${region.toUpperCase()}`;
+    regionUrls[region] = url(name, env[name] || `${publicUrl}/${region}/reality`);
+  }
+
+  const logLevel = env.RDP_LOG_LEVEL || 'info';
+  if (!LOG_LEVELS.includes(logLevel)) {
+    throw new ConfigError(`RDP_LOG_LEVEL must be one of ${LOG_LEVELS.join(', ')}, got "${logLevel}"`);
+  }
+
+  return {
+    host,
+    port,
+    publicUrl,
+    dataDir: path.resolve(env.RDP_DATA_DIR || 'data'),
+    databaseUrl,
+    databaseSchemaPrefix,
+    regionUrls,
+    accessTokenTtlSeconds: integer(env, 'RDP_ACCESS_TOKEN_TTL_SECONDS', 3600, 10, 86_400),
+    refreshTokenTtlSeconds: integer(env, 'RDP_REFRESH_TOKEN_TTL_SECONDS', 30 * 86_400, 60, 365 * 86_400),
+    maxHierarchyDepth: integer(env, 'RDP_MAX_HIERARCHY_DEPTH', 12, 3, 64),
+    trashRetentionDays: integer(env, 'RDP_TRASH_RETENTION_DAYS', 30, 1, 3650),
+    trashPurgeIntervalSeconds: integer(env, 'RDP_TRASH_PURGE_INTERVAL_SECONDS', 3600, 1, 86_400),
+    jsonBodyLimitBytes: integer(env, 'RDP_JSON_BODY_LIMIT_BYTES', 64 * 1024, 1024, 16 * 1024 * 1024),
+    thumbnailMaxBytes: integer(env, 'RDP_THUMBNAIL_MAX_BYTES', 5 * 1024 * 1024, 1024, 64 * 1024 * 1024),
+    logLevel,
+  };
+}

@@ -1,0 +1,65 @@
+/**
+ * Every error a client can see, from one table: the spec's codes are exact strings (including
+ * its typo AdminsitrativeRoleNotFound). Statuses without a named code use the generic body.
+ */
+export const ERRORS = {
+  // generic bodies
+  ValidationError: { status: 400, message: 'The request is not valid' },
+  BadRequest: { status: 400, message: 'Bad Request' },
+  NotFound: { status: 404, error: 'Not Found', message: 'Not Found' },
+  MethodNotAllowed: { status: 405, error: 'Method Not Allowed', message: 'Method Not Allowed' },
+  PayloadTooLarge: { status: 413, error: 'Payload Too Large', message: 'Request body is too large' },
+  UnsupportedMediaType: { status: 415, error: 'Unsupported Media Type', message: 'Unsupported media type' },
+  Internal: { status: 500, error: 'Internal Server Error', message: 'An unexpected error occurred' },
+  // authentication and access control
+  not_authenticated: { status: 401, message: 'A bearer token is required' },
+  invalid_token: { status: 401, message: 'The access token is invalid or expired' },
+  InsufficientScopes: { status: 403, error: 'Forbidden', message: 'Insufficient OAuth scopes' },
+  ForbiddenResource: { status: 403, error: 'Forbidden', message: 'Forbidden resource' },
+  SSORestrictedResource: { status: 403, message: 'This resource requires a specific identity provider session' },
+  rate_limited: { status: 429, message: 'Too many requests for this organization' },
+  // node move
+  AccessRightsChangeRequired: { status: 409, message: 'The move would change who can access the node' },
+  MaxDepthExceeded: { status: 409, message: 'The move exceeds the maximum hierarchy depth' },
+  CircularityFound: { status: 409, message: "The target parent is inside the moved node's subtree" },
+  NodeHaveMembershipsAttached: { status: 409, message: 'Memberships in the moved subtree block the move' },
+  NodesInDifferentRegions: { status: 409, message: 'The node and the target parent are in different regions' },
+  NodeCannotBeMoved: { status: 409, message: 'This kind of node cannot be moved' },
+  DerivativesNotInCommonParent: { status: 409, message: 'Derivative outputs are not under a common parent' },
+  SourcesNotInCommonParent: { status: 409, message: 'Source inputs are not under a common parent' },
+  DataBundleLinkedToTwin: { status: 409, message: 'The data bundle is linked to a twin' },
+  DoesNotMeetHierarchyConstraints: { status: 409, message: 'The target does not allow this kind of child' },
+  MoveNodeFailed: { status: 409, message: 'The node could not be moved' },
+  // node delete and trash
+  NodeHasDerivatives: { status: 409, message: 'Derivative outputs must be removed first' },
+  NodeNotInDeletableState: { status: 409, message: 'The node is processing or failed' },
+  NodeHasBundleDependants: { status: 409, message: 'The data bundle has dependants' },
+  DeleteNodeFailed: { status: 409, message: 'The node could not be deleted' },
+  StorageLimitExceeded: { status: 409, message: 'The organization storage quota would be exceeded' },
+  NoNodeRemoved: { status: 409, message: 'The node is not in the trash in a removable state' },
+  RestoreNodeFailed: { status: 409, message: 'The node could not be restored' },
+} as const;
+
+export type ErrorCode = keyof typeof ERRORS;
+
+export class ApiError extends Error {
+  readonly status: number;
+  readonly error: string;
+  readonly extra: Record<string, unknown> | undefined;
+
+  constructor(code: ErrorCode, message?: string, extra?: Record<string, unknown>) {
+    const entry: { status: number; message: string; error?: string } = ERRORS[code];
+    super(message ?? entry.message);
+    this.status = entry.status;
+    this.error = entry.error ?? code;
+    this.extra = extra;
+  }
+
+  toBody(): Record<string, unknown> {
+    return { statusCode: this.status, error: this.error, message: this.message, ...this.extra };
+  }
+}
+
+export function validationError(message: string): ApiError {
+  return new ApiError('ValidationError', message);
+}

@@ -1,0 +1,56 @@
+import { randomUUID } from 'node:crypto';
+import Ajv from 'ajv';
+import addFormats from 'ajv-formats';
+import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify';
+import { REGIONS } from '../domain/regions.js';
+import { AccessTokenIssuer, AccessTokenVerifier, issuerOf } from '../oauth/access-tokens.js';
+import { SigningKeys } from '../oauth/signing-keys.js';
+import { TokenEndpoint } from '../oauth/token-endpoint.js';
+import type { Platform } from '../platform.js';
+import { authApp, wellKnownApp } from './auth-app.js';
+import { registerErrorHandling } from './plugins/errors.js';
+import { regionApp } from './region-app.js';
+
+/**
+ * Bodies are validated strictly: no coercion, unknown properties refused (no mass assignment).
+ * Query strings and path parameters are text, so they are coerced to the declared types.
+ */
+function validatorCompiler() {
+  const strict = { allErrors: false, strict: false, removeAdditional: false, useDefaults: true } as const;
+  const bodies = addFormats.default(new Ajv.default({ ...strict, coerceTypes: false }));
+  const parameters = addFormats.default(new Ajv.default({ ...strict, coerceTypes: 'array' }));
+  return ({ schema, httpPart }: { schema: object; httpPart?: string }) =>
+    (httpPart === 'body' ? bodies : parameters).compile(schema);
+}
+
+export interface BuildOptions {
+  logger?: FastifyServerOptions['logger'];
+}
+
+/** The whole platform's HTTP surface on one Fastify instance: /auth and one mount per region. */
+export async function buildApp(platform: Platform, options: BuildOptions = {}): Promise<FastifyInstance> {
+  const { config, clock } = platform;
+  const app = Fastify({
+    logger: options.logger ?? { level: config.logLevel },
+    bodyLimit: config.jsonBodyLimitBytes,
+    genReqId: () => randomUUID(),
+    requestIdHeader: false,
+    disableRequestLogging: config.logLevel !== 'debug' && config.logLevel !== 'trace',
+  });
+  app.setValidatorCompiler(validatorCompiler());
+  registerErrorHandling(app);
+
+  const issuer = issuerOf(config.publicUrl);
+  const keys = await SigningKeys.load(platform.tokens, clock);
+  const verifier = AccessTokenVerifier.local(keys, issuer, platform.directory, clock);
+  const tokenEndpoint = new TokenEndpoint(platform, new AccessTokenIssuer(keys, issuer, config.accessTokenTtlSeconds, clock));
+
+  await app.register(authApp, { prefix: '/auth', platform, verifier, keys, tokenEndpoint });
+  await app.register(wellKnownApp, { platform });
+  for (const region of REGIONS) {
+    const prefix = `/${region}/reality`;
+    await app.register(regionApp, { prefix, platform, region, verifier });
+  }
+  app.get('/health', async () => ({ status: 'ok' }));
+  return app;
+}

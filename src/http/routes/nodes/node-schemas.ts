@@ -1,0 +1,82 @@
+import { type Static, Type } from '@sinclair/typebox';
+import type { NodeRow } from '../../../adapters/db/schema.js';
+import { NODE_KINDS } from '../../../domain/nodes/hierarchy.js';
+
+export const Name = Type.String({ minLength: 1, maxLength: 255, description: '1 to 255 characters, stored as given' });
+export const Address = Type.String({ minLength: 1, maxLength: 255, description: 'Site address, 1 to 255 characters' });
+export const NodeKindSchema = Type.Union(
+  NODE_KINDS.map((kind) => Type.Literal(kind)),
+  { description: 'Kind of node' },
+);
+
+export const NodeSchema = Type.Object(
+  {
+    id: Type.String(),
+    name: Type.String(),
+    type: NodeKindSchema,
+    parentId: Type.Union([Type.String(), Type.Null()]),
+    organizationId: Type.String({ format: 'uuid' }),
+    address: Type.Optional(Type.String()),
+    createdAt: Type.String({ format: 'date-time' }),
+    updatedAt: Type.String({ format: 'date-time' }),
+    isProcessing: Type.Boolean(),
+    isFailed: Type.Boolean(),
+    trashedAt: Type.Union([Type.String({ format: 'date-time' }), Type.Null()]),
+  },
+  { $id: 'Node', title: 'Node' },
+);
+export type NodeBody = Static<typeof NodeSchema>;
+
+export const NodeRef = Type.Object({ id: Type.String(), name: Type.String() });
+
+export const NodeDetailSchema = Type.Object(
+  {
+    ...NodeSchema.properties,
+    derivatives: Type.Array(NodeRef, { description: 'Active derivative outputs of this node' }),
+    sources: Type.Array(NodeRef, { description: 'Active source inputs of this node' }),
+  },
+  { title: 'NodeDetail' },
+);
+
+export const NodeIdParams = Type.Object({ nodeId: Type.String({ minLength: 1, maxLength: 64 }) });
+export const ParentIdParams = Type.Object({ parentId: Type.String({ minLength: 1, maxLength: 64 }) });
+
+export const Paging = {
+  limit: Type.Integer({ minimum: 1, default: 100, description: 'Page size; values above 500 are clamped to 500' }),
+  offset: Type.Integer({ minimum: 0, default: 0 }),
+};
+export const MAX_PAGE = 500;
+
+export function clampLimit(limit: number | undefined): number {
+  return Math.min(limit ?? 100, MAX_PAGE);
+}
+
+export function toNodeBody(row: NodeRow): NodeBody {
+  return {
+    id: row.id,
+    name: row.name,
+    type: row.kind as NodeBody['type'],
+    parentId: row.parent_id,
+    organizationId: row.org_id,
+    ...(row.kind === 'site' && row.address !== null ? { address: row.address } : {}),
+    createdAt: row.created_at,
+    updatedAt: row.updated_at,
+    isProcessing: row.is_processing === 1,
+    isFailed: row.is_failed === 1,
+    trashedAt: row.trashed_at,
+  };
+}
+
+/** The error body of DESIGN.md section 4, for the OpenAPI responses. */
+export const ErrorSchema = Type.Object(
+  {
+    statusCode: Type.Integer(),
+    error: Type.String({ description: 'The code to branch on' }),
+    message: Type.Optional(Type.String()),
+  },
+  { $id: 'Error', title: 'Error', additionalProperties: true },
+);
+
+export function errors(...statuses: number[]) {
+  return Object.fromEntries(statuses.map((status) => [status, Type.Ref('Error')]));
+}

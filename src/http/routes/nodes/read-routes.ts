@@ -1,0 +1,109 @@
+import { Type } from '@sinclair/typebox';
+import type { RegionApp } from '../../region-app.js';
+import { NodeDetailSchema, NodeIdParams, NodeKindSchema, NodeSchema, Paging, clampLimit, errors, toNodeBody } from './node-schemas.js';
+
+const NodeList = Type.Array(Type.Ref('Node'));
+const MatchSchema = Type.Union([Type.Literal('contains'), Type.Literal('startsWith'), Type.Literal('exact')]);
+
+const SearchQuery = Type.Object(
+  {
+    searchNameQuery: Type.Optional(Type.String({ maxLength: 255, description: 'Text to look for in node names' })),
+    searchNameMatch: Type.Optional(MatchSchema),
+    nameQuery: Type.Optional(Type.String({ maxLength: 255, description: 'Earlier name of searchNameQuery', deprecated: true })),
+    nameMatch: Type.Optional(Type.Union([MatchSchema], { description: 'Earlier name of searchNameMatch', deprecated: true })),
+    type: Type.Optional(Type.Array(NodeKindSchema, { description: 'Only these kinds (repeat the parameter)' })),
+    underNodeId: Type.Optional(Type.String({ description: 'Only nodes inside this subtree' })),
+    includeTrashed: Type.Optional(Type.Boolean({ default: false })),
+    includeDeleted: Type.Optional(Type.Boolean({ description: 'Earlier name of includeTrashed', deprecated: true })),
+    ...Paging,
+  },
+  { additionalProperties: false },
+);
+
+export default async function readRoutes(app: RegionApp) {
+  app.get(
+    '/v1/nodes/search',
+    {
+      config: { scope: 'read:hierarchy' },
+      schema: {
+        tags: ['Nodes'],
+        summary: 'Search nodes by name and filters',
+        description:
+          'Name filters are searchNameQuery and searchNameMatch (default contains, case-insensitive); nameQuery and nameMatch are still accepted.',
+        querystring: SearchQuery,
+        response: { 200: NodeList, ...errors(400, 401, 403) },
+      },
+    },
+    async (request) => {
+      const q = request.query;
+      const rows = await app.services.nodes.search(request.principal, {
+        query: q.searchNameQuery ?? q.nameQuery ?? '',
+        match: q.searchNameMatch ?? q.nameMatch ?? 'contains',
+        ...(q.type ? { kinds: q.type } : {}),
+        ...(q.underNodeId ? { underNodeId: q.underNodeId } : {}),
+        includeTrashed: q.includeTrashed ?? q.includeDeleted ?? false,
+        limit: clampLimit(q.limit),
+        offset: q.offset ?? 0,
+      });
+      return rows.map(toNodeBody);
+    },
+  );
+
+  app.get(
+    '/v1/nodes/:nodeId/browse',
+    {
+      config: { scope: 'read:hierarchy' },
+      schema: {
+        tags: ['Nodes'],
+        summary: "List a node's children",
+        description: 'The organization id lists its divisions. Trashed children are not listed.',
+        params: NodeIdParams,
+        querystring: Type.Object(Paging, { additionalProperties: false }),
+        response: { 200: NodeList, ...errors(400, 401, 403, 404) },
+      },
+    },
+    async (request) => {
+      const { limit, offset } = request.query;
+      const rows = await app.services.nodes.browse(request.principal, request.params.nodeId, clampLimit(limit), offset ?? 0);
+      return rows.map(toNodeBody);
+    },
+  );
+
+  app.get(
+    '/v1/nodes/:nodeId',
+    {
+      config: { scope: 'read:hierarchy' },
+      schema: {
+        tags: ['Nodes'],
+        summary: 'Get a node',
+        params: NodeIdParams,
+        response: { 200: NodeDetailSchema, ...errors(401, 403, 404) },
+      },
+    },
+    async (request) => {
+      const { node, derivatives, sources } = await app.services.nodes.get(request.principal, request.params.nodeId);
+      const ref = ({ id, name }: { id: string; name: string }) => ({ id, name });
+      return { ...toNodeBody(node), derivatives: derivatives.map(ref), sources: sources.map(ref) };
+    },
+  );
+
+  app.get(
+    '/v1/trash',
+    {
+      config: { scope: 'read:hierarchy' },
+      schema: {
+        tags: ['Trash'],
+        summary: 'List the trash',
+        description: 'Nodes deleted with DELETE /v1/nodes/{nodeId}, newest first; their subtrees went with them.',
+        querystring: Type.Object(Paging, { additionalProperties: false }),
+        response: { 200: NodeList, ...errors(400, 401, 403) },
+      },
+    },
+    async (request) => {
+      const rows = await app.services.tree.listTrash(request.principal, clampLimit(request.query.limit), request.query.offset ?? 0);
+      return rows.map(toNodeBody);
+    },
+  );
+}
+
+export { NodeSchema };

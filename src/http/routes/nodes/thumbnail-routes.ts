@@ -1,0 +1,80 @@
+import { Type } from '@sinclair/typebox';
+import { ApiError } from '../../../domain/errors.js';
+import { detectImageType } from '../../../domain/nodes/image-types.js';
+import type { RegionApp } from '../../region-app.js';
+import { NodeIdParams, errors } from './node-schemas.js';
+
+const IMAGE_TYPES = ['image/png', 'image/jpeg', 'image/webp', 'image/gif'];
+
+export default async function thumbnailRoutes(app: RegionApp) {
+  // Thumbnails arrive as raw image bytes; the declared type is checked against the bytes.
+  app.addContentTypeParser(IMAGE_TYPES, { parseAs: 'buffer', bodyLimit: app.platform.config.thumbnailMaxBytes }, (_request, body, done) =>
+    done(null, body),
+  );
+
+  app.put(
+    '/v1/nodes/:nodeId/thumbnail',
+    {
+      bodyLimit: app.platform.config.thumbnailMaxBytes,
+      config: { scope: 'write:hierarchy' },
+      schema: {
+        tags: ['Nodes'],
+        summary: "Set a node's thumbnail",
+        description: `Body: the image bytes, Content-Type one of ${IMAGE_TYPES.join(', ')}; the bytes must be of that type.`,
+        params: NodeIdParams,
+        response: {
+          200: Type.Object({ etag: Type.String(), contentType: Type.String(), size: Type.Integer() }),
+          ...errors(400, 401, 403, 404, 413, 415),
+        },
+      },
+    },
+    async (request) => {
+      const declared = (request.headers['content-type'] ?? '').split(';')[0]?.trim().toLowerCase() ?? '';
+      const body = request.body;
+      if (!IMAGE_TYPES.includes(declared) || !Buffer.isBuffer(body)) {
+        throw new ApiError('UnsupportedMediaType', `Content-Type must be one of ${IMAGE_TYPES.join(', ')}`);
+      }
+      const actual = detectImageType(body);
+      if (actual !== declared) {
+        throw new ApiError('ValidationError', `body: the bytes are ${actual ?? 'not an image'}, not ${declared}`);
+      }
+      return app.services.nodes.putThumbnail(request.principal, request.params.nodeId, declared, body);
+    },
+  );
+
+  app.get(
+    '/v1/nodes/:nodeId/thumbnail',
+    {
+      config: { scope: 'read:hierarchy' },
+      schema: {
+        tags: ['Nodes'],
+        summary: "Get a node's thumbnail image",
+        params: NodeIdParams,
+        response: { ...errors(401, 403, 404) },
+      },
+    },
+    async (request, reply) => {
+      const thumbnail = await app.services.nodes.getThumbnail(request.principal, request.params.nodeId);
+      reply.header('etag', thumbnail.etag).header('cache-control', 'private, max-age=0, must-revalidate');
+      if (request.headers['if-none-match'] === thumbnail.etag) return reply.code(304).send();
+      return reply.type(thumbnail.content_type).send(Buffer.from(thumbnail.bytes));
+    },
+  );
+
+  app.delete(
+    '/v1/nodes/:nodeId/thumbnail',
+    {
+      config: { scope: 'write:hierarchy' },
+      schema: {
+        tags: ['Nodes'],
+        summary: "Delete a node's thumbnail",
+        params: NodeIdParams,
+        response: { 204: Type.Null(), ...errors(401, 403, 404) },
+      },
+    },
+    async (request, reply) => {
+      await app.services.nodes.deleteThumbnail(request.principal, request.params.nodeId);
+      return reply.code(204).send(null);
+    },
+  );
+}

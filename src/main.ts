@@ -1,0 +1,39 @@
+#!/usr/bin/env node
+import { ConfigError, loadConfig } from './config/config.js';
+import { buildApp } from './http/app.js';
+import { scheduleTrashPurge } from './jobs/trash-purge.js';
+import { openPlatform } from './platform.js';
+
+/** Composition root: configuration once, stores, then the HTTP surface and the scheduled jobs. */
+async function main(): Promise<void> {
+  let config: ReturnType<typeof loadConfig>;
+  try {
+    config = loadConfig();
+  } catch (error) {
+    if (error instanceof ConfigError) {
+      console.error(`rdp: configuration error: ${error.message}`);
+      process.exit(2);
+    }
+    throw error;
+  }
+  const platform = await openPlatform(config);
+  const app = await buildApp(platform);
+  const stopPurge = scheduleTrashPurge(platform, app.log);
+
+  const shutdown = async () => {
+    stopPurge();
+    await app.close();
+    await platform.close();
+    process.exit(0);
+  };
+  process.once('SIGINT', shutdown);
+  process.once('SIGTERM', shutdown);
+
+  await app.listen({ host: config.host, port: config.port });
+  app.log.info(`Reality Data Platform serving on ${config.publicUrl} (auth: ${config.publicUrl}/auth)`);
+}
+
+main().catch((error) => {
+  console.error('rdp: failed to start:', error instanceof Error ? error.message : error);
+  process.exit(1);
+});

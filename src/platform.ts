@@ -1,0 +1,54 @@
+import { type Store, type Stores, openStores } from './adapters/db/database.js';
+import { AccessRepository } from './adapters/db/repositories/access-repository.js';
+import { DirectoryRepository } from './adapters/db/repositories/directory-repository.js';
+import { NodeRepository } from './adapters/db/repositories/node-repository.js';
+import { NodeTreeRepository } from './adapters/db/repositories/node-tree-repository.js';
+import { TokenRepository } from './adapters/db/repositories/token-repository.js';
+import type { RegionalSchema } from './adapters/db/schema.js';
+import type { Config } from './config/config.js';
+import { REGIONS, type Region } from './domain/regions.js';
+import { type Clock, systemClock } from './ports/clock.js';
+
+/** One region's store and the repositories over it. */
+export interface RegionContext {
+  region: Region;
+  store: Store<RegionalSchema>;
+  nodes: NodeRepository;
+  tree: NodeTreeRepository;
+  access: AccessRepository;
+}
+
+/** What the HTTP roles, the worker and the admin command line share: config, clock and stores. */
+export interface Platform {
+  config: Config;
+  clock: Clock;
+  stores: Stores;
+  directory: DirectoryRepository;
+  tokens: TokenRepository;
+  regions: Record<Region, RegionContext>;
+  close(): Promise<void>;
+}
+
+export async function openPlatform(config: Config, clock: Clock = systemClock): Promise<Platform> {
+  const stores = await openStores(config);
+  const regions = {} as Record<Region, RegionContext>;
+  for (const region of REGIONS) {
+    const store = stores.regions[region];
+    regions[region] = {
+      region,
+      store,
+      nodes: new NodeRepository(store.db),
+      tree: new NodeTreeRepository(store.db, store.dialect),
+      access: new AccessRepository(store.db),
+    };
+  }
+  return {
+    config,
+    clock,
+    stores,
+    directory: new DirectoryRepository(stores.global.db),
+    tokens: new TokenRepository(stores.global.db),
+    regions,
+    close: () => stores.close(),
+  };
+}

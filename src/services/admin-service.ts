@@ -1,0 +1,265 @@
+import { randomUUID } from 'node:crypto';
+import { DEFAULT_ROLES, ORGANIZATION_ADMIN_ROLE } from '../domain/access/permissions.js';
+import { normalizeScopes } from '../domain/access/scopes.js';
+import { ApiError, validationError } from '../domain/errors.js';
+import { type NodeKind, isContainerKind } from '../domain/nodes/hierarchy.js';
+import { checkRedirectUri } from '../domain/oauth/redirect-uris.js';
+import { REGIONS, type Region, isRegion } from '../domain/regions.js';
+import { hashPassword, hashToken, randomToken } from '../oauth/secrets.js';
+import type { Platform } from '../platform.js';
+
+const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
+const DOMAIN = /^([a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?\.)+[a-z]{2,63}$/;
+
+function requireName(field: string, value: string): void {
+  const length = [...value].length;
+  if (length < 1 || length > 255) throw validationError(`${field} must be 1 to 255 characters`);
+}
+
+/** Provisioning that has no public API: what `rdp admin` and the tests call. */
+export class AdminService {
+  constructor(private readonly platform: Platform) {}
+
+  private now(): string {
+    return this.platform.clock.now().toISOString();
+  }
+
+  async createOrganization(input: {
+    name: string;
+    region: string;
+    storageQuota?: number | undefined;
+    seatLimit?: number | undefined;
+    emailDomains?: string[] | undefined;
+  }) {
+    requireName('name', input.name);
+    if (!isRegion(input.region)) throw validationError(`region must be one of ${REGIONS.join(', ')}`);
+    if (input.storageQuota !== undefined && !(Number.isSafeInteger(input.storageQuota) && input.storageQuota >= 0)) {
+      throw validationError('storage quota must be a whole number of bytes');
+    }
+    if (input.seatLimit !== undefined && !(Number.isSafeInteger(input.seatLimit) && input.seatLimit >= 0)) {
+      throw validationError('seat limit must be a whole number');
+    }
+    const emailDomains = (input.emailDomains ?? []).map((domain) => domain.trim().toLowerCase()).filter(Boolean);
+    const badDomain = emailDomains.find((domain) => !DOMAIN.test(domain));
+    if (badDomain) throw validationError(`"${badDomain}" is not a domain name`);
+
+    const id = randomUUID();
+    const now = this.now();
+    const region = this.platform.regions[input.region];
+    // The regional root first: an organization row never points at a region that lacks its node.
+    await region.store.db.transaction().execute(async (tx) => {
+      await region.nodes.insert(
+        {
+          id,
+          org_id: id,
+          parent_id: null,
+          kind: 'organization',
+          name: input.name,
+          name_key: input.name.toLowerCase(),
+          address: null,
+          site_id: null,
+          path: `/${id}/`,
+          depth: 0,
+          size_bytes: 0,
+          is_processing: 0,
+          is_failed: 0,
+          trashed_at: null,
+          trash_root_id: null,
+          created_at: now,
+          updated_at: now,
+        },
+        tx,
+      );
+      const roles = DEFAULT_ROLES.map((role) => ({
+        id: randomUUID(),
+        org_id: id,
+        name: role.name,
+        kind: role.kind,
+        permissions: JSON.stringify(role.permissions),
+        created_at: now,
+        updated_at: now,
+      }));
+      await tx.insertInto('roles').values(roles).execute();
+    });
+    await this.platform.directory.insertOrganization({
+      id,
+      name: input.name,
+      region: input.region,
+      storage_quota: input.storageQuota ?? null,
+      seat_limit: input.seatLimit ?? null,
+      email_domains: JSON.stringify(emailDomains),
+      created_at: now,
+      updated_at: now,
+    });
+    return { id, name: input.name, region: input.region, apiUrl: this.platform.config.regionUrls[input.region] };
+  }
+
+  async setOrganizationLimits(orgId: string, limits: { storageQuota?: number | null }) {
+    await this.requireOrganization(orgId);
+    if (limits.storageQuota !== undefined) {
+      await this.platform.directory.updateOrganization(orgId, { storage_quota: limits.storageQuota, updated_at: this.now() });
+    }
+  }
+
+  async createUser(input: {
+    email: string;
+    password: string;
+    firstName?: string | undefined;
+    lastName?: string | undefined;
+    orgId?: string | undefined;
+    orgAdmin?: boolean | undefined;
+  }) {
+    const email = input.email.trim().toLowerCase();
+    if (!EMAIL.test(email)) throw validationError(`"${input.email}" is not an e-mail address`);
+    if (input.password.length < 8) throw validationError('password must be at least 8 characters');
+    if (input.orgAdmin && !input.orgId) throw validationError('--org-admin needs --org');
+    const org = input.orgId ? await this.requireOrganization(input.orgId) : undefined;
+    if (await this.platform.directory.findUserByEmail(email)) throw validationError(`a user with e-mail ${email} exists`);
+
+    const id = randomUUID();
+    const now = this.now();
+    await this.platform.directory.insertUser(
+      {
+        id,
+        email,
+        password_hash: await hashPassword(input.password),
+        first_name: input.firstName ?? '',
+        last_name: input.lastName ?? '',
+        kind: 'user',
+        deactivated_at: null,
+        tokens_not_before: null,
+        created_at: now,
+        updated_at: now,
+      },
+      org ? { orgId: org.id, isAdmin: Boolean(input.orgAdmin) } : undefined,
+    );
+    if (org && input.orgAdmin) {
+      const roles = await this.platform.regions[org.region as Region].access.listRoles(org.id);
+      const admin = roles.find((role) => role.name === ORGANIZATION_ADMIN_ROLE);
+      if (admin) await this.grantMembership({ nodeId: org.id, principalId: id, roleId: admin.id });
+    }
+    return { id, email };
+  }
+
+  async createApplication(input: {
+    orgId: string;
+    name: string;
+    flow: string;
+    native?: boolean | undefined;
+    redirectUris?: string[] | undefined;
+    noSecret?: boolean | undefined;
+    scopes: string[];
+  }) {
+    const org = await this.requireOrganization(input.orgId);
+    requireName('name', input.name);
+    if (input.flow !== 'client-credentials' && input.flow !== 'authorization-code') {
+      throw validationError('flow must be client-credentials or authorization-code');
+    }
+    const { scopes, unknown } = normalizeScopes(input.scopes);
+    if (unknown.length > 0) throw validationError(`unknown scopes: ${unknown.join(', ')}`);
+    if (scopes.length === 0) throw validationError('at least one scope is required');
+    const redirectUris = input.redirectUris ?? [];
+    if (input.flow === 'client-credentials') {
+      if (input.noSecret) throw validationError('a client-credentials application needs a secret');
+      if (redirectUris.length > 0) throw validationError('a client-credentials application has no redirect URI');
+    } else {
+      if (redirectUris.length === 0) throw validationError('an authorization-code application needs a redirect URI');
+      for (const uri of redirectUris) {
+        const problem = checkRedirectUri(uri, Boolean(input.native));
+        if (problem) throw validationError(problem);
+      }
+    }
+
+    const clientId = randomUUID();
+    const clientSecret = input.noSecret ? undefined : randomToken();
+    const now = this.now();
+    const serviceUserId = input.flow === 'client-credentials' ? randomUUID() : undefined;
+    await this.platform.directory.insertApplication(
+      {
+        client_id: clientId,
+        org_id: org.id,
+        name: input.name,
+        flow: input.flow,
+        is_native: input.native ? 1 : 0,
+        redirect_uris: JSON.stringify(redirectUris),
+        secret_hash: clientSecret ? hashToken(clientSecret) : null,
+        scopes: scopes.join(' '),
+        service_user_id: serviceUserId ?? null,
+        created_at: now,
+        updated_at: now,
+      },
+      serviceUserId
+        ? {
+            id: serviceUserId,
+            email: `${clientId}@service-users.invalid`,
+            password_hash: null,
+            first_name: input.name,
+            last_name: 'Service User',
+            kind: 'service',
+            deactivated_at: null,
+            tokens_not_before: null,
+            created_at: now,
+            updated_at: now,
+          }
+        : undefined,
+    );
+    return { clientId, clientSecret, serviceUserId, scopes };
+  }
+
+  async listRoles(orgId: string) {
+    const org = await this.requireOrganization(orgId);
+    const roles = await this.platform.regions[org.region as Region].access.listRoles(org.id);
+    return roles.map((role) => ({
+      id: role.id,
+      name: role.name,
+      kind: role.kind,
+      permissions: JSON.parse(role.permissions) as string[],
+    }));
+  }
+
+  /** Gives a principal a role on a node; administrative roles only on the organization node. */
+  async grantMembership(input: { nodeId: string; principalId: string; roleId: string }) {
+    const located = await this.locateNode(input.nodeId);
+    if (!located) throw new ApiError('NotFound', `node ${input.nodeId} not found`);
+    const { region, node } = located;
+    const role = await region.access.findRole(node.org_id, input.roleId);
+    if (!role) throw new ApiError('NotFound', `role ${input.roleId} not found in the node's organization`);
+    if (role.kind === 'administrative' && node.kind !== 'organization') {
+      throw validationError('an administrative role can only be given on the organization node');
+    }
+    if (role.kind === 'custom' && !isContainerKind(node.kind as NodeKind)) {
+      throw validationError('a custom role can only be given on a container node');
+    }
+    const principal = await this.platform.directory.findUser(input.principalId);
+    const group = principal
+      ? undefined
+      : await region.store.db.selectFrom('groups').select('id').where('id', '=', input.principalId).executeTakeFirst();
+    if (!principal && !group) throw new ApiError('NotFound', `principal ${input.principalId} not found`);
+    if (principal && !(await this.platform.directory.isMember(principal.id, node.org_id))) {
+      throw validationError('the principal does not belong to the node organization');
+    }
+    await region.access.upsertMembership({
+      node_id: node.id,
+      principal_id: input.principalId,
+      principal_type: principal ? principal.kind : 'group',
+      role_id: role.id,
+      created_at: this.now(),
+    });
+    return { nodeId: node.id, principalId: input.principalId, roleId: role.id };
+  }
+
+  private async requireOrganization(id: string) {
+    const org = await this.platform.directory.findOrganization(id);
+    if (!org) throw new ApiError('NotFound', `organization ${id} not found`);
+    return org;
+  }
+
+  private async locateNode(id: string) {
+    for (const name of REGIONS) {
+      const region = this.platform.regions[name];
+      const node = await region.nodes.findById(id);
+      if (node) return { region, node };
+    }
+    return undefined;
+  }
+}

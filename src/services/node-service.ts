@@ -1,0 +1,124 @@
+import { createHash, randomUUID } from 'node:crypto';
+import type { NameMatch } from '../adapters/db/repositories/node-repository.js';
+import type { NodeRow } from '../adapters/db/schema.js';
+import type { Permission } from '../domain/access/permissions.js';
+import { ApiError, validationError } from '../domain/errors.js';
+import { allowsChild, type NodeKind } from '../domain/nodes/hierarchy.js';
+import type { Principal } from '../oauth/access-tokens.js';
+import type { Platform, RegionContext } from '../platform.js';
+
+type TrashState = 'active' | 'any';
+
+/** Node reads and simple writes of one region. Tree-wide changes live in NodeTreeService. */
+export class NodeService {
+  constructor(
+    private readonly platform: Platform,
+    private readonly region: RegionContext,
+  ) {}
+
+  /**
+   * The node, if the caller's organization has it and the caller holds the permission on it.
+   * Another organization's node answers exactly like a missing one.
+   */
+  async authorize(principal: Principal, nodeId: string, permission: Permission, state: TrashState = 'active') {
+    const found = await this.region.nodes.findWithAccess(principal.orgId, nodeId, principal.userId);
+    if (!found || (state === 'active' && found.node.trashed_at !== null)) throw new ApiError('NotFound', 'Node not found');
+    if (!found.permissions.has(permission)) throw new ApiError('ForbiddenResource');
+    return found.node;
+  }
+
+  async browse(principal: Principal, nodeId: string, limit: number, offset: number): Promise<NodeRow[]> {
+    await this.authorize(principal, nodeId, 'read');
+    return this.region.nodes.children(nodeId, limit, offset);
+  }
+
+  async create(principal: Principal, parentId: string, kind: NodeKind, name: string, address?: string): Promise<NodeRow> {
+    const parent = await this.authorize(principal, parentId, kind === 'division' ? 'manage' : 'edit');
+    if (!allowsChild({ kind: parent.kind as NodeKind, inSite: parent.site_id !== null }, kind)) {
+      throw new ApiError('DoesNotMeetHierarchyConstraints', `A ${parent.kind} cannot hold a ${kind}`);
+    }
+    const maxDepth = this.platform.config.maxHierarchyDepth;
+    if (parent.depth + 1 > maxDepth) {
+      throw new ApiError('MaxDepthExceeded', `A node at depth ${parent.depth + 1} would exceed the maximum of ${maxDepth}`);
+    }
+    const id = randomUUID();
+    const now = this.platform.clock.now().toISOString();
+    const row: NodeRow = {
+      id,
+      org_id: parent.org_id,
+      parent_id: parent.id,
+      kind,
+      name,
+      name_key: name.toLowerCase(),
+      address: kind === 'site' ? (address ?? null) : null,
+      site_id: kind === 'site' ? id : parent.site_id,
+      path: `${parent.path}${id}/`,
+      depth: parent.depth + 1,
+      size_bytes: 0,
+      is_processing: 0,
+      is_failed: 0,
+      trashed_at: null,
+      trash_root_id: null,
+      created_at: now,
+      updated_at: now,
+    };
+    await this.region.nodes.insert(row);
+    return row;
+  }
+
+  async update(principal: Principal, nodeId: string, changes: { name?: string; address?: string }): Promise<NodeRow> {
+    const node = await this.authorize(principal, nodeId, 'edit');
+    if (changes.address !== undefined && node.kind !== 'site') throw validationError('body.address: only a site has an address');
+    const fields = {
+      ...(changes.name !== undefined ? { name: changes.name, name_key: changes.name.toLowerCase() } : {}),
+      ...(changes.address !== undefined ? { address: changes.address } : {}),
+      updated_at: this.platform.clock.now().toISOString(),
+    };
+    await this.region.nodes.update(node.id, fields);
+    return { ...node, ...fields };
+  }
+
+  /** A node with its active derivatives and sources, for GET /v1/nodes/{nodeId}. */
+  async get(principal: Principal, nodeId: string) {
+    const node = await this.authorize(principal, nodeId, 'read');
+    const { derivatives, sources } = await this.region.tree.transaction((tx) => this.region.tree.links(tx, node.id));
+    return { node, derivatives, sources };
+  }
+
+  async search(
+    principal: Principal,
+    params: { query: string; match: NameMatch; kinds?: string[]; underNodeId?: string; includeTrashed: boolean; limit: number; offset: number },
+  ): Promise<NodeRow[]> {
+    const under = params.underNodeId ? await this.authorize(principal, params.underNodeId, 'read') : undefined;
+    return this.region.nodes.search({
+      orgId: principal.orgId,
+      principalId: principal.userId,
+      query: params.query,
+      match: params.match,
+      kinds: params.kinds,
+      underPath: under?.path,
+      includeTrashed: params.includeTrashed,
+      limit: params.limit,
+      offset: params.offset,
+    });
+  }
+
+  async getThumbnail(principal: Principal, nodeId: string) {
+    const node = await this.authorize(principal, nodeId, 'read');
+    const thumbnail = await this.region.nodes.getThumbnail(node.id);
+    if (!thumbnail) throw new ApiError('NotFound', 'The node has no thumbnail');
+    return thumbnail;
+  }
+
+  async putThumbnail(principal: Principal, nodeId: string, contentType: string, bytes: Buffer) {
+    const node = await this.authorize(principal, nodeId, 'edit');
+    const etag = `"${createHash('sha256').update(bytes).digest('base64url')}"`;
+    await this.region.nodes.putThumbnail(node.id, contentType, bytes, etag, this.platform.clock.now().toISOString());
+    return { etag, contentType, size: bytes.length };
+  }
+
+  async deleteThumbnail(principal: Principal, nodeId: string): Promise<void> {
+    const node = await this.authorize(principal, nodeId, 'edit');
+    if (!(await this.region.nodes.deleteThumbnail(node.id))) throw new ApiError('NotFound', 'The node has no thumbnail');
+  }
+}

@@ -1,0 +1,166 @@
+import { parentPath, toMoveNode } from '../adapters/db/repositories/node-tree-repository.js';
+import type { NodeRow } from '../adapters/db/schema.js';
+import { ApiError } from '../domain/errors.js';
+import { checkSoftDelete, fitsQuota, trashCutoff } from '../domain/nodes/delete.js';
+import type { NodeKind } from '../domain/nodes/hierarchy.js';
+import { checkMove } from '../domain/nodes/move.js';
+import { REGIONS } from '../domain/regions.js';
+import type { Principal } from '../oauth/access-tokens.js';
+import type { Platform, RegionContext } from '../platform.js';
+import type { NodeService } from './node-service.js';
+
+/** Write conflicts between concurrent tree changes: the change is refused, nothing is kept. */
+function isWriteConflict(error: unknown): boolean {
+  const code = (error as { code?: string }).code;
+  return code === '40001' || code === '40P01' || code === 'SQLITE_BUSY';
+}
+
+/** Tree-wide changes of one region: move, trash, restore, hard delete and the purge. */
+export class NodeTreeService {
+  constructor(
+    private readonly platform: Platform,
+    private readonly region: RegionContext,
+    private readonly nodes: NodeService,
+  ) {}
+
+  private now(): string {
+    return this.platform.clock.now().toISOString();
+  }
+
+  async move(principal: Principal, nodeId: string, targetId: string, force: boolean): Promise<NodeRow> {
+    await this.nodes.authorize(principal, nodeId, 'edit');
+    const target = await this.region.nodes.findWithAccess(principal.orgId, targetId, principal.userId);
+    if (!target) {
+      if (await this.existsInOtherRegion(targetId)) throw new ApiError('NodesInDifferentRegions');
+      throw new ApiError('NotFound', 'Target parent not found');
+    }
+    if (!target.permissions.has('edit')) throw new ApiError('ForbiddenResource');
+    if (target.node.trashed_at) throw new ApiError('MoveNodeFailed', 'The target parent is in the trash');
+
+    const { tree } = this.region;
+    try {
+      return await tree.transaction(async (tx) => {
+        // Re-read both rows inside the transaction: a concurrent move may have changed their paths.
+        const [first, second] = [nodeId, targetId].sort();
+        const locked = new Map<string, NodeRow | undefined>();
+        locked.set(first as string, await tree.lock(tx, first as string));
+        locked.set(second as string, await tree.lock(tx, second as string));
+        const node = locked.get(nodeId);
+        const parent = locked.get(targetId);
+        if (!node || !parent || node.trashed_at || parent.trashed_at) {
+          throw new ApiError('MoveNodeFailed', 'The node or the target changed while moving');
+        }
+        if (node.parent_id === parent.id) return node;
+
+        const { derivatives, sources } = await tree.links(tx, node.id);
+        const siblings = (rows: NodeRow[]) => rows.filter((row) => row.parent_id === node.parent_id);
+        const group = [node, ...siblings(derivatives), ...siblings(sources)];
+        const shape = await tree.subtreeShape(tx, node.path);
+        const paths = group.map((member) => member.path);
+        const subtreeMemberships = await Promise.all(paths.map((path) => tree.subtreeHasMemberships(tx, path)));
+        const refusal = checkMove({
+          node: toMoveNode(node),
+          target: toMoveNode(parent),
+          group: group.map(toMoveNode),
+          strayDerivatives: derivatives.length - siblings(derivatives).length,
+          straySources: sources.length - siblings(sources).length,
+          subtreeHeight: shape.maxDepth > 0 ? shape.maxDepth - node.depth : 0,
+          subtreeHasSite: shape.hasSite,
+          subtreeHasData: shape.hasData,
+          linkedToOutsideTwin: await tree.linkedToOutsideTwin(tx, paths),
+          sourceBoundaryId: await tree.nearestBoundary(tx, parentPath(node.path)),
+          targetBoundaryId: await tree.nearestBoundary(tx, parent.path),
+          subtreeHasMemberships: subtreeMemberships.some(Boolean),
+          maxDepth: this.platform.config.maxHierarchyDepth,
+          force,
+        });
+        if (refusal) throw new ApiError(refusal.code, refusal.message);
+
+        const now = this.now();
+        for (const member of group) await tree.moveSubtree(tx, member, parent, now);
+        const moved = await tree.lock(tx, node.id);
+        if (!moved) throw new ApiError('MoveNodeFailed');
+        return moved;
+      });
+    } catch (error) {
+      if (isWriteConflict(error)) throw new ApiError('MoveNodeFailed', 'A concurrent change conflicted with the move; retry');
+      throw error;
+    }
+  }
+
+  async softDelete(principal: Principal, nodeId: string): Promise<void> {
+    await this.nodes.authorize(principal, nodeId, 'delete');
+    const { tree } = this.region;
+    try {
+      await tree.transaction(async (tx) => {
+        const node = await tree.lock(tx, nodeId);
+        if (!node || node.trashed_at) throw new ApiError('DeleteNodeFailed', 'The node changed while deleting');
+        const facts = await tree.deleteFacts(tx, node);
+        const refusal = checkSoftDelete({ kind: node.kind as NodeKind, ...facts });
+        if (refusal) throw new ApiError(refusal.code, refusal.message, refusal.extra);
+        await tree.trash(tx, node, this.now());
+      });
+    } catch (error) {
+      if (isWriteConflict(error)) throw new ApiError('DeleteNodeFailed', 'A concurrent change conflicted with the delete; retry');
+      throw error;
+    }
+  }
+
+  listTrash(principal: Principal, limit: number, offset: number): Promise<NodeRow[]> {
+    return this.region.nodes.listTrash(principal.orgId, principal.userId, limit, offset);
+  }
+
+  async restore(principal: Principal, nodeId: string): Promise<NodeRow> {
+    const node = await this.nodes.authorize(principal, nodeId, 'delete', 'any');
+    if (!node.trashed_at) throw new ApiError('RestoreNodeFailed', 'The node is not in the trash');
+    if (node.trash_root_id !== node.id) {
+      throw new ApiError('RestoreNodeFailed', `The node went to the trash with ${node.trash_root_id}; restore that node`);
+    }
+    const org = await this.platform.directory.findOrganization(node.org_id);
+    const { tree } = this.region;
+    return tree.transaction(async (tx) => {
+      const parent = node.parent_id ? await tree.lock(tx, node.parent_id) : undefined;
+      if (!parent || parent.trashed_at) throw new ApiError('RestoreNodeFailed', 'The parent is in the trash; restore it first');
+      const used = await tree.activeBytes(tx, node.org_id);
+      const added = await tree.trashedBytes(tx, node.id);
+      if (!fitsQuota(org?.storage_quota ?? null, used, added)) {
+        throw new ApiError('StorageLimitExceeded', `Restoring ${added} bytes would exceed the storage quota`);
+      }
+      await tree.restore(tx, node.id);
+      return { ...node, trashed_at: null, trash_root_id: null };
+    });
+  }
+
+  async hardDelete(principal: Principal, nodeId: string): Promise<void> {
+    const node = await this.nodes.authorize(principal, nodeId, 'delete', 'any');
+    if (node.trash_root_id !== node.id) throw new ApiError('NoNodeRemoved');
+    const removed = await this.region.tree.transaction(async (tx) => {
+      const current = await this.region.tree.lock(tx, node.id);
+      if (!current || current.trash_root_id !== current.id) return 0;
+      return this.region.tree.removeSubtree(tx, current.path);
+    });
+    if (removed === 0) throw new ApiError('NoNodeRemoved');
+  }
+
+  /** Removes what has been in the trash longer than the retention period; returns the roots removed. */
+  async purgeExpired(): Promise<number> {
+    const cutoff = trashCutoff(this.platform.clock.now(), this.platform.config.trashRetentionDays);
+    let purged = 0;
+    for (;;) {
+      const roots = await this.region.tree.expiredTrashRoots(cutoff, 100);
+      for (const root of roots) {
+        await this.region.tree.transaction((tx) => this.region.tree.removeSubtree(tx, root.path));
+        purged += 1;
+      }
+      if (roots.length < 100) return purged;
+    }
+  }
+
+  private async existsInOtherRegion(nodeId: string): Promise<boolean> {
+    for (const name of REGIONS) {
+      if (name === this.region.region) continue;
+      if (await this.platform.regions[name].nodes.findById(nodeId)) return true;
+    }
+    return false;
+  }
+}
