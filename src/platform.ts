@@ -1,4 +1,4 @@
-import { type Store, type Stores, openStores } from './adapters/db/database.js';
+import { openStores, type Store, type Stores } from './adapters/db/database.js';
 import { AccessRepository } from './adapters/db/repositories/access-repository.js';
 import { DirectoryRepository } from './adapters/db/repositories/directory-repository.js';
 import { NodeRepository } from './adapters/db/repositories/node-repository.js';

@@ -3,7 +3,7 @@ import { parseArgs } from 'node:util';
 import { ConfigError, loadConfig } from '../config/config.js';
 import { ApiError } from '../domain/errors.js';
 import { purgeTrash } from '../jobs/trash-purge.js';
-import { type Platform, openPlatform } from '../platform.js';
+import { openPlatform, type Platform } from '../platform.js';
 import { AdminService } from '../services/admin-service.js';
 
 const USAGE = `usage: rdp admin <command> [options] [--json]

@@ -35,7 +35,6 @@ export async function buildApp(platform: Platform, options: BuildOptions = {}): 
     bodyLimit: config.jsonBodyLimitBytes,
     genReqId: () => randomUUID(),
     requestIdHeader: false,
-    disableRequestLogging: config.logLevel !== 'debug' && config.logLevel !== 'trace',
   });
   app.setValidatorCompiler(validatorCompiler());
   registerErrorHandling(app);

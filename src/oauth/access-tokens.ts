@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { type JWTVerifyGetKey, createLocalJWKSet, decodeProtectedHeader, jwtVerify } from 'jose';
+import { createLocalJWKSet, decodeProtectedHeader, type JWTVerifyGetKey, jwtVerify } from 'jose';
 import type { DirectoryRepository } from '../adapters/db/repositories/directory-repository.js';
 import { ApiError } from '../domain/errors.js';
 import type { Clock } from '../ports/clock.js';

@@ -26,7 +26,8 @@ export function readClientCredentials(
     const encoded = authorization.slice(6).trim();
     const decoded = /^[A-Za-z0-9+/]+={0,2}$/.test(encoded) ? Buffer.from(encoded, 'base64').toString('utf8') : '';
     const colon = decoded.indexOf(':');
-    if (colon <= 0) throw new OAuthError('invalid_client', 'The Basic authorization header is not base64(client_id:client_secret)');
+    if (colon <= 0)
+      throw new OAuthError('invalid_client', 'The Basic authorization header is not base64(client_id:client_secret)');
     try {
       return {
         clientId: formDecode(decoded.slice(0, colon)),

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { type JWK, type JWTPayload, SignJWT, exportJWK, generateKeyPair, importJWK } from 'jose';
+import { exportJWK, generateKeyPair, importJWK, type JWK, type JWTPayload, SignJWT } from 'jose';
 import type { TokenRepository } from '../adapters/db/repositories/token-repository.js';
 import type { Clock } from '../ports/clock.js';
 

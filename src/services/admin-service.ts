@@ -2,9 +2,9 @@ import { randomUUID } from 'node:crypto';
 import { DEFAULT_ROLES, ORGANIZATION_ADMIN_ROLE } from '../domain/access/permissions.js';
 import { normalizeScopes } from '../domain/access/scopes.js';
 import { ApiError, validationError } from '../domain/errors.js';
-import { type NodeKind, isContainerKind } from '../domain/nodes/hierarchy.js';
+import { isContainerKind, type NodeKind } from '../domain/nodes/hierarchy.js';
 import { checkRedirectUri } from '../domain/oauth/redirect-uris.js';
-import { REGIONS, type Region, isRegion } from '../domain/regions.js';
+import { isRegion, REGIONS, type Region } from '../domain/regions.js';
 import { hashPassword, hashToken, randomToken } from '../oauth/secrets.js';
 import type { Platform } from '../platform.js';
 

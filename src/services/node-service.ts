@@ -87,7 +87,15 @@ export class NodeService {
 
   async search(
     principal: Principal,
-    params: { query: string; match: NameMatch; kinds?: string[]; underNodeId?: string; includeTrashed: boolean; limit: number; offset: number },
+    params: {
+      query: string;
+      match: NameMatch;
+      kinds?: string[];
+      underNodeId?: string;
+      includeTrashed: boolean;
+      limit: number;
+      offset: number;
+    },
   ): Promise<NodeRow[]> {
     const under = params.underNodeId ? await this.authorize(principal, params.underNodeId, 'read') : undefined;
     return this.region.nodes.search({

@@ -1,14 +1,6 @@
 /** The node kinds and the rules on which kind may sit where (DESIGN.md section 6). No I/O. */
 
-export const DATA_KINDS = [
-  'dataBundle',
-  'siteFile',
-  'pointCloud',
-  'mesh',
-  'twin',
-  'dataSource',
-  'planningProject',
-] as const;
+export const DATA_KINDS = ['dataBundle', 'siteFile', 'pointCloud', 'mesh', 'twin', 'dataSource', 'planningProject'] as const;
 export const NODE_KINDS = ['organization', 'division', 'site', 'folder', ...DATA_KINDS] as const;
 
 export type NodeKind = (typeof NODE_KINDS)[number];

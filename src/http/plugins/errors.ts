@@ -32,7 +32,8 @@ function fromFastify(error: FastifyError): ApiError {
     case 'FST_ERR_CTP_INVALID_JSON_BODY':
       return new ApiError('BadRequest', 'The request body is not valid JSON');
   }
-  if (error.statusCode === 400 || error instanceof SyntaxError) return new ApiError('BadRequest', 'The request body could not be parsed');
+  if (error.statusCode === 400 || error instanceof SyntaxError)
+    return new ApiError('BadRequest', 'The request body could not be parsed');
   if (error.statusCode === 413) return new ApiError('PayloadTooLarge');
   if (error.statusCode === 415) return new ApiError('UnsupportedMediaType');
   return new ApiError('Internal');

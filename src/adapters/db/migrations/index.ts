@@ -8,7 +8,6 @@ export interface DialectMigration {
   up(db: Kysely<unknown>, dialect: Dialect): Promise<void>;
 }
 
-// biome-ignore lint/suspicious/noExplicitAny: migrations run on either store's schema
 type AnyStore = Store<any>;
 
 async function migrate(store: AnyStore, migrations: Record<string, DialectMigration>): Promise<void> {
@@ -19,6 +18,7 @@ async function migrate(store: AnyStore, migrations: Record<string, DialectMigrat
   const migrator = new Migrator({
     db: store.db as Kysely<unknown>,
     provider: { getMigrations: async () => provided },
+    ...(store.schema ? { migrationTableSchema: store.schema } : {}),
   });
   const { error, results } = await migrator.migrateToLatest();
   if (error) {

@@ -1,4 +1,4 @@
-import { type Kysely, type Transaction, sql } from 'kysely';
+import { type Kysely, sql, type Transaction } from 'kysely';
 import { type Permission, unionPermissions } from '../../../domain/access/permissions.js';
 import type { NodeRow, RegionalSchema } from '../schema.js';
 

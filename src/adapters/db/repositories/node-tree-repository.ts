@@ -1,4 +1,4 @@
-import { type Kysely, type Transaction, sql } from 'kysely';
+import { type Kysely, sql, type Transaction } from 'kysely';
 import { DATA_KINDS, type NodeKind } from '../../../domain/nodes/hierarchy.js';
 import type { MoveNode } from '../../../domain/nodes/move.js';
 import type { Dialect } from '../database.js';
@@ -231,19 +231,14 @@ export class NodeTreeRepository {
 
   /** Removes a subtree's rows and everything hanging off them; returns the number of nodes removed. */
   async removeSubtree(tx: Tx, path: string): Promise<number> {
-    const ids = tx
-      .selectFrom('nodes')
-      .select('id')
-      .where('path', '>=', path)
-      .where('path', '<', subtreeEnd(path));
+    const ids = tx.selectFrom('nodes').select('id').where('path', '>=', path).where('path', '<', subtreeEnd(path));
     await tx.deleteFrom('memberships').where('node_id', 'in', ids).execute();
     await tx.deleteFrom('node_thumbnails').where('node_id', 'in', ids).execute();
-    await tx.deleteFrom('node_links').where((eb) => eb.or([eb('from_id', 'in', ids), eb('to_id', 'in', ids)])).execute();
-    const result = await tx
-      .deleteFrom('nodes')
-      .where('path', '>=', path)
-      .where('path', '<', subtreeEnd(path))
-      .executeTakeFirst();
+    await tx
+      .deleteFrom('node_links')
+      .where((eb) => eb.or([eb('from_id', 'in', ids), eb('to_id', 'in', ids)]))
+      .execute();
+    const result = await tx.deleteFrom('nodes').where('path', '>=', path).where('path', '<', subtreeEnd(path)).executeTakeFirst();
     return Number(result.numDeletedRows);
   }
 

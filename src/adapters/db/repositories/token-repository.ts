@@ -6,16 +6,15 @@ export class TokenRepository {
   constructor(readonly db: Kysely<GlobalSchema>) {}
 
   async activeSigningKeys(): Promise<SigningKeyRow[]> {
-    return this.db
-      .selectFrom('signing_keys')
-      .selectAll()
-      .where('retired_at', 'is', null)
-      .orderBy('created_at', 'desc')
-      .execute();
+    return this.db.selectFrom('signing_keys').selectAll().where('retired_at', 'is', null).orderBy('created_at', 'desc').execute();
   }
 
   async insertSigningKey(row: SigningKeyRow): Promise<void> {
-    await this.db.insertInto('signing_keys').values(row).onConflict((oc) => oc.doNothing()).execute();
+    await this.db
+      .insertInto('signing_keys')
+      .values(row)
+      .onConflict((oc) => oc.doNothing())
+      .execute();
   }
 
   async insertRefreshToken(row: RefreshTokenRow): Promise<void> {

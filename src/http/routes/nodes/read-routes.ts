@@ -1,6 +1,15 @@
 import { Type } from '@sinclair/typebox';
 import type { RegionApp } from '../../region-app.js';
-import { NodeDetailSchema, NodeIdParams, NodeKindSchema, NodeSchema, Paging, clampLimit, errors, toNodeBody } from './node-schemas.js';
+import {
+  clampLimit,
+  errors,
+  NodeDetailSchema,
+  NodeIdParams,
+  NodeKindSchema,
+  NodeSchema,
+  Paging,
+  toNodeBody,
+} from './node-schemas.js';
 
 const NodeList = Type.Array(Type.Ref('Node'));
 const MatchSchema = Type.Union([Type.Literal('contains'), Type.Literal('startsWith'), Type.Literal('exact')]);
@@ -100,7 +109,11 @@ export default async function readRoutes(app: RegionApp) {
       },
     },
     async (request) => {
-      const rows = await app.services.tree.listTrash(request.principal, clampLimit(request.query.limit), request.query.offset ?? 0);
+      const rows = await app.services.tree.listTrash(
+        request.principal,
+        clampLimit(request.query.limit),
+        request.query.offset ?? 0,
+      );
       return rows.map(toNodeBody);
     },
   );

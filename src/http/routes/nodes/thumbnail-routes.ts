@@ -2,14 +2,16 @@ import { Type } from '@sinclair/typebox';
 import { ApiError } from '../../../domain/errors.js';
 import { detectImageType } from '../../../domain/nodes/image-types.js';
 import type { RegionApp } from '../../region-app.js';
-import { NodeIdParams, errors } from './node-schemas.js';
+import { errors, NodeIdParams } from './node-schemas.js';
 
 const IMAGE_TYPES = ['image/png', 'image/jpeg', 'image/webp', 'image/gif'];
 
 export default async function thumbnailRoutes(app: RegionApp) {
   // Thumbnails arrive as raw image bytes; the declared type is checked against the bytes.
-  app.addContentTypeParser(IMAGE_TYPES, { parseAs: 'buffer', bodyLimit: app.platform.config.thumbnailMaxBytes }, (_request, body, done) =>
-    done(null, body),
+  app.addContentTypeParser(
+    IMAGE_TYPES,
+    { parseAs: 'buffer', bodyLimit: app.platform.config.thumbnailMaxBytes },
+    (_request, body, done) => done(null, body),
   );
 
   app.put(

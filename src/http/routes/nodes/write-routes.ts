@@ -1,6 +1,6 @@
 import { Type } from '@sinclair/typebox';
 import type { RegionApp } from '../../region-app.js';
-import { Address, Name, NodeIdParams, ParentIdParams, errors, toNodeBody } from './node-schemas.js';
+import { Address, errors, Name, NodeIdParams, ParentIdParams, toNodeBody } from './node-schemas.js';
 
 const NameBody = Type.Object({ name: Name }, { additionalProperties: false });
 const SiteBody = Type.Object({ name: Name, address: Address }, { additionalProperties: false });
@@ -9,7 +9,10 @@ const UpdateBody = Type.Object(
   { additionalProperties: false, minProperties: 1 },
 );
 const MoveParams = Type.Object({ nodeId: Type.String({ maxLength: 64 }), newParentId: Type.String({ maxLength: 64 }) });
-const MoveBody = Type.Union([Type.Object({ force: Type.Optional(Type.Boolean()) }, { additionalProperties: false }), Type.Null()]);
+const MoveBody = Type.Union([
+  Type.Object({ force: Type.Optional(Type.Boolean()) }, { additionalProperties: false }),
+  Type.Null(),
+]);
 const MoveQuery = Type.Object({ force: Type.Optional(Type.Boolean()) }, { additionalProperties: false });
 
 const MOVE_CODES =
@@ -105,7 +108,8 @@ export default async function writeRoutes(app: RegionApp) {
       schema: {
         tags: ['Trash'],
         summary: 'Restore a node from the trash',
-        description: '409 StorageLimitExceeded when the restored bytes do not fit in the quota; RestoreNodeFailed when the node is not a trash entry or its parent is trashed.',
+        description:
+          '409 StorageLimitExceeded when the restored bytes do not fit in the quota; RestoreNodeFailed when the node is not a trash entry or its parent is trashed.',
         params: NodeIdParams,
         response: { 200: Type.Ref('Node'), ...errors(401, 403, 404, 409) },
       },

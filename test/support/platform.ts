@@ -1,0 +1,71 @@
+import { randomBytes } from 'node:crypto';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import type { FastifyInstance } from 'fastify';
+import { dropPostgresSchemas } from '../../src/adapters/db/database.js';
+import { loadConfig } from '../../src/config/config.js';
+import type { Region } from '../../src/domain/regions.js';
+import { buildApp } from '../../src/http/app.js';
+import { openPlatform, type Platform } from '../../src/platform.js';
+import { ManualClock } from '../../src/ports/clock.js';
+import { AdminService } from '../../src/services/admin-service.js';
+
+/**
+ * A real platform on a random port, on the store the suite runs against: SQLite files in a
+ * temporary directory, or PostgreSQL (RDP_TEST_DATABASE_URL) in schemas of its own.
+ */
+export interface TestPlatform {
+  platform: Platform;
+  app: FastifyInstance;
+  admin: AdminService;
+  clock: ManualClock;
+  origin: string;
+  authUrl: string;
+  regionUrl(region: Region): string;
+  close(): Promise<void>;
+}
+
+export const usingPostgres = Boolean(process.env.RDP_TEST_DATABASE_URL);
+
+export async function startPlatform(env: Record<string, string> = {}): Promise<TestPlatform> {
+  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'rdp-test-'));
+  const schemaPrefix = `t_${randomBytes(5).toString('hex')}`;
+  const databaseUrl = process.env.RDP_TEST_DATABASE_URL;
+  const clock = new ManualClock();
+
+  // The port is known only after listen; addresses in responses derive from the public URL,
+  // so listen first on a free port and then build the platform with that port.
+  const probe = (await import('node:net')).createServer();
+  const port = await new Promise<number>((resolve) =>
+    probe.listen(0, '127.0.0.1', () => resolve((probe.address() as { port: number }).port)),
+  );
+  await new Promise((resolve) => probe.close(resolve));
+
+  const config = loadConfig({
+    PORT: String(port),
+    RDP_DATA_DIR: dataDir,
+    RDP_LOG_LEVEL: 'silent',
+    ...(databaseUrl ? { RDP_DATABASE_URL: databaseUrl, RDP_DATABASE_SCHEMA_PREFIX: schemaPrefix } : {}),
+    ...env,
+  });
+  const platform = await openPlatform(config, clock);
+  const app = await buildApp(platform, { logger: false });
+  await app.listen({ host: '127.0.0.1', port });
+  const origin = `http://127.0.0.1:${port}`;
+  return {
+    platform,
+    app,
+    admin: new AdminService(platform),
+    clock,
+    origin,
+    authUrl: `${origin}/auth`,
+    regionUrl: (region) => `${origin}/${region}/reality`,
+    async close() {
+      await app.close();
+      await platform.close();
+      if (databaseUrl) await dropPostgresSchemas(databaseUrl, schemaPrefix);
+      fs.rmSync(dataDir, { recursive: true, force: true });
+    },
+  };
+}
