@@ -1,0 +1,32 @@
+import { type JWK, type JWTVerifyGetKey, createLocalJWKSet, createRemoteJWKSet } from 'jose';
+import type { TokenRepository } from '../adapters/db/repositories/token-repository.js';
+
+const RELOAD_INTERVAL_MS = 10_000;
+
+/**
+ * The key set regions verify tokens with: the document published at {auth_url}/oauth/jwks.
+ * In one process it is read from the global store, and read again (at most every ten seconds)
+ * when a token names a key it does not hold, so a key added by another copy of the
+ * authorization server is picked up. Regions deployed apart fetch it over HTTP instead.
+ */
+export function publishedKeySet(tokens: TokenRepository, initial: { keys: JWK[] }): JWTVerifyGetKey {
+  let current = createLocalJWKSet(initial);
+  let loadedAt = Date.now();
+  return async (header, token) => {
+    try {
+      return await current(header, token);
+    } catch (error) {
+      if ((error as { code?: string }).code !== 'ERR_JWKS_NO_MATCHING_KEY' || Date.now() - loadedAt < RELOAD_INTERVAL_MS) {
+        throw error;
+      }
+      const rows = await tokens.activeSigningKeys();
+      current = createLocalJWKSet({ keys: rows.map((row) => JSON.parse(row.public_jwk) as JWK) });
+      loadedAt = Date.now();
+      return current(header, token);
+    }
+  };
+}
+
+export function remoteKeySet(jwksUrl: string): JWTVerifyGetKey {
+  return createRemoteJWKSet(new URL(jwksUrl), { cooldownDuration: RELOAD_INTERVAL_MS });
+}
