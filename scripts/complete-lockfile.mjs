@@ -39,7 +39,10 @@ function registryInfo(name, range) {
   try {
     const fields = ['version', 'dist.integrity', 'os', 'cpu', 'libc', 'license', 'engines'];
     const meta = JSON.parse(
-      execFileSync('npm', ['view', `${name}@${range}`, '--json', ...fields], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }),
+      execFileSync('npm', ['view', `${name}@${range}`, '--json', ...fields], {
+        encoding: 'utf8',
+        stdio: ['ignore', 'pipe', 'ignore'],
+      }),
     );
     return Array.isArray(meta) ? meta[meta.length - 1] : meta;
   } catch {

@@ -1,4 +1,4 @@
-import { type JWK, type JWTVerifyGetKey, createLocalJWKSet, createRemoteJWKSet } from 'jose';
+import { createLocalJWKSet, createRemoteJWKSet, type JWK, type JWTVerifyGetKey } from 'jose';
 import type { TokenRepository } from '../adapters/db/repositories/token-repository.js';
 
 const RELOAD_INTERVAL_MS = 10_000;
