@@ -233,7 +233,12 @@ export class AdminService {
     const principal = await this.platform.directory.findUser(input.principalId);
     const group = principal
       ? undefined
-      : await region.store.db.selectFrom('groups').select('id').where('id', '=', input.principalId).executeTakeFirst();
+      : await region.store.db
+          .selectFrom('groups')
+          .select('id')
+          .where('id', '=', input.principalId)
+          .where('org_id', '=', node.org_id) // a group of another organization is not a principal here
+          .executeTakeFirst();
     if (!principal && !group) throw new ApiError('NotFound', `principal ${input.principalId} not found`);
     if (principal && !(await this.platform.directory.isMember(principal.id, node.org_id))) {
       throw validationError('the principal does not belong to the node organization');
