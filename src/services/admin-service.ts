@@ -81,16 +81,25 @@ export class AdminService {
       }));
       await tx.insertInto('roles').values(roles).execute();
     });
-    await this.platform.directory.insertOrganization({
-      id,
-      name: input.name,
-      region: input.region,
-      storage_quota: input.storageQuota ?? null,
-      seat_limit: input.seatLimit ?? null,
-      email_domains: JSON.stringify(emailDomains),
-      created_at: now,
-      updated_at: now,
-    });
+    try {
+      await this.platform.directory.insertOrganization({
+        id,
+        name: input.name,
+        region: input.region,
+        storage_quota: input.storageQuota ?? null,
+        seat_limit: input.seatLimit ?? null,
+        email_domains: JSON.stringify(emailDomains),
+        created_at: now,
+        updated_at: now,
+      });
+    } catch (error) {
+      // Two stores, no shared transaction: undo the regional half so nothing is left behind.
+      await region.store.db.transaction().execute(async (tx) => {
+        await tx.deleteFrom('roles').where('org_id', '=', id).execute();
+        await tx.deleteFrom('nodes').where('id', '=', id).execute();
+      });
+      throw error;
+    }
     return { id, name: input.name, region: input.region, apiUrl: this.platform.config.regionUrls[input.region] };
   }
 
