@@ -6,6 +6,14 @@ import { errors, NodeIdParams } from './node-schemas.js';
 
 const IMAGE_TYPES = ['image/png', 'image/jpeg', 'image/webp', 'image/gif'];
 
+/** RFC 9110 section 13.1.2: "*" or a list of entity tags, compared weakly (W/ ignored). */
+function noneMatch(header: string | undefined, etag: string): boolean {
+  if (!header) return false;
+  if (header.trim() === '*') return true;
+  const opaque = (tag: string) => tag.trim().replace(/^W\//, '');
+  return header.split(',').some((tag) => opaque(tag) === opaque(etag));
+}
+
 export default async function thumbnailRoutes(app: RegionApp) {
   // Thumbnails arrive as raw image bytes; the declared type is checked against the bytes.
   app.addContentTypeParser(
@@ -58,7 +66,7 @@ export default async function thumbnailRoutes(app: RegionApp) {
     async (request, reply) => {
       const thumbnail = await app.services.nodes.getThumbnail(request.principal, request.params.nodeId);
       reply.header('etag', thumbnail.etag).header('cache-control', 'private, max-age=0, must-revalidate');
-      if (request.headers['if-none-match'] === thumbnail.etag) return reply.code(304).send();
+      if (noneMatch(request.headers['if-none-match'], thumbnail.etag)) return reply.code(304).send();
       return reply.type(thumbnail.content_type).send(Buffer.from(thumbnail.bytes));
     },
   );
