@@ -1,7 +1,18 @@
 import { randomUUID } from 'node:crypto';
 import { generateKeyPair, SignJWT } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ApiClient, createOrg, createTree, expectNoInternals, type OrgFixture, snapshot } from '../support/fixtures.js';
+import {
+  ApiClient,
+  basicAuthorization,
+  clientCredentialsToken,
+  createOrg,
+  createTree,
+  expectNoInternals,
+  globalSnapshot,
+  type OrgFixture,
+  requestToken,
+  snapshot,
+} from '../support/fixtures.js';
 import { startPlatform, type TestPlatform } from '../support/platform.js';
 
 const ACCESS_TTL = 60;
@@ -65,22 +76,47 @@ describe('bearer tokens on a regional route', () => {
     await expectUnauthenticated(`Bearer ${unused.client.token}`, 'invalid_token');
   });
 
-  it("refuses a cached valid token within about a second of its user's deactivation", async () => {
-    const caller = await org.serviceClient({ roleName: 'Organization Administrator' });
-    expect((await caller.client.get(browse)).status).toBe(200);
+  it("refuses a cached valid token within about a second of its user's deactivation, and new tokens", async () => {
+    const app = await t.admin.createApplication({
+      orgId: org.orgId,
+      name: 'Soon deactivated',
+      flow: 'client-credentials',
+      scopes: ['read:hierarchy'],
+    });
+    await t.admin.grantMembership({
+      nodeId: org.orgId,
+      principalId: app.serviceUserId as string,
+      roleId: org.roles['Organization Reader'] as string,
+    });
+    const caller = new ApiClient(
+      t.regionUrl(org.region),
+      await clientCredentialsToken(t, app.clientId, app.clientSecret as string),
+    );
+    expect((await caller.get(browse)).status).toBe(200);
     await t.platform.stores.global.db
       .updateTable('users')
       .set({ deactivated_at: new Date().toISOString() })
-      .where('id', '=', caller.userId)
+      .where('id', '=', app.serviceUserId as string)
       .execute();
     const started = Date.now();
-    let status = 200;
-    while (status === 200 && Date.now() - started < 3000) {
+    let response = await caller.get(browse);
+    while (response.status === 200 && Date.now() - started < 3000) {
       await new Promise((resolve) => setTimeout(resolve, 50));
-      status = (await caller.client.get(browse)).status;
+      response = await caller.get(browse);
     }
-    expect(status).toBe(401);
+    expect(response.status).toBe(401);
+    expect(response.body).toMatchObject({ error: 'invalid_token' });
     expect(Date.now() - started).toBeLessThan(1500);
+
+    const before = await globalSnapshot(t);
+    const refused = await requestToken(
+      t,
+      { grant_type: 'client_credentials' },
+      basicAuthorization(app.clientId, app.clientSecret as string),
+    );
+    expect(refused.status).toBe(400);
+    expect(refused.body).toMatchObject({ hasError: true, error: 'invalid_grant' });
+    expect(await globalSnapshot(t)).toEqual(before);
   });
 });
 

@@ -1,5 +1,14 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type ApiResponse, createOrg, createTree, insertDataNode, link, type OrgFixture, snapshot } from '../support/fixtures.js';
+import {
+  ApiClient,
+  type ApiResponse,
+  createOrg,
+  createTree,
+  insertDataNode,
+  link,
+  type OrgFixture,
+  snapshot,
+} from '../support/fixtures.js';
 import { startPlatform, type TestPlatform } from '../support/platform.js';
 
 const ISO = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?Z$/;
@@ -136,6 +145,14 @@ describe('node create, read and update', () => {
     expect(both.body).toMatchObject({ name: 'Site B', address: '11 New Street' });
     const read = await org.admin.get(`/v1/nodes/${tree.siteId}`);
     expect(read.body).toMatchObject({ name: 'Site B', address: '11 New Street', updatedAt: both.body.updatedAt });
+  });
+
+  it('renames the organization everywhere it is named, api-info included', async () => {
+    const renamed = await org.admin.patch(`/v1/nodes/${org.orgId}`, { name: 'Renamed Organization' });
+    expect(renamed.status).toBe(200);
+    expect(renamed.body).toMatchObject({ type: 'organization', name: 'Renamed Organization' });
+    const info = await new ApiClient(t.authUrl, org.admin.token).get('/oauth/api-info');
+    expect(info.body.organization).toEqual({ id: org.orgId, name: 'Renamed Organization' });
   });
 
   it('refuses an address on a node that is not a site, and an empty update', async () => {
