@@ -37,7 +37,7 @@ export async function authApp(app: FastifyInstance, options: AuthAppOptions) {
   await app.register(formbody);
 
   app.post('/oauth/token', { schema: { hide: true } }, async (request, reply) => {
-    const form = (request.body ?? {}) as Record<string, string | undefined>;
+    const form = (request.body ?? {}) as Record<string, string | string[] | undefined>;
     if (typeof form !== 'object' || !request.headers['content-type']?.startsWith('application/x-www-form-urlencoded')) {
       throw new ApiError('UnsupportedMediaType', 'The token endpoint takes application/x-www-form-urlencoded');
     }

@@ -75,6 +75,10 @@ export class NodeService {
       updated_at: this.platform.clock.now().toISOString(),
     };
     await this.region.nodes.update(node.id, fields);
+    // The organization node's name is the organization's: api-info reads it from the global store.
+    if (node.kind === 'organization' && changes.name !== undefined) {
+      await this.platform.directory.updateOrganization(node.id, { name: changes.name, updated_at: fields.updated_at });
+    }
     return { ...node, ...fields };
   }
 

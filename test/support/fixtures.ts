@@ -189,3 +189,42 @@ export async function snapshot(t: TestPlatform, org: OrgFixture) {
   const thumbnails = await db.selectFrom('node_thumbnails').select(['node_id', 'etag']).orderBy('node_id').execute();
   return { nodes, memberships, thumbnails };
 }
+
+/** The Authorization header of HTTP Basic client authentication: base64(client_id:client_secret). */
+export function basicAuthorization(clientId: string, clientSecret: string): string {
+  return `Basic ${Buffer.from(`${clientId}:${clientSecret}`).toString('base64')}`;
+}
+
+/** A raw token endpoint call, for tests of its answers (clientCredentialsToken only returns the token). */
+export async function requestToken(t: TestPlatform, form: Record<string, string>, authorization?: string): Promise<ApiResponse> {
+  const headers: Record<string, string> = { 'content-type': 'application/x-www-form-urlencoded' };
+  if (authorization !== undefined) headers.authorization = authorization;
+  const response = await fetch(`${t.authUrl}/oauth/token`, { method: 'POST', headers, body: new URLSearchParams(form) });
+  const text = await response.text();
+  return { status: response.status, body: text ? JSON.parse(text) : text, headers: response.headers };
+}
+
+/** Rows of the global store a token request may write: compare before and after a refused one. */
+export async function globalSnapshot(t: TestPlatform) {
+  const db = t.platform.stores.global.db;
+  const refreshTokens = await db.selectFrom('refresh_tokens').selectAll().orderBy('id').execute();
+  const applications = await db.selectFrom('oauth_applications').selectAll().orderBy('client_id').execute();
+  return { refreshTokens, applications };
+}
+
+/** Fails when an error body leaks internals: stack lines, SQL, driver or file names. */
+export function expectNoInternals(body: unknown): void {
+  const text = typeof body === 'string' ? body : JSON.stringify(body);
+  const leaks = [
+    /\bat [^\s]+ \(/,
+    /\n\s+at /,
+    /SELECT|INSERT|UPDATE \w+ SET/,
+    /sqlite/i,
+    /postgres/i,
+    /node_modules/,
+    /\.ts:\d+/,
+  ];
+  for (const leak of leaks) {
+    if (leak.test(text)) throw new Error(`response body leaks internals (${leak}): ${text.slice(0, 300)}`);
+  }
+}

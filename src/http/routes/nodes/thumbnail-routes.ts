@@ -10,6 +10,14 @@ const IMAGE_TYPES = ['image/png', 'image/jpeg', 'image/webp', 'image/gif'];
 const imageContent = (description: string) =>
   Object.fromEntries(IMAGE_TYPES.map((type) => [type, { schema: { description, contentMediaType: type } }]));
 
+/** RFC 9110 section 13.1.2: "*" or a list of entity tags, compared weakly (W/ ignored). */
+function noneMatch(header: string | undefined, etag: string): boolean {
+  if (!header) return false;
+  if (header.trim() === '*') return true;
+  const opaque = (tag: string) => tag.trim().replace(/^W\//, '');
+  return header.split(',').some((tag) => opaque(tag) === opaque(etag));
+}
+
 export default async function thumbnailRoutes(app: RegionApp) {
   // Thumbnails arrive as raw image bytes; the declared type is checked against the bytes.
   app.addContentTypeParser(
@@ -67,7 +75,7 @@ export default async function thumbnailRoutes(app: RegionApp) {
     async (request, reply) => {
       const thumbnail = await app.services.nodes.getThumbnail(request.principal, request.params.nodeId);
       reply.header('etag', thumbnail.etag).header('cache-control', 'private, max-age=0, must-revalidate');
-      if (request.headers['if-none-match'] === thumbnail.etag) {
+      if (noneMatch(request.headers['if-none-match'], thumbnail.etag)) {
         // No payload at all: a serialized null would announce a body a 304 cannot have.
         reply.code(304);
         return reply.send();
