@@ -52,7 +52,7 @@ export async function buildApp(platform: Platform, options: BuildOptions = {}): 
 
   const issuer = issuerOf(config.publicUrl);
   const keys = await SigningKeys.load(platform.tokens, clock);
-  const verifier = AccessTokenVerifier.local(keys, issuer, platform.directory, clock);
+  const verifier = AccessTokenVerifier.forPlatform(platform, keys, issuer);
   const tokenEndpoint = new TokenEndpoint(platform, new AccessTokenIssuer(keys, issuer, config.accessTokenTtlSeconds, clock));
 
   await app.register(authApp, { prefix: '/auth', platform, verifier, keys, tokenEndpoint });

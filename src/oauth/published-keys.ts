@@ -1,5 +1,6 @@
 import { createLocalJWKSet, createRemoteJWKSet, type JWK, type JWTVerifyGetKey } from 'jose';
 import type { TokenRepository } from '../adapters/db/repositories/token-repository.js';
+import type { Clock } from '../ports/clock.js';
 
 const RELOAD_INTERVAL_MS = 10_000;
 
@@ -9,19 +10,22 @@ const RELOAD_INTERVAL_MS = 10_000;
  * when a token names a key it does not hold, so a key added by another copy of the
  * authorization server is picked up. Regions deployed apart fetch it over HTTP instead.
  */
-export function publishedKeySet(tokens: TokenRepository, initial: { keys: JWK[] }): JWTVerifyGetKey {
+export function publishedKeySet(tokens: TokenRepository, initial: { keys: JWK[] }, clock: Clock): JWTVerifyGetKey {
   let current = createLocalJWKSet(initial);
-  let loadedAt = Date.now();
+  let loadedAt = clock.now().getTime();
   return async (header, token) => {
     try {
       return await current(header, token);
     } catch (error) {
-      if ((error as { code?: string }).code !== 'ERR_JWKS_NO_MATCHING_KEY' || Date.now() - loadedAt < RELOAD_INTERVAL_MS) {
+      if (
+        (error as { code?: string }).code !== 'ERR_JWKS_NO_MATCHING_KEY' ||
+        clock.now().getTime() - loadedAt < RELOAD_INTERVAL_MS
+      ) {
         throw error;
       }
       const rows = await tokens.activeSigningKeys();
       current = createLocalJWKSet({ keys: rows.map((row) => JSON.parse(row.public_jwk) as JWK) });
-      loadedAt = Date.now();
+      loadedAt = clock.now().getTime();
       return current(header, token);
     }
   };
