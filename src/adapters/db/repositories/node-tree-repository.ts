@@ -158,8 +158,9 @@ export class NodeTreeRepository {
   /** Facts that decide a soft delete, over the whole subtree. */
   async deleteFacts(tx: Tx, node: NodeRow) {
     const end = subtreeEnd(node.path);
+    // Parenthesized: it is also negated, and NOT binds tighter than AND.
     const inSubtree = (column: 'n.path' | 'd.path' | 'b.path') =>
-      sql<boolean>`${sql.ref(column)} >= ${node.path} and ${sql.ref(column)} < ${end}`;
+      sql<boolean>`(${sql.ref(column)} >= ${node.path} and ${sql.ref(column)} < ${end})`;
     const derivatives = await tx
       .selectFrom('node_links as l')
       .innerJoin('nodes as n', 'n.id', 'l.from_id')
@@ -184,7 +185,7 @@ export class NodeTreeRepository {
       .select('d.id')
       .where('l.kind', '=', 'dependant')
       .where(inSubtree('b.path'))
-      .where(sql<boolean>`not (d.path >= ${node.path} and d.path < ${end})`)
+      .where((eb) => eb.not(inSubtree('d.path')))
       .where('d.trashed_at', 'is', null)
       .limit(1)
       .executeTakeFirst();
