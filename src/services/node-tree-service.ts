@@ -28,7 +28,7 @@ export class NodeTreeService {
   }
 
   async move(principal: Principal, nodeId: string, targetId: string, force: boolean): Promise<NodeRow> {
-    await this.nodes.authorize(principal, nodeId, 'edit');
+    const seen = await this.nodes.authorize(principal, nodeId, 'edit');
     const target = await this.region.nodes.findWithAccess(principal.orgId, targetId, principal.userId);
     if (!target) {
       if (await this.existsInOtherRegion(targetId)) throw new ApiError('NodesInDifferentRegions');
@@ -40,13 +40,10 @@ export class NodeTreeService {
     const { tree } = this.region;
     try {
       return await tree.transaction(async (tx) => {
-        // Re-read both rows inside the transaction: a concurrent move may have changed their paths.
-        const [first, second] = [nodeId, targetId].sort();
-        const locked = new Map<string, NodeRow | undefined>();
-        locked.set(first as string, await tree.lock(tx, first as string));
-        locked.set(second as string, await tree.lock(tx, second as string));
-        const node = locked.get(nodeId);
-        const parent = locked.get(targetId);
+        // Fresh rows under lock: a concurrent change may have moved or trashed either branch.
+        const locked = await tree.lockBranches(tx, [seen, target.node]);
+        const node = locked?.get(nodeId);
+        const parent = locked?.get(targetId);
         if (!node || !parent || node.trashed_at || parent.trashed_at) {
           throw new ApiError('MoveNodeFailed', 'The node or the target changed while moving');
         }
@@ -91,11 +88,11 @@ export class NodeTreeService {
   }
 
   async softDelete(principal: Principal, nodeId: string): Promise<void> {
-    await this.nodes.authorize(principal, nodeId, 'delete');
+    const seen = await this.nodes.authorize(principal, nodeId, 'delete');
     const { tree } = this.region;
     try {
       await tree.transaction(async (tx) => {
-        const node = await tree.lock(tx, nodeId);
+        const node = (await tree.lockBranches(tx, [seen]))?.get(nodeId);
         if (!node || node.trashed_at) throw new ApiError('DeleteNodeFailed', 'The node changed while deleting');
         const facts = await tree.deleteFacts(tx, node);
         const refusal = checkSoftDelete({ kind: node.kind as NodeKind, ...facts });
@@ -122,10 +119,11 @@ export class NodeTreeService {
     const { tree } = this.region;
     try {
       return await tree.transaction(async (tx) => {
-        // The organization row serializes quota checks: two restores cannot both fit the same free bytes.
-        await tree.lock(tx, node.org_id);
-        // A concurrent restore, hard delete or purge may have taken the entry since it was read.
-        const current = await tree.lock(tx, node.id);
+        // The organization row, held exclusively, serializes quota checks: two restores cannot
+        // both fit the same free bytes. A concurrent restore, hard delete or purge may have taken
+        // the entry since it was read.
+        const locked = await tree.lockBranches(tx, [{ id: node.org_id, path: `/${node.org_id}/` }, node]);
+        const current = locked?.get(node.id);
         if (!current || current.trash_root_id !== current.id) {
           throw new ApiError('RestoreNodeFailed', 'The node changed while restoring');
         }

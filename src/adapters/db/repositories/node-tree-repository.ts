@@ -45,6 +45,33 @@ export class NodeTreeRepository {
     return (this.dialect === 'postgres' ? query.forUpdate() : query).executeTakeFirst();
   }
 
+  /**
+   * Locks the nodes a tree change writes (FOR UPDATE) and every ancestor of theirs (FOR KEY
+   * SHARE), top down, so that changes of one branch queue in one order: a soft delete holds its
+   * root FOR UPDATE, and a move or restore below that root waits for it or it for them, never
+   * working from rows the other has changed. Returns the fresh written rows, or undefined when
+   * one is gone or its path changed since the caller read it (the caller refuses; a retry works).
+   */
+  async lockBranches(tx: Tx, written: { id: string; path: string }[]): Promise<Map<string, NodeRow> | undefined> {
+    const locks = new Map<string, { depth: number; exclusive: boolean }>();
+    for (const node of written) {
+      pathIds(node.path).forEach((id, depth) => {
+        locks.set(id, { depth, exclusive: id === node.id || (locks.get(id)?.exclusive ?? false) });
+      });
+    }
+    const order = [...locks].sort(([a, x], [b, y]) => x.depth - y.depth || (a < b ? -1 : a > b ? 1 : 0));
+    const fresh = new Map<string, NodeRow>();
+    for (const [id, { exclusive }] of order) {
+      const query = tx.selectFrom('nodes').selectAll().where('id', '=', id);
+      // SQLite serializes writers already; on PostgreSQL the row locks order concurrent tree changes.
+      const locked = this.dialect !== 'postgres' ? query : exclusive ? query.forUpdate() : query.forKeyShare();
+      const row = await locked.executeTakeFirst();
+      if (exclusive && row) fresh.set(id, row);
+    }
+    const unchanged = written.every((node) => fresh.get(node.id)?.path === node.path);
+    return unchanged ? fresh : undefined;
+  }
+
   /** Derivatives and sources of a node that are not in the trash. */
   async links(tx: Tx, id: string): Promise<{ derivatives: NodeRow[]; sources: NodeRow[] }> {
     const derivatives = await tx
