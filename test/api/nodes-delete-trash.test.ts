@@ -43,10 +43,10 @@ describe('DELETE /v1/nodes/{nodeId}, GET /v1/trash and PATCH /v1/nodes/{nodeId}/
     ((await org.admin.get(`/v1/nodes/${parentId}/browse`)).body as { id: string }[]).map((node) => node.id);
   const trashIds = async () => ((await org.admin.get('/v1/trash')).body as { id: string }[]).map((node) => node.id);
 
-  async function expectRefused(send: () => Promise<ApiResponse>, error: string) {
+  async function expectRefused(send: () => Promise<ApiResponse>, error: string, status = 409) {
     const { response, before, after } = await requestBetweenSnapshots(t, org, send);
-    expect(response.body).toMatchObject({ statusCode: 409, error });
-    expect(response.status).toBe(409);
+    expect(response.body).toMatchObject({ statusCode: status, error });
+    expect(response.status).toBe(status);
     expect(after).toEqual(before);
     return response.body;
   }
@@ -69,8 +69,9 @@ describe('DELETE /v1/nodes/{nodeId}, GET /v1/trash and PATCH /v1/nodes/{nodeId}/
       const trash = (await org.admin.get('/v1/trash')).body as { id: string; trashedAt: string }[];
       expect(trash.map((node) => node.id)).toEqual([folder]);
       expect(trash[0]?.trashedAt).toEqual(expect.any(String));
-      // A trashed node is not deleted a second time.
-      expect((await remove(folder)).status).toBe(404);
+      // A trashed node is not deleted a second time, nor its descendants.
+      await expectRefused(() => remove(folder), 'Not Found', 404);
+      await expectRefused(() => remove(item), 'Not Found', 404);
     });
 
     it('NodeHasDerivatives lists the derivatives outside the subtree; with them inside it goes', async () => {
@@ -171,6 +172,14 @@ describe('DELETE /v1/nodes/{nodeId}, GET /v1/trash and PATCH /v1/nodes/{nodeId}/
 
       expect((await remove(second)).status).toBe(204);
       expect((await restore(first)).status).toBe(200);
+
+      // With the quota lowered below what is in use, a restore adding bytes is refused, an empty folder comes back.
+      await t.admin.setOrganizationLimits(org.orgId, { storageQuota: 500 });
+      const empty = await createNode(org, quotaSite, 'folder', 'Empty');
+      const tiny = await data(quotaSite, { name: 'Tiny', size_bytes: 1 });
+      for (const id of [empty, tiny]) expect((await remove(id)).status).toBe(204);
+      await expectRefused(() => restore(tiny), 'StorageLimitExceeded');
+      expect((await restore(empty)).status).toBe(200);
     });
 
     it('RestoreNodeFailed for an active node, a descendant trashed with its root, and under a trashed parent', async () => {

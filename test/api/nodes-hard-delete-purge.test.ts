@@ -65,8 +65,14 @@ describe('DELETE /v1/nodes/{nodeId}/hard', () => {
     expect(await rowsOf(t, org, tree.subtree)).toEqual({ nodes: 0, memberships: 0, links: 0, thumbnails: 0 });
     expect(await rowsOf(t, org, survivors)).toEqual({ ...survivorRows, links: 0 });
     expect((await org.admin.get('/v1/trash')).body).toEqual([]);
-    expect((await org.admin.patch(`/v1/nodes/${tree.folder}/restore`)).status).toBe(404);
-    expect((await org.admin.delete(`/v1/nodes/${tree.folder}/hard`)).status).toBe(404);
+    for (const send of [
+      () => org.admin.patch(`/v1/nodes/${tree.folder}/restore`),
+      () => org.admin.delete(`/v1/nodes/${tree.folder}/hard`),
+    ]) {
+      const { response, before, after } = await requestBetweenSnapshots(t, org, send);
+      expect(response.status).toBe(404);
+      expect(after).toEqual(before);
+    }
   });
 
   it('409 NoNodeRemoved for an active node and for a descendant trashed only with its root', async () => {

@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import {
   type ApiResponse,
@@ -86,12 +87,18 @@ describe('PATCH /v1/nodes/{nodeId}/move/{newParentId}: links and hierarchy rules
   describe('DataBundleLinkedToTwin', () => {
     it('refuses moving a bundle away from its twin, and allows moving both together', async () => {
       const folder = await createNode(org, site, 'folder');
-      const holder = await createNode(org, site, 'folder', 'Holder');
-      const bundle = await data(holder, 'dataBundle');
-      const twin = await data(site, 'twin');
-      await link(t, org, 'twin', bundle, twin);
-      await expectRefused(() => move(bundle, folder), 'DataBundleLinkedToTwin');
-      await expectRefused(() => move(holder, folder), 'DataBundleLinkedToTwin');
+      // Twins whose paths sort before and after the bundle's: subtree checks are path ranges.
+      let bundle = '';
+      for (const end of ['0', 'f'] as const) {
+        const holder = await createNode(org, site, 'folder', `Holder ${end}`);
+        bundle = await data(holder, 'dataBundle');
+        const twinId = `${end.repeat(8)}${randomUUID().slice(8)}`;
+        const siteRow = await nodeRow(t, org, site);
+        await insertDataNode(t, org, site, { kind: 'twin', id: twinId, path: `${siteRow?.path}${twinId}/` });
+        await link(t, org, 'twin', bundle, twinId);
+        await expectRefused(() => move(bundle, folder), 'DataBundleLinkedToTwin');
+        await expectRefused(() => move(holder, folder), 'DataBundleLinkedToTwin');
+      }
 
       // The whole site moves with bundle and twin inside it.
       const otherDivision = await createNode(org, org.orgId, 'division', 'Other');

@@ -62,8 +62,9 @@ export class NodeTreeRepository {
     const order = [...locks].sort(([a, x], [b, y]) => x.depth - y.depth || (a < b ? -1 : a > b ? 1 : 0));
     const fresh = new Map<string, NodeRow>();
     for (const [id, { exclusive }] of order) {
+      // SQLite serializes writers already: there, reading the written rows is enough.
+      if (this.dialect !== 'postgres' && !exclusive) continue;
       const query = tx.selectFrom('nodes').selectAll().where('id', '=', id);
-      // SQLite serializes writers already; on PostgreSQL the row locks order concurrent tree changes.
       const locked = this.dialect !== 'postgres' ? query : exclusive ? query.forUpdate() : query.forKeyShare();
       const row = await locked.executeTakeFirst();
       if (exclusive && row) fresh.set(id, row);
