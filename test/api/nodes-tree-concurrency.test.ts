@@ -31,6 +31,20 @@ describe('concurrent move, soft delete and restore', () => {
       .execute();
   }
 
+  /** Every path is its parent's path and its own id: no cycle, no stale prefix. */
+  async function expectTruePaths() {
+    const rows = await t.platform.regions[org.region].store.db
+      .selectFrom('nodes')
+      .selectAll()
+      .where('org_id', '=', org.orgId)
+      .execute();
+    const byId = new Map(rows.map((row) => [row.id, row]));
+    for (const row of rows) {
+      const parent = row.parent_id ? byId.get(row.parent_id) : undefined;
+      expect(row.path).toBe(parent ? `${parent.path}${row.id}/` : `/${row.id}/`);
+    }
+  }
+
   it('a move into a subtree being trashed either lands in the trash with it or is refused', async () => {
     const division = await createNode(org, org.orgId, 'division');
     for (let round = 0; round < 12; round += 1) {
@@ -48,6 +62,28 @@ describe('concurrent move, soft delete and restore', () => {
     }
   });
 
+  it('a folder created while an ancestor moves or goes to the trash keeps a true path', async () => {
+    const division = await createNode(org, org.orgId, 'division');
+    const elsewhere = await createNode(org, org.orgId, 'division', 'Elsewhere');
+    for (let round = 0; round < 12; round += 1) {
+      const moved = await createNode(org, division, 'folder', `Moved ${round}`);
+      const doomed = await createNode(org, division, 'folder', `Doomed ${round}`);
+      const [underMoved, underDoomed] = await Promise.all(
+        [moved, doomed].map(async (id) => createNode(org, await createNode(org, id, 'folder'), 'folder')),
+      );
+      const [move, trash, ...creations] = await Promise.all([
+        org.admin.patch(`/v1/nodes/${moved}/move/${elsewhere}`),
+        org.admin.delete(`/v1/nodes/${doomed}`),
+        org.admin.post(`/v1/nodes/${underMoved}/folder`, { name: 'New' }),
+        org.admin.post(`/v1/nodes/${underDoomed}/folder`, { name: 'New' }),
+      ]);
+      expect([move.status, trash.status]).toEqual([200, 204]);
+      for (const created of creations) expect([201, 404]).toContain(created.status);
+      expect(await orphans()).toEqual([]);
+      await expectTruePaths();
+    }
+  });
+
   it('two folders moved into each other at once never form a cycle', async () => {
     const division = await createNode(org, org.orgId, 'division');
     for (let round = 0; round < 12; round += 1) {
@@ -60,16 +96,7 @@ describe('concurrent move, soft delete and restore', () => {
         org.admin.patch(`/v1/nodes/${right}/move/${underLeft}`),
       ]);
       expect([first.status, second.status].sort()).toEqual([200, 409]);
-      const rows = await t.platform.regions[org.region].store.db
-        .selectFrom('nodes')
-        .selectAll()
-        .where('org_id', '=', org.orgId)
-        .execute();
-      const byId = new Map(rows.map((row) => [row.id, row]));
-      for (const row of rows) {
-        const parent = row.parent_id ? byId.get(row.parent_id) : undefined;
-        expect(row.path).toBe(parent ? `${parent.path}${row.id}/` : `/${row.id}/`);
-      }
+      await expectTruePaths();
     }
   });
 
