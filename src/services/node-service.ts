@@ -1,6 +1,7 @@
 import { createHash, randomUUID } from 'node:crypto';
+import type { Transaction } from 'kysely';
 import type { NameMatch } from '../adapters/db/repositories/node-repository.js';
-import type { NodeRow } from '../adapters/db/schema.js';
+import type { NodeRow, RegionalSchema } from '../adapters/db/schema.js';
 import type { Permission } from '../domain/access/permissions.js';
 import { ApiError, validationError } from '../domain/errors.js';
 import { allowsChild, type NodeKind } from '../domain/nodes/hierarchy.js';
@@ -33,7 +34,18 @@ export class NodeService {
   }
 
   async create(principal: Principal, parentId: string, kind: NodeKind, name: string, address?: string): Promise<NodeRow> {
-    const parent = await this.authorize(principal, parentId, kind === 'division' ? 'manage' : 'edit');
+    const seen = await this.authorize(principal, parentId, kind === 'division' ? 'manage' : 'edit');
+    const { tree } = this.region;
+    // From the parent's fresh row under a branch lock: a concurrent move or soft delete of an
+    // ancestor would otherwise leave the child with a stale path, or active under the trash.
+    return tree.transaction(async (tx) => {
+      const parent = await tree.lockForChild(tx, seen);
+      if (!parent || parent.trashed_at) throw new ApiError('NotFound', 'Node not found');
+      return this.insertChild(tx, parent, kind, name, address);
+    });
+  }
+
+  private async insertChild(tx: Transaction<RegionalSchema>, parent: NodeRow, kind: NodeKind, name: string, address?: string) {
     if (!allowsChild({ kind: parent.kind as NodeKind, inSite: parent.site_id !== null }, kind)) {
       throw new ApiError('DoesNotMeetHierarchyConstraints', `A ${parent.kind} cannot hold a ${kind}`);
     }
@@ -62,7 +74,7 @@ export class NodeService {
       created_at: now,
       updated_at: now,
     };
-    await this.region.nodes.insert(row);
+    await this.region.nodes.insert(row, tx);
     return row;
   }
 

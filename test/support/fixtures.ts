@@ -227,4 +227,28 @@ export function expectNoInternals(body: unknown): void {
   for (const leak of leaks) {
     if (leak.test(text)) throw new Error(`response body leaks internals (${leak}): ${text.slice(0, 300)}`);
   }
+
+/** Creates a division, site or folder through the API and returns its id; throws on anything but 201. */
+export async function createNode(
+  org: OrgFixture,
+  parentId: string,
+  kind: 'division' | 'site' | 'folder',
+  name: string = kind,
+): Promise<string> {
+  const body = kind === 'site' ? { name, address: '1 Main St' } : { name };
+  const response = await org.admin.post(`/v1/nodes/${parentId}/${kind}`, body);
+  if (response.status !== 201) throw new Error(`create ${kind} failed: ${response.status} ${JSON.stringify(response.body)}`);
+  return response.body.id as string;
+}
+
+/** Sends a request between two snapshots of the organization: a refused request must leave them equal. */
+export async function requestBetweenSnapshots(t: TestPlatform, org: OrgFixture, send: () => Promise<ApiResponse>) {
+  const before = await snapshot(t, org);
+  const response = await send();
+  return { response, before, after: await snapshot(t, org) };
+}
+
+/** The stored row of a node, trashed or not, or undefined once it is removed. */
+export function nodeRow(t: TestPlatform, org: OrgFixture, nodeId: string): Promise<NodeRow | undefined> {
+  return t.platform.regions[org.region].nodes.findById(nodeId);
 }
