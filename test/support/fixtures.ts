@@ -142,7 +142,7 @@ export async function insertDataNode(
   const region = t.platform.regions[org.region];
   const parent = await region.nodes.findById(parentId);
   if (!parent) throw new Error('parent not found');
-  const id = randomUUID();
+  const id = fields.id ?? randomUUID();
   const now = new Date().toISOString();
   const name = fields.name ?? `${fields.kind} ${id.slice(0, 4)}`;
   const row: NodeRow = {
@@ -187,7 +187,8 @@ export async function snapshot(t: TestPlatform, org: OrgFixture) {
   const nodes = await db.selectFrom('nodes').selectAll().where('org_id', '=', org.orgId).orderBy('id').execute();
   const memberships = await db.selectFrom('memberships').selectAll().orderBy('node_id').orderBy('principal_id').execute();
   const thumbnails = await db.selectFrom('node_thumbnails').select(['node_id', 'etag']).orderBy('node_id').execute();
-  return { nodes, memberships, thumbnails };
+  const links = await db.selectFrom('node_links').selectAll().orderBy('from_id').orderBy('kind').orderBy('to_id').execute();
+  return { nodes, memberships, thumbnails, links };
 }
 
 /** The Authorization header of HTTP Basic client authentication: base64(client_id:client_secret). */
@@ -227,6 +228,7 @@ export function expectNoInternals(body: unknown): void {
   for (const leak of leaks) {
     if (leak.test(text)) throw new Error(`response body leaks internals (${leak}): ${text.slice(0, 300)}`);
   }
+}
 
 /** Creates a division, site or folder through the API and returns its id; throws on anything but 201. */
 export async function createNode(
