@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { newNodeRow } from '../adapters/db/repositories/node-rows.js';
 import { DEFAULT_ROLES, ORGANIZATION_ADMIN_ROLE } from '../domain/access/permissions.js';
 import { normalizeScopes } from '../domain/access/scopes.js';
 import { ApiError, validationError } from '../domain/errors.js';
@@ -48,28 +49,7 @@ export class AdminService {
     const region = this.platform.regions[input.region];
     // The regional root first: an organization row never points at a region that lacks its node.
     await region.store.db.transaction().execute(async (tx) => {
-      await region.nodes.insert(
-        {
-          id,
-          org_id: id,
-          parent_id: null,
-          kind: 'organization',
-          name: input.name,
-          name_key: input.name.toLowerCase(),
-          address: null,
-          site_id: null,
-          path: `/${id}/`,
-          depth: 0,
-          size_bytes: 0,
-          is_processing: 0,
-          is_failed: 0,
-          trashed_at: null,
-          trash_root_id: null,
-          created_at: now,
-          updated_at: now,
-        },
-        tx,
-      );
+      await region.nodes.insert(newNodeRow(null, { id, kind: 'organization', name: input.name, now }), tx);
       const roles = DEFAULT_ROLES.map((role) => ({
         id: randomUUID(),
         org_id: id,

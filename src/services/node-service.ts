@@ -1,6 +1,7 @@
 import { createHash, randomUUID } from 'node:crypto';
 import type { Transaction } from 'kysely';
 import type { NameMatch } from '../adapters/db/repositories/node-repository.js';
+import { newNodeRow } from '../adapters/db/repositories/node-rows.js';
 import type { NodeRow, RegionalSchema } from '../adapters/db/schema.js';
 import type { Permission } from '../domain/access/permissions.js';
 import { ApiError, validationError } from '../domain/errors.js';
@@ -53,27 +54,7 @@ export class NodeService {
     if (parent.depth + 1 > maxDepth) {
       throw new ApiError('MaxDepthExceeded', `A node at depth ${parent.depth + 1} would exceed the maximum of ${maxDepth}`);
     }
-    const id = randomUUID();
-    const now = this.platform.clock.now().toISOString();
-    const row: NodeRow = {
-      id,
-      org_id: parent.org_id,
-      parent_id: parent.id,
-      kind,
-      name,
-      name_key: name.toLowerCase(),
-      address: kind === 'site' ? (address ?? null) : null,
-      site_id: kind === 'site' ? id : parent.site_id,
-      path: `${parent.path}${id}/`,
-      depth: parent.depth + 1,
-      size_bytes: 0,
-      is_processing: 0,
-      is_failed: 0,
-      trashed_at: null,
-      trash_root_id: null,
-      created_at: now,
-      updated_at: now,
-    };
+    const row = newNodeRow(parent, { kind, name, address, now: this.platform.clock.now().toISOString() });
     await this.region.nodes.insert(row, tx);
     return row;
   }

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { NodeRow } from '../../src/adapters/db/schema.js';
+import { newNodeRow } from '../../src/adapters/db/repositories/node-rows.js';
 import { type ApiResponse, createOrg, createTree, expectNoInternals, type OrgFixture, snapshot } from '../support/fixtures.js';
 import { startPlatform, type TestPlatform } from '../support/platform.js';
 
@@ -121,29 +121,11 @@ describe('error responses', () => {
   it('clamps a large list limit to 500 instead of refusing it', async () => {
     const region = t.platform.regions[org.region];
     const now = new Date().toISOString();
-    const rows: NodeRow[] = Array.from({ length: 505 }, (_, index) => {
-      const id = randomUUID();
-      const name = `Bulk ${String(index).padStart(3, '0')}`;
-      return {
-        id,
-        org_id: org.orgId,
-        parent_id: tree.divisionId,
-        kind: 'folder',
-        name,
-        name_key: name.toLowerCase(),
-        address: null,
-        site_id: null,
-        path: `/${org.orgId}/${tree.divisionId}/${id}/`,
-        depth: 2,
-        size_bytes: 0,
-        is_processing: 0,
-        is_failed: 0,
-        trashed_at: null,
-        trash_root_id: null,
-        created_at: now,
-        updated_at: now,
-      };
-    });
+    const division = await region.nodes.findById(tree.divisionId);
+    if (!division) throw new Error('division not found');
+    const rows = Array.from({ length: 505 }, (_, index) =>
+      newNodeRow(division, { kind: 'folder', name: `Bulk ${String(index).padStart(3, '0')}`, now }),
+    );
     await region.store.db.insertInto('nodes').values(rows).execute();
     const clamped = await org.admin.get(`/v1/nodes/${tree.divisionId}/browse?limit=100000`);
     expect(clamped.status).toBe(200);

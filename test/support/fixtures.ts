@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { newNodeRow } from '../../src/adapters/db/repositories/node-rows.js';
 import type { NodeRow } from '../../src/adapters/db/schema.js';
 import type { Region } from '../../src/domain/regions.js';
 import type { TestPlatform } from './platform.js';
@@ -142,28 +143,14 @@ export async function insertDataNode(
   const region = t.platform.regions[org.region];
   const parent = await region.nodes.findById(parentId);
   if (!parent) throw new Error('parent not found');
-  const id = fields.id ?? randomUUID();
-  const now = new Date().toISOString();
-  const name = fields.name ?? `${fields.kind} ${id.slice(0, 4)}`;
-  const row: NodeRow = {
-    id,
-    org_id: parent.org_id,
-    parent_id: parent.id,
+  const name = fields.name ?? `${fields.kind} ${randomUUID().slice(0, 4)}`;
+  const base = newNodeRow(parent, {
+    kind: fields.kind,
     name,
-    name_key: name.toLowerCase(),
-    address: null,
-    site_id: parent.site_id,
-    path: `${parent.path}${id}/`,
-    depth: parent.depth + 1,
-    size_bytes: 0,
-    is_processing: 0,
-    is_failed: 0,
-    trashed_at: null,
-    trash_root_id: null,
-    created_at: now,
-    updated_at: now,
-    ...fields,
-  };
+    now: new Date().toISOString(),
+    ...(fields.id ? { id: fields.id } : {}),
+  });
+  const row: NodeRow = { ...base, ...fields, name, name_key: name.toLowerCase() };
   await region.nodes.insert(row);
   return row;
 }

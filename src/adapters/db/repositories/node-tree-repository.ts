@@ -96,23 +96,16 @@ export class NodeTreeRepository {
 
   /** Derivatives and sources of a node that are not in the trash. */
   async links(tx: Tx, id: string): Promise<{ derivatives: NodeRow[]; sources: NodeRow[] }> {
-    const derivatives = await tx
-      .selectFrom('node_links as l')
-      .innerJoin('nodes as n', 'n.id', 'l.to_id')
-      .selectAll('n')
-      .where('l.kind', '=', 'derivative')
-      .where('l.from_id', '=', id)
-      .where('n.trashed_at', 'is', null)
-      .execute();
-    const sources = await tx
-      .selectFrom('node_links as l')
-      .innerJoin('nodes as n', 'n.id', 'l.from_id')
-      .selectAll('n')
-      .where('l.kind', '=', 'derivative')
-      .where('l.to_id', '=', id)
-      .where('n.trashed_at', 'is', null)
-      .execute();
-    return { derivatives, sources };
+    const linked = (from: 'from_id' | 'to_id', to: 'from_id' | 'to_id') =>
+      tx
+        .selectFrom('node_links as l')
+        .innerJoin('nodes as n', 'n.id', `l.${to}`)
+        .selectAll('n')
+        .where('l.kind', '=', 'derivative')
+        .where(`l.${from}`, '=', id)
+        .where('n.trashed_at', 'is', null)
+        .execute();
+    return { derivatives: await linked('from_id', 'to_id'), sources: await linked('to_id', 'from_id') };
   }
 
   async subtreeShape(tx: Tx, path: string): Promise<{ maxDepth: number; hasSite: boolean; hasData: boolean }> {
