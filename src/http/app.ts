@@ -9,6 +9,7 @@ import { TokenEndpoint } from '../oauth/token-endpoint.js';
 import type { Platform } from '../platform.js';
 import { authApp, wellKnownApp } from './auth-app.js';
 import { frameworkErrors, registerErrorHandling } from './plugins/errors.js';
+import { registerJsonBodyParser } from './plugins/json-body.js';
 import { regionApp } from './region-app.js';
 
 /**
@@ -49,6 +50,7 @@ export async function buildApp(platform: Platform, options: BuildOptions = {}): 
     schemaController: { compilersFactory: { buildValidator: buildValidator as unknown as ValidatorFactory } },
   });
   registerErrorHandling(app);
+  registerJsonBodyParser(app);
 
   const issuer = issuerOf(config.publicUrl);
   const keys = await SigningKeys.load(platform.tokens, clock);

@@ -24,11 +24,12 @@ export interface GrantContext {
 
 type Grant = (context: GrantContext) => Promise<TokenSet>;
 
-/** RFC 6749 section 3.2: parameters must not be included more than once. */
+/** RFC 6749 section 3.2: parameters must not be included more than once; none may hold a NUL (the store cannot). */
 function singleValued(body: Record<string, string | string[] | undefined>): Record<string, string | undefined> {
   const form: Record<string, string | undefined> = {};
   for (const [name, value] of Object.entries(body)) {
     if (Array.isArray(value)) throw new OAuthError('invalid_request', `The parameter ${name} is included more than once`);
+    if (value?.includes('\u0000')) throw new OAuthError('invalid_request', `The parameter ${name} contains a NUL character`);
     form[name] = value;
   }
   return form;

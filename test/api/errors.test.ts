@@ -1,7 +1,15 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { newNodeRow } from '../../src/adapters/db/repositories/node-rows.js';
-import { type ApiResponse, createOrg, createTree, expectNoInternals, type OrgFixture, snapshot } from '../support/fixtures.js';
+import {
+  type ApiResponse,
+  createOrg,
+  createTree,
+  expectNoInternals,
+  type OrgFixture,
+  requestToken,
+  snapshot,
+} from '../support/fixtures.js';
 import { startPlatform, type TestPlatform } from '../support/platform.js';
 
 /** DESIGN.md section 4: one body shape, and never an internal detail in it. */
@@ -137,5 +145,43 @@ describe('error responses', () => {
     for (const query of ['limit=0', 'limit=-1', 'limit=abc', 'offset=-1', 'sort=name']) {
       expectErrorBody(await org.admin.get(`/v1/nodes/${tree.divisionId}/browse?${query}`), 400, 'ValidationError');
     }
+  });
+});
+
+describe('NUL characters', () => {
+  let t: TestPlatform;
+  let org: OrgFixture;
+  beforeAll(async () => {
+    t = await startPlatform();
+    org = await createOrg(t);
+  });
+  afterAll(() => t.close());
+
+  it('are refused in any JSON string or key, on every store alike, and nothing is stored', async () => {
+    const tree = await createTree(org);
+    const before = await snapshot(t, org);
+    for (const body of ['{"name":"a\\u0000b"}', '{"name":"ok","x\\u0000":1}']) {
+      const response = await org.admin.request('POST', `/v1/nodes/${tree.siteId}/folder`, body, {
+        'content-type': 'application/json',
+      });
+      expect(response.status).toBe(400);
+      expect(response.body.error).toBe('ValidationError');
+      expect(response.body.message).toContain('NUL');
+    }
+    expect(await snapshot(t, org)).toEqual(before);
+  });
+
+  it('are refused in token request parameters', async () => {
+    const response = await requestToken(t, { grant_type: 'client_credentials', client_id: 'a\u0000b', client_secret: 'x' });
+    expect(response.status).toBe(400);
+    expect(response.body.error).toBe('invalid_request');
+  });
+
+  it('keep prototype poisoning refused', async () => {
+    const tree = await createTree(org);
+    const response = await org.admin.request('POST', `/v1/nodes/${tree.siteId}/folder`, '{"name":"p","__proto__":{"x":1}}', {
+      'content-type': 'application/json',
+    });
+    expect(response.status).toBe(400);
   });
 });

@@ -2,19 +2,16 @@ import { type Static, Type } from '@sinclair/typebox';
 import type { NodeRow } from '../../../adapters/db/schema.js';
 import { NODE_KINDS } from '../../../domain/nodes/hierarchy.js';
 
-// No NUL: PostgreSQL text cannot store it, so it is refused on every store alike.
-const NO_NUL = '^[^\\u0000]*$';
+// NUL characters are refused for every JSON body by http/plugins/json-body.ts.
 export const Name = Type.String({
   minLength: 1,
   maxLength: 255,
-  pattern: NO_NUL,
-  description: '1 to 255 characters (code points), stored as given; no NUL character',
+  description: '1 to 255 characters (code points), stored as given',
 });
 export const Address = Type.String({
   minLength: 1,
   maxLength: 255,
-  pattern: NO_NUL,
-  description: 'Site address, 1 to 255 characters (code points); no NUL character',
+  description: 'Site address, 1 to 255 characters (code points)',
 });
 export const NodeKindSchema = Type.Union(
   NODE_KINDS.map((kind) => Type.Literal(kind)),
