@@ -1,7 +1,7 @@
 import { parentPath, toMoveNode } from '../adapters/db/repositories/node-tree-repository.js';
 import type { NodeRow } from '../adapters/db/schema.js';
 import { ApiError } from '../domain/errors.js';
-import { checkSoftDelete, fitsQuota, trashCutoff } from '../domain/nodes/delete.js';
+import { checkDeletableKind, checkSoftDelete, fitsQuota, trashCutoff } from '../domain/nodes/delete.js';
 import { isMovableKind, type NodeKind } from '../domain/nodes/hierarchy.js';
 import { checkMove } from '../domain/nodes/move.js';
 import { REGIONS } from '../domain/regions.js';
@@ -89,6 +89,9 @@ export class NodeTreeService {
 
   async softDelete(principal: Principal, nodeId: string): Promise<void> {
     const seen = await this.nodes.authorize(principal, nodeId, 'delete');
+    // The organization is refused at once: its facts would be a scan of the whole tree.
+    const kindRefusal = checkDeletableKind(seen.kind as NodeKind);
+    if (kindRefusal) throw new ApiError(kindRefusal.code, kindRefusal.message);
     const { tree } = this.region;
     try {
       await tree.transaction(async (tx) => {

@@ -7,6 +7,7 @@ import { REGIONS, type Region } from '../../src/domain/regions.js';
 import { startPlatform, type TestPlatform } from '../support/platform.js';
 
 type Operation = {
+  operationId?: string;
   tags?: string[];
   summary?: string;
   security?: Record<string, string[]>[];
@@ -107,10 +108,14 @@ describe('the OpenAPI document of each regional API', () => {
     }
   });
 
-  it('gives every operation tags, a summary, a success response and exactly one OAuth scope', () => {
+  it('gives every operation a unique operationId, tags, a summary, a success response and exactly one OAuth scope', () => {
     const flows = Object.values(documents.eu.components.securitySchemes.oauth2.flows);
     expect(flows.length).toBeGreaterThan(0);
+    const operationIds = new Set<string>();
     for (const { operation, name } of operations(documents.eu)) {
+      expect(operation.operationId, name).toMatch(/^[a-z][A-Za-z]+$/);
+      expect(operationIds.has(operation.operationId as string), `${name}: duplicate operationId`).toBe(false);
+      operationIds.add(operation.operationId as string);
       expect(operation.tags?.length, name).toBeGreaterThan(0);
       expect(operation.summary, name).toMatch(/\S/);
       expect(

@@ -18,11 +18,15 @@ export interface Refusal {
   extra?: Record<string, unknown>;
 }
 
+/** Kinds that are never deleted: decided before any fact about the subtree is gathered. */
+export function checkDeletableKind(kind: NodeKind): Refusal | null {
+  return kind === 'organization' ? { code: 'DeleteNodeFailed', message: 'The organization node cannot be deleted' } : null;
+}
+
 /** The first rule a soft delete breaks, or null when the subtree may go to the trash. */
 export function checkSoftDelete(facts: DeleteFacts): Refusal | null {
-  if (facts.kind === 'organization') {
-    return { code: 'DeleteNodeFailed', message: 'The organization node cannot be deleted' };
-  }
+  const kindRefusal = checkDeletableKind(facts.kind);
+  if (kindRefusal) return kindRefusal;
   if (facts.derivatives.length > 0) {
     return { code: 'NodeHasDerivatives', extra: { derivatives: facts.derivatives } };
   }

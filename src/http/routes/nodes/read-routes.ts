@@ -37,6 +37,7 @@ export default async function readRoutes(app: RegionApp) {
       config: { scope: 'read:hierarchy' },
       schema: {
         tags: ['Nodes'],
+        operationId: 'searchNodes',
         summary: 'Search nodes by name and filters',
         description:
           'Name filters are searchNameQuery and searchNameMatch (default contains, case-insensitive); nameQuery and nameMatch are still accepted.',
@@ -65,6 +66,7 @@ export default async function readRoutes(app: RegionApp) {
       config: { scope: 'read:hierarchy' },
       schema: {
         tags: ['Nodes'],
+        operationId: 'browseNode',
         summary: "List a node's children",
         description: 'The organization id lists its divisions. Trashed children are not listed.',
         params: NodeIdParams,
@@ -85,6 +87,7 @@ export default async function readRoutes(app: RegionApp) {
       config: { scope: 'read:hierarchy' },
       schema: {
         tags: ['Nodes'],
+        operationId: 'getNode',
         summary: 'Get a node',
         params: NodeIdParams,
         response: { 200: NodeDetailSchema, ...errors(401, 403, 404) },
@@ -103,6 +106,7 @@ export default async function readRoutes(app: RegionApp) {
       config: { scope: 'read:hierarchy' },
       schema: {
         tags: ['Trash'],
+        operationId: 'listTrash',
         summary: 'List the trash',
         description: 'Nodes deleted with DELETE /v1/nodes/{nodeId}, newest first; their subtrees went with them.',
         querystring: Type.Object(Paging, { additionalProperties: false }),

@@ -33,6 +33,7 @@ export default async function thumbnailRoutes(app: RegionApp) {
       config: { scope: 'write:hierarchy' },
       schema: {
         tags: ['Nodes'],
+        operationId: 'setNodeThumbnail',
         summary: "Set a node's thumbnail",
         description: `Body: the image bytes, Content-Type one of ${IMAGE_TYPES.join(', ')}; the bytes must be of that type.`,
         params: NodeIdParams,
@@ -63,6 +64,7 @@ export default async function thumbnailRoutes(app: RegionApp) {
       config: { scope: 'read:hierarchy' },
       schema: {
         tags: ['Nodes'],
+        operationId: 'getNodeThumbnail',
         summary: "Get a node's thumbnail image",
         params: NodeIdParams,
         response: {
@@ -90,6 +92,7 @@ export default async function thumbnailRoutes(app: RegionApp) {
       config: { scope: 'write:hierarchy' },
       schema: {
         tags: ['Nodes'],
+        operationId: 'deleteNodeThumbnail',
         summary: "Delete a node's thumbnail",
         params: NodeIdParams,
         response: { 204: Type.Null(), ...errors(401, 403, 404) },

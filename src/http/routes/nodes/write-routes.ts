@@ -31,6 +31,7 @@ export default async function writeRoutes(app: RegionApp) {
         config: { scope: 'write:hierarchy' },
         schema: {
           tags: ['Nodes'],
+          operationId: `create${kind[0]?.toUpperCase()}${kind.slice(1)}`,
           summary,
           description: `Returns the full ${kind} object. 409 DoesNotMeetHierarchyConstraints or MaxDepthExceeded when the parent cannot hold it.`,
           params: ParentIdParams,
@@ -52,6 +53,7 @@ export default async function writeRoutes(app: RegionApp) {
       config: { scope: 'write:hierarchy' },
       schema: {
         tags: ['Nodes'],
+        operationId: 'updateNode',
         summary: 'Rename or update a node',
         params: NodeIdParams,
         body: UpdateBody,
@@ -67,6 +69,7 @@ export default async function writeRoutes(app: RegionApp) {
       config: { scope: 'write:hierarchy' },
       schema: {
         tags: ['Nodes'],
+        operationId: 'moveNode',
         summary: 'Move a node under a new parent',
         description: `Moves the node with its subtree, its derivatives and its sources. force (body or query) accepts a change of access. 409 codes: ${MOVE_CODES}.`,
         params: MoveParams,
@@ -88,6 +91,7 @@ export default async function writeRoutes(app: RegionApp) {
       config: { scope: 'write:hierarchy' },
       schema: {
         tags: ['Trash'],
+        operationId: 'deleteNode',
         summary: 'Move a node and its subtree to the trash',
         description:
           '409 NodeHasDerivatives (with derivatives[]), NodeNotInDeletableState (with isProcessing and isFailed), NodeHasBundleDependants or DeleteNodeFailed.',
@@ -107,6 +111,7 @@ export default async function writeRoutes(app: RegionApp) {
       config: { scope: 'write:hierarchy' },
       schema: {
         tags: ['Trash'],
+        operationId: 'restoreNode',
         summary: 'Restore a node from the trash',
         description:
           '409 StorageLimitExceeded when the restored bytes do not fit in the quota; RestoreNodeFailed when the node is not a trash entry or its parent is trashed.',
@@ -123,6 +128,7 @@ export default async function writeRoutes(app: RegionApp) {
       config: { scope: 'write:hierarchy' },
       schema: {
         tags: ['Trash'],
+        operationId: 'hardDeleteNode',
         summary: 'Delete a trashed node permanently',
         description: '409 NoNodeRemoved when the node is not in the trash in a removable state.',
         params: NodeIdParams,
