@@ -81,7 +81,7 @@ export class NodeService {
   /** A node with its active derivatives and sources, for GET /v1/nodes/{nodeId}. */
   async get(principal: Principal, nodeId: string) {
     const node = await this.authorize(principal, nodeId, 'read');
-    const { derivatives, sources } = await this.region.tree.transaction((tx) => this.region.tree.links(tx, node.id));
+    const { derivatives, sources } = await this.region.tree.readTransaction((tx) => this.region.tree.links(tx, node.id));
     return { node, derivatives, sources };
   }
 

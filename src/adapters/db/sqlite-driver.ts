@@ -1,0 +1,180 @@
+import type SQLite from 'better-sqlite3';
+import {
+  CompiledQuery,
+  type DatabaseConnection,
+  type Dialect,
+  type Driver,
+  type QueryResult,
+  SqliteAdapter,
+  SqliteIntrospector,
+  SqliteQueryCompiler,
+  type TransactionSettings,
+} from 'kysely';
+
+/** One better-sqlite3 connection, with its statements prepared once per SQL text. */
+class Session {
+  private readonly statements = new Map<string, SQLite.Statement>();
+
+  constructor(readonly database: SQLite.Database) {}
+
+  statement(source: string): SQLite.Statement {
+    let statement = this.statements.get(source);
+    if (!statement) {
+      statement = this.database.prepare(source);
+      if (this.statements.size > 2000) this.statements.clear();
+      this.statements.set(source, statement);
+    }
+    return statement;
+  }
+
+  run<R>(query: CompiledQuery): QueryResult<R> {
+    const statement = this.statement(query.sql);
+    const parameters = query.parameters as unknown[];
+    if (statement.reader) return { rows: statement.all(parameters) as R[] };
+    const { changes, lastInsertRowid } = statement.run(parameters);
+    return { numAffectedRows: BigInt(changes), insertId: BigInt(lastInsertRowid), rows: [] };
+  }
+}
+
+class Mutex {
+  private tail: Promise<void> = Promise.resolve();
+
+  /** Resolves with the release function once every earlier holder has released. */
+  lock(): Promise<() => void> {
+    let release!: () => void;
+    const held = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    const acquired = this.tail.then(() => release);
+    this.tail = this.tail.then(() => held);
+    return acquired;
+  }
+}
+
+/** A Kysely connection: bound to one session inside a transaction, routed per statement outside. */
+class RoutedConnection implements DatabaseConnection {
+  session: Session | undefined;
+  release: (() => void) | undefined;
+
+  constructor(private readonly driver: SqliteRoutingDriver) {}
+
+  async executeQuery<R>(query: CompiledQuery): Promise<QueryResult<R>> {
+    if (this.session) return this.session.run<R>(query);
+    return this.driver.runOutsideTransaction<R>(query);
+  }
+
+  async *streamQuery<R>(query: CompiledQuery): AsyncIterableIterator<QueryResult<R>> {
+    const session = this.session ?? this.driver.reader;
+    for (const row of session.statement(query.sql).iterate(query.parameters as unknown[])) yield { rows: [row as R] };
+  }
+}
+
+/**
+ * SQLite has one writer at a time, but with WAL any number of readers see the last committed state
+ * without waiting for it. So: writes and read-write transactions take turns on the writer
+ * connection; a read outside a transaction goes to the reader connection at once; a read-only
+ * transaction gets a consistent snapshot on a third connection. A long transaction (a large subtree
+ * move that yields between chunks) therefore never holds up reads of the rest of the tree.
+ */
+export class SqliteRoutingDriver implements Driver {
+  readonly reader: Session;
+  private readonly writer: Session;
+  private readonly snapshot: Session;
+  private readonly writeLock = new Mutex();
+  private readonly snapshotLock = new Mutex();
+  private readonly readOnly = new Map<string, boolean>();
+
+  constructor(open: () => SQLite.Database) {
+    this.writer = new Session(open());
+    this.reader = new Session(open());
+    this.snapshot = new Session(open());
+    this.reader.database.pragma('query_only = 1');
+    this.snapshot.database.pragma('query_only = 1');
+  }
+
+  async init(): Promise<void> {}
+
+  async acquireConnection(): Promise<DatabaseConnection> {
+    return new RoutedConnection(this);
+  }
+
+  async runOutsideTransaction<R>(query: CompiledQuery): Promise<QueryResult<R>> {
+    let readOnly = this.readOnly.get(query.sql);
+    if (readOnly === undefined) {
+      readOnly = this.reader.statement(query.sql).readonly;
+      if (this.readOnly.size > 2000) this.readOnly.clear();
+      this.readOnly.set(query.sql, readOnly);
+    }
+    if (readOnly) return this.reader.run<R>(query);
+    const release = await this.writeLock.lock();
+    try {
+      return this.writer.run<R>(query);
+    } finally {
+      release();
+    }
+  }
+
+  async beginTransaction(connection: DatabaseConnection, settings: TransactionSettings): Promise<void> {
+    const routed = connection as RoutedConnection;
+    const readOnly = settings.accessMode === 'read only';
+    routed.release = await (readOnly ? this.snapshotLock : this.writeLock).lock();
+    routed.session = readOnly ? this.snapshot : this.writer;
+    try {
+      routed.session.run(CompiledQuery.raw('begin'));
+    } catch (error) {
+      this.finish(routed);
+      throw error;
+    }
+  }
+
+  async commitTransaction(connection: DatabaseConnection): Promise<void> {
+    const routed = connection as RoutedConnection;
+    try {
+      routed.session?.run(CompiledQuery.raw('commit'));
+    } finally {
+      this.finish(routed);
+    }
+  }
+
+  async rollbackTransaction(connection: DatabaseConnection): Promise<void> {
+    const routed = connection as RoutedConnection;
+    try {
+      if (routed.session?.database.inTransaction) routed.session.run(CompiledQuery.raw('rollback'));
+    } finally {
+      this.finish(routed);
+    }
+  }
+
+  async savepoint(connection: DatabaseConnection, name: string): Promise<void> {
+    await connection.executeQuery(CompiledQuery.raw(`savepoint "${name}"`));
+  }
+
+  async rollbackToSavepoint(connection: DatabaseConnection, name: string): Promise<void> {
+    await connection.executeQuery(CompiledQuery.raw(`rollback to "${name}"`));
+  }
+
+  async releaseSavepoint(connection: DatabaseConnection, name: string): Promise<void> {
+    await connection.executeQuery(CompiledQuery.raw(`release "${name}"`));
+  }
+
+  async releaseConnection(): Promise<void> {}
+
+  async destroy(): Promise<void> {
+    for (const session of [this.reader, this.snapshot, this.writer]) session.database.close();
+  }
+
+  private finish(connection: RoutedConnection): void {
+    connection.session = undefined;
+    connection.release?.();
+    connection.release = undefined;
+  }
+}
+
+export function sqliteRoutingDialect(open: () => SQLite.Database): Dialect {
+  return {
+    createAdapter: () => new SqliteAdapter(),
+    createDriver: () => new SqliteRoutingDriver(open),
+    createIntrospector: (db) => new SqliteIntrospector(db),
+    createQueryCompiler: () => new SqliteQueryCompiler(),
+  };
+}
