@@ -47,8 +47,10 @@ export class BulkTree {
 
   constructor(file: string, orgId: string) {
     this.db = new SQLite(file);
-    this.db.pragma('journal_mode = WAL');
-    this.db.pragma('cache_size = -400000');
+    // No journal while the store is built (nothing else has it open); WAL again at commit().
+    this.db.pragma('journal_mode = OFF');
+    this.db.pragma('synchronous = OFF');
+    this.db.pragma('cache_size = -1000000');
     this.insert = this.db.prepare(
       `INSERT INTO nodes (id, org_id, parent_id, kind, name, name_key, address, site_id, path, depth, size_bytes,
          is_processing, is_failed, trashed_at, trash_root_id, created_at, updated_at)
@@ -105,7 +107,7 @@ export class BulkTree {
 
   commit(): void {
     this.db.exec('COMMIT');
-    this.db.pragma('optimize');
+    this.db.pragma('journal_mode = WAL');
     this.db.close();
   }
 }

@@ -30,6 +30,12 @@ export function trigramMatch(text: string): string | undefined {
   return [...trigrams].map((trigram) => `"${trigram.replace(/"/g, '""')}"`).join(' AND ');
 }
 
+/**
+ * Up to this many candidates, a contains search looks them up by the trigram index (~1 us each);
+ * beyond, the text is frequent enough that walking names in order finds a page sooner.
+ */
+const FEW_CANDIDATES = 5000;
+
 export interface NodeWithAccess {
   node: NodeRow;
   permissions: Set<Permission>;
@@ -128,17 +134,22 @@ export class NodeRepository {
     offset: number;
   }): Promise<NodeRow[]> {
     const key = params.query.toLowerCase();
-    let query = this.db.selectFrom('nodes as n').selectAll('n').where('n.org_id', '=', params.orgId);
+    const match = params.match === 'contains' ? await this.fewTrigramCandidates(key) : undefined;
+    // With few candidates the query starts from them; the unary + keeps SQLite from walking the
+    // organization's names in order instead (which is what suits a frequent text).
+    let query = this.db
+      .selectFrom('nodes as n')
+      .selectAll('n')
+      .where(match ? sql<boolean>`+n.org_id = ${params.orgId}` : sql<boolean>`n.org_id = ${params.orgId}`);
     if (params.match === 'exact') query = query.where('n.name_key', '=', key);
     else if (params.match === 'startsWith') {
       query = query.where('n.name_key', '>=', key).where('n.name_key', '<', `${key}\u{10FFFF}`);
     } else {
+      // PostgreSQL's pg_trgm index serves this LIKE by itself; on SQLite the trigram index narrows
+      // the rows it is checked on.
       query = query.where(sql<boolean>`n.name_key LIKE ${`%${escapeLike(key)}%`} ESCAPE '\\'`);
-      // The trigram index narrows the candidates; PostgreSQL's pg_trgm index serves the LIKE itself.
-      const match = this.dialect === 'sqlite' ? trigramMatch(key) : undefined;
-      if (match) {
+      if (match)
         query = query.where(sql<boolean>`n.rowid IN (SELECT rowid FROM node_name_search WHERE node_name_search MATCH ${match})`);
-      }
     }
     if (params.kinds?.length) query = query.where('n.kind', 'in', params.kinds);
     if (params.underPath) {
@@ -160,6 +171,20 @@ export class NodeRepository {
       .limit(params.limit)
       .offset(params.offset)
       .execute();
+  }
+
+  /**
+   * The FTS5 query for a contains search when the trigram index narrows it to a few thousand names
+   * or fewer (all organizations together); undefined when the text is too short for trigrams, too
+   * frequent for the index to help, or the store is PostgreSQL.
+   */
+  private async fewTrigramCandidates(key: string): Promise<string | undefined> {
+    const match = this.dialect === 'sqlite' ? trigramMatch(key) : undefined;
+    if (!match) return undefined;
+    const { rows } = await sql<{ candidates: number }>`
+      SELECT count(*) AS candidates FROM (
+        SELECT rowid FROM node_name_search WHERE node_name_search MATCH ${match} LIMIT ${FEW_CANDIDATES})`.execute(this.db);
+    return (rows[0]?.candidates ?? 0) < FEW_CANDIDATES ? match : undefined;
   }
 
   /** Trash roots of the organization that the principal may read, newest first. */
