@@ -17,12 +17,27 @@ export async function timedRequest(url: string, init: RequestInit): Promise<numb
   return elapsed;
 }
 
-/** Median latency of sequential requests, after a warm-up. */
-export async function medianLatency(url: string, headers: Record<string, string>, requests: number): Promise<number> {
-  for (let i = 0; i < 50; i += 1) await timedRequest(url, { headers });
-  const latencies: number[] = [];
-  for (let i = 0; i < requests; i += 1) latencies.push(await timedRequest(url, { headers }));
-  return percentile(latencies, 50);
+export interface Target {
+  url: string;
+  headers: Record<string, string>;
+}
+
+/**
+ * Median latencies of sequential requests to two servers, alternating between them, after a
+ * warm-up: whatever else the machine does slows both alike, so their ratio holds.
+ */
+export async function pairedMedians(a: Target, b: Target, requests: number): Promise<[number, number]> {
+  for (let i = 0; i < 50; i += 1) {
+    await timedRequest(a.url, { headers: a.headers });
+    await timedRequest(b.url, { headers: b.headers });
+  }
+  const first: number[] = [];
+  const second: number[] = [];
+  for (let i = 0; i < requests; i += 1) {
+    first.push(await timedRequest(a.url, { headers: a.headers }));
+    second.push(await timedRequest(b.url, { headers: b.headers }));
+  }
+  return [percentile(first, 50), percentile(second, 50)];
 }
 
 /**

@@ -17,7 +17,7 @@ describe('name search on the trigram index', () => {
     'Progress_50% done',
     'Progress 50 percent',
     'Progress_X50a done',
-    'ab',
+    'xy',
     'Ünïcode Façade Überblick',
     'say "hi" there',
   ];
@@ -61,7 +61,7 @@ describe('name search on the trigram index', () => {
   });
 
   it('answers queries shorter than a trigram by scan', async () => {
-    expect(await search('ab')).toEqual(expected('ab'));
+    expect(await search('xy')).toEqual(expected('xy'));
     expect(await search('Ü')).toEqual(expected('ü'));
     // Empty text matches every name: the organization, division, site, folder and the items.
     expect(await search('')).toHaveLength(NAMES.length + 4);

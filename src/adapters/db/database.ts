@@ -37,7 +37,7 @@ function openSqlite<Schema>(file: string): Store<Schema> {
     database.pragma('busy_timeout = 5000');
     return database;
   };
-  const db = new Kysely<Schema>({ dialect: sqliteRoutingDialect(open) });
+  const db = new Kysely<Schema>({ dialect: sqliteRoutingDialect(file, open) });
   return { db, dialect: 'sqlite', close: () => db.destroy() };
 }
 

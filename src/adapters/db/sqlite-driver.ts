@@ -10,9 +10,15 @@ import {
   SqliteQueryCompiler,
   type TransactionSettings,
 } from 'kysely';
+import { SqliteWriter } from './sqlite-writer.js';
 
-/** One better-sqlite3 connection, with its statements prepared once per SQL text. */
-class Session {
+/** Where a statement runs: a connection in this thread, or the writer's worker. */
+interface Runner {
+  run<R>(query: CompiledQuery): QueryResult<R> | Promise<QueryResult<R>>;
+}
+
+/** One better-sqlite3 connection in this thread, with its statements prepared once per SQL text. */
+class Session implements Runner {
   private readonly statements = new Map<string, SQLite.Statement>();
 
   constructor(readonly database: SQLite.Database) {}
@@ -53,7 +59,7 @@ class Mutex {
 
 /** A Kysely connection: bound to one session inside a transaction, routed per statement outside. */
 class RoutedConnection implements DatabaseConnection {
-  session: Session | undefined;
+  session: Runner | undefined;
   release: (() => void) | undefined;
 
   constructor(private readonly driver: SqliteRoutingDriver) {}
@@ -64,28 +70,35 @@ class RoutedConnection implements DatabaseConnection {
   }
 
   async *streamQuery<R>(query: CompiledQuery): AsyncIterableIterator<QueryResult<R>> {
-    const session = this.session ?? this.driver.reader;
-    for (const row of session.statement(query.sql).iterate(query.parameters as unknown[])) yield { rows: [row as R] };
+    if (this.session) {
+      yield* (await this.session.run<R>(query)).rows.map((row) => ({ rows: [row] }));
+      return;
+    }
+    for (const row of this.driver.reader.statement(query.sql).iterate(query.parameters as unknown[])) yield { rows: [row as R] };
   }
 }
 
 /**
  * SQLite has one writer at a time, but with WAL any number of readers see the last committed state
  * without waiting for it. So: writes and read-write transactions take turns on the writer
- * connection; a read outside a transaction goes to the reader connection at once; a read-only
- * transaction gets a consistent snapshot on a third connection. A long transaction (a large subtree
- * move that yields between chunks) therefore never holds up reads of the rest of the tree.
+ * connection, which lives in a worker thread (SqliteWriter); a read outside a transaction goes to
+ * the reader connection at once; a read-only transaction gets a consistent snapshot on a third
+ * connection. A long write transaction (a large subtree move) therefore holds up neither the
+ * event loop nor the reads of the rest of the tree.
  */
 export class SqliteRoutingDriver implements Driver {
   readonly reader: Session;
-  private readonly writer: Session;
+  private readonly writer: SqliteWriter;
   private readonly snapshot: Session;
   private readonly writeLock = new Mutex();
   private readonly snapshotLock = new Mutex();
   private readonly readOnly = new Map<string, boolean>();
 
-  constructor(open: () => SQLite.Database) {
-    this.writer = new Session(open());
+  constructor(file: string, open: () => SQLite.Database) {
+    // The writer first: it puts the file in WAL mode before the readers open it.
+    const first = open();
+    first.close();
+    this.writer = new SqliteWriter(file);
     this.reader = new Session(open());
     this.snapshot = new Session(open());
     this.reader.database.pragma('query_only = 1');
@@ -108,7 +121,7 @@ export class SqliteRoutingDriver implements Driver {
     if (readOnly) return this.reader.run<R>(query);
     const release = await this.writeLock.lock();
     try {
-      return this.writer.run<R>(query);
+      return await this.writer.run<R>(query);
     } finally {
       release();
     }
@@ -120,7 +133,7 @@ export class SqliteRoutingDriver implements Driver {
     routed.release = await (readOnly ? this.snapshotLock : this.writeLock).lock();
     routed.session = readOnly ? this.snapshot : this.writer;
     try {
-      routed.session.run(CompiledQuery.raw('begin'));
+      await routed.session.run(CompiledQuery.raw('begin'));
     } catch (error) {
       this.finish(routed);
       throw error;
@@ -130,7 +143,7 @@ export class SqliteRoutingDriver implements Driver {
   async commitTransaction(connection: DatabaseConnection): Promise<void> {
     const routed = connection as RoutedConnection;
     try {
-      routed.session?.run(CompiledQuery.raw('commit'));
+      await routed.session?.run(CompiledQuery.raw('commit'));
     } finally {
       this.finish(routed);
     }
@@ -139,7 +152,8 @@ export class SqliteRoutingDriver implements Driver {
   async rollbackTransaction(connection: DatabaseConnection): Promise<void> {
     const routed = connection as RoutedConnection;
     try {
-      if (routed.session?.database.inTransaction) routed.session.run(CompiledQuery.raw('rollback'));
+      // A failed statement may have ended the transaction already (SQLite rolls back on some errors).
+      await Promise.resolve(routed.session?.run(CompiledQuery.raw('rollback'))).catch(() => undefined);
     } finally {
       this.finish(routed);
     }
@@ -160,7 +174,8 @@ export class SqliteRoutingDriver implements Driver {
   async releaseConnection(): Promise<void> {}
 
   async destroy(): Promise<void> {
-    for (const session of [this.reader, this.snapshot, this.writer]) session.database.close();
+    for (const session of [this.reader, this.snapshot]) session.database.close();
+    await this.writer.close();
   }
 
   private finish(connection: RoutedConnection): void {
@@ -170,10 +185,10 @@ export class SqliteRoutingDriver implements Driver {
   }
 }
 
-export function sqliteRoutingDialect(open: () => SQLite.Database): Dialect {
+export function sqliteRoutingDialect(file: string, open: () => SQLite.Database): Dialect {
   return {
     createAdapter: () => new SqliteAdapter(),
-    createDriver: () => new SqliteRoutingDriver(open),
+    createDriver: () => new SqliteRoutingDriver(file, open),
     createIntrospector: (db) => new SqliteIntrospector(db),
     createQueryCompiler: () => new SqliteQueryCompiler(),
   };

@@ -1,5 +1,4 @@
-import { setImmediate as yieldToEventLoop } from 'node:timers/promises';
-import { type Kysely, type RawBuilder, sql, type Transaction } from 'kysely';
+import { type Kysely, sql, type Transaction } from 'kysely';
 import { DATA_KINDS, type NodeKind } from '../../../domain/nodes/hierarchy.js';
 import type { MoveNode } from '../../../domain/nodes/move.js';
 import type { Dialect } from '../database.js';
@@ -7,9 +6,6 @@ import type { NodeRow, RegionalSchema } from '../schema.js';
 import { subtreeEnd } from './node-repository.js';
 
 type Tx = Transaction<RegionalSchema>;
-
-/** Rows per statement of a subtree-wide update on SQLite: ~10-20 ms of work between two yields. */
-const UPDATE_CHUNK = 2000;
 
 export function toMoveNode(row: NodeRow): MoveNode {
   return {
@@ -142,17 +138,25 @@ export class NodeTreeRepository {
     const newSiteId = node.kind === 'site' ? node.id : target.site_id;
     const end = subtreeEnd(node.path);
 
-    const inSubtree = sql<boolean>`path >= ${node.path} AND path < ${end}`;
     if (newSiteId !== node.site_id) {
       // Only nodes that shared the moved node's site context change it; nested sites keep their own.
-      const sameSite = node.site_id === null ? sql<boolean>`site_id IS NULL` : sql<boolean>`site_id = ${node.site_id}`;
-      await this.updateInChunks(tx, sql<boolean>`${inSubtree} AND ${sameSite}`, { site_id: newSiteId });
+      await tx
+        .updateTable('nodes')
+        .set({ site_id: newSiteId })
+        .where('path', '>=', node.path)
+        .where('path', '<', end)
+        .where((eb) => (node.site_id === null ? eb('site_id', 'is', null) : eb('site_id', '=', node.site_id)))
+        .execute();
     }
-    // The new path leaves the old range, so each chunk takes rows not yet moved.
-    await this.updateInChunks(tx, inSubtree, {
-      path: sql`${newPath} || substr(path, ${node.path.length + 1})`,
-      depth: sql`depth + ${depthDelta}`,
-    });
+    await tx
+      .updateTable('nodes')
+      .where('path', '>=', node.path)
+      .where('path', '<', end)
+      .set({
+        path: sql`${newPath} || substr(path, ${node.path.length + 1})`,
+        depth: sql`depth + ${depthDelta}`,
+      })
+      .execute();
     await tx.updateTable('nodes').set({ parent_id: target.id, updated_at: now }).where('id', '=', node.id).execute();
   }
 
@@ -198,28 +202,13 @@ export class NodeTreeRepository {
   }
 
   async trash(tx: Tx, node: NodeRow, now: string): Promise<void> {
-    const activeInSubtree = sql<boolean>`path >= ${node.path} AND path < ${subtreeEnd(node.path)} AND trashed_at IS NULL`;
-    await this.updateInChunks(tx, activeInSubtree, { trashed_at: now, trash_root_id: node.id });
-  }
-
-  /**
-   * Updates the nodes matching `where`, which the update itself must make stop matching. On SQLite
-   * a statement holds the event loop for as long as it runs, so a large subtree is updated in
-   * chunks, yielding between them: requests keep being served (reads on the reader connection see
-   * the last committed tree) and the change still commits or rolls back as one transaction.
-   */
-  private async updateInChunks(tx: Tx, where: RawBuilder<boolean>, set: Record<string, unknown>): Promise<void> {
-    const update = tx.updateTable('nodes').set(set as never);
-    if (this.dialect !== 'sqlite') {
-      await update.where(where).execute();
-      return;
-    }
-    for (;;) {
-      const chunk = sql<boolean>`rowid IN (SELECT rowid FROM nodes WHERE ${where} LIMIT ${UPDATE_CHUNK})`;
-      const result = await update.where(chunk).executeTakeFirst();
-      if (Number(result.numUpdatedRows) < UPDATE_CHUNK) return;
-      await yieldToEventLoop();
-    }
+    await tx
+      .updateTable('nodes')
+      .set({ trashed_at: now, trash_root_id: node.id })
+      .where('path', '>=', node.path)
+      .where('path', '<', subtreeEnd(node.path))
+      .where('trashed_at', 'is', null)
+      .execute();
   }
 
   async activeBytes(tx: Tx, orgId: string): Promise<number> {
