@@ -1,7 +1,7 @@
 import { runBrowse } from './browse.js';
 import { runScale } from './scale.js';
 import { runStartup } from './startup.js';
-import { log, printSummary, quick, runMain, type SummaryRow } from './support/report.js';
+import { log, quick, runMain, type SummaryRow } from './support/report.js';
 
 /**
  * Every benchmark in turn, then one table of ratios. `npm run bench -- --quick` (or
