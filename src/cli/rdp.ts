@@ -152,10 +152,18 @@ async function main(argv: string[]): Promise<number> {
       console.error(`rdp: ${error.message}`);
       return 1;
     }
-    throw error;
+    // Anything else (a store that cannot be reached, say): one line, not a stack trace.
+    console.error(`rdp: failed: ${describe(error)}`);
+    return 1;
   } finally {
-    await platform?.close();
+    await platform?.close().catch(() => undefined);
   }
+}
+
+function describe(error: unknown): string {
+  if (error instanceof AggregateError && error.errors.length > 0) return describe(error.errors[0]);
+  if (error instanceof Error) return error.message || (error as { code?: string }).code || error.name;
+  return String(error);
 }
 
 process.exitCode = await main(process.argv.slice(2));

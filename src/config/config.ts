@@ -13,6 +13,8 @@ export interface Config {
   databaseSchemaPrefix: string;
   /** Public base address of each region's API (already holds the service path prefix). */
   regionUrls: Record<Region, string>;
+  /** Where regions fetch the published key set when they run apart from the authorization server. */
+  authJwksUrl: string | undefined;
   accessTokenTtlSeconds: number;
   refreshTokenTtlSeconds: number;
   maxHierarchyDepth: number;
@@ -82,6 +84,7 @@ export function loadConfig(env: Env = process.env): Config {
     databaseUrl,
     databaseSchemaPrefix,
     regionUrls,
+    authJwksUrl: env.RDP_AUTH_JWKS_URL ? url('RDP_AUTH_JWKS_URL', env.RDP_AUTH_JWKS_URL) : undefined,
     accessTokenTtlSeconds: integer(env, 'RDP_ACCESS_TOKEN_TTL_SECONDS', 3600, 10, 86_400),
     refreshTokenTtlSeconds: integer(env, 'RDP_REFRESH_TOKEN_TTL_SECONDS', 30 * 86_400, 60, 365 * 86_400),
     maxHierarchyDepth: integer(env, 'RDP_MAX_HIERARCHY_DEPTH', 12, 3, 64),

@@ -1,27 +1,36 @@
 import { randomUUID } from 'node:crypto';
 import Ajv from 'ajv';
 import addFormats from 'ajv-formats';
-import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify';
+import Fastify, { type FastifyInstance, type FastifySchemaCompiler, type FastifyServerOptions } from 'fastify';
 import { REGIONS } from '../domain/regions.js';
 import { AccessTokenIssuer, AccessTokenVerifier, issuerOf } from '../oauth/access-tokens.js';
 import { SigningKeys } from '../oauth/signing-keys.js';
 import { TokenEndpoint } from '../oauth/token-endpoint.js';
 import type { Platform } from '../platform.js';
 import { authApp, wellKnownApp } from './auth-app.js';
-import { registerErrorHandling } from './plugins/errors.js';
+import { frameworkErrors, registerErrorHandling } from './plugins/errors.js';
 import { regionApp } from './region-app.js';
 
 /**
  * Bodies are validated strictly: no coercion, unknown properties refused (no mass assignment).
  * Query strings and path parameters are text, so they are coerced to the declared types.
+ * Installed as the schema controller's builder, not with setValidatorCompiler: Fastify drops a
+ * root setValidatorCompiler in every child context that calls addSchema (the regional APIs do),
+ * which silently brought back its default Ajv that strips unknown properties and coerces bodies.
+ * The builder also receives those shared schemas, so $ref to them resolves.
  */
-function validatorCompiler() {
+function buildValidator(externalSchemas: Record<string, unknown> = {}): FastifySchemaCompiler<object> {
   const strict = { allErrors: false, strict: false, removeAdditional: false, useDefaults: true } as const;
   const bodies = addFormats.default(new Ajv.default({ ...strict, coerceTypes: false }));
   const parameters = addFormats.default(new Ajv.default({ ...strict, coerceTypes: 'array' }));
-  return ({ schema, httpPart }: { schema: object; httpPart?: string }) =>
-    (httpPart === 'body' ? bodies : parameters).compile(schema);
+  for (const schema of Object.values(externalSchemas)) {
+    bodies.addSchema(schema as object);
+    parameters.addSchema(schema as object);
+  }
+  return ({ schema, httpPart }) => (httpPart === 'body' ? bodies : parameters).compile(schema);
 }
+
+type ValidatorFactory = NonNullable<NonNullable<FastifyServerOptions['schemaController']>['compilersFactory']>['buildValidator'];
 
 export interface BuildOptions {
   logger?: FastifyServerOptions['logger'];
@@ -35,13 +44,15 @@ export async function buildApp(platform: Platform, options: BuildOptions = {}): 
     bodyLimit: config.jsonBodyLimitBytes,
     genReqId: () => randomUUID(),
     requestIdHeader: false,
+    frameworkErrors,
+    // The factory's declared type is @fastify/ajv-compiler's; ours has the same call shape.
+    schemaController: { compilersFactory: { buildValidator: buildValidator as unknown as ValidatorFactory } },
   });
-  app.setValidatorCompiler(validatorCompiler());
   registerErrorHandling(app);
 
   const issuer = issuerOf(config.publicUrl);
   const keys = await SigningKeys.load(platform.tokens, clock);
-  const verifier = AccessTokenVerifier.local(keys, issuer, platform.directory, clock);
+  const verifier = AccessTokenVerifier.forPlatform(platform, keys, issuer);
   const tokenEndpoint = new TokenEndpoint(platform, new AccessTokenIssuer(keys, issuer, config.accessTokenTtlSeconds, clock));
 
   await app.register(authApp, { prefix: '/auth', platform, verifier, keys, tokenEndpoint });

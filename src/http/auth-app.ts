@@ -21,13 +21,12 @@ export function authorizationServerMetadata(publicUrl: string) {
   return {
     issuer,
     token_endpoint: `${issuer}/oauth/token`,
-    authorization_endpoint: `${issuer}/consent`,
     jwks_uri: `${issuer}/oauth/jwks`,
     scopes_supported: Object.keys(SCOPES),
-    response_types_supported: ['code'],
-    grant_types_supported: ['client_credentials', 'authorization_code', 'refresh_token'],
-    token_endpoint_auth_methods_supported: ['client_secret_basic', 'client_secret_post', 'none'],
-    code_challenge_methods_supported: ['S256'],
+    // The browser flows (consent page, authorization code, refresh) join with their issue.
+    response_types_supported: [],
+    grant_types_supported: ['client_credentials'],
+    token_endpoint_auth_methods_supported: ['client_secret_basic', 'client_secret_post'],
   };
 }
 
@@ -37,7 +36,7 @@ export async function authApp(app: FastifyInstance, options: AuthAppOptions) {
   await app.register(formbody);
 
   app.post('/oauth/token', { schema: { hide: true } }, async (request, reply) => {
-    const form = (request.body ?? {}) as Record<string, string | undefined>;
+    const form = (request.body ?? {}) as Record<string, string | string[] | undefined>;
     if (typeof form !== 'object' || !request.headers['content-type']?.startsWith('application/x-www-form-urlencoded')) {
       throw new ApiError('UnsupportedMediaType', 'The token endpoint takes application/x-www-form-urlencoded');
     }

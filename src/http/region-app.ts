@@ -38,6 +38,33 @@ export const TAGS = [
   { name: 'Trash', description: 'Soft delete, restore, permanent delete; the trash is purged after 30 days' },
 ];
 
+/** What each status means on every operation; routes may give a more precise description. */
+const RESPONSE_DESCRIPTIONS: Record<string, string> = {
+  200: 'OK',
+  201: 'Created: the full object',
+  204: 'No Content',
+  304: 'Not Modified: the If-None-Match ETag is current',
+  400: 'ValidationError: the message names the failing field',
+  401: 'not_authenticated or invalid_token: request a new token',
+  403: 'Insufficient OAuth scopes, or Forbidden resource (content access, role or seat limit)',
+  404: 'Not Found',
+  409: 'Conflict: branch on the error code (listed in the operation description)',
+  413: 'Payload Too Large',
+  415: 'Unsupported Media Type',
+};
+
+/** Adds a description to each response that lacks one, for the document only (a copy). */
+function describeResponses<Schema extends { response?: unknown } | undefined>(schema: Schema): Schema {
+  if (!schema?.response) return schema;
+  const response = Object.fromEntries(
+    Object.entries(schema.response as Record<string, Record<string, unknown>>).map(([status, entry]) => [
+      status,
+      entry.description || !RESPONSE_DESCRIPTIONS[status] ? entry : { ...entry, description: RESPONSE_DESCRIPTIONS[status] },
+    ]),
+  );
+  return { ...schema, response };
+}
+
 export function regionServices(platform: Platform, region: Region): RegionServices {
   const context = platform.regions[region];
   const nodes = new NodeService(platform, context);
@@ -74,18 +101,16 @@ export async function regionApp(
             type: 'oauth2',
             flows: {
               clientCredentials: { tokenUrl: `${authUrl}/oauth/token`, scopes: { ...SCOPES } },
-              authorizationCode: {
-                authorizationUrl: `${authUrl}/consent`,
-                tokenUrl: `${authUrl}/oauth/token`,
-                scopes: { ...SCOPES },
-              },
             },
           },
         },
       },
     },
     // Path keys do not repeat the service prefix: it is part of the server address.
-    transform: ({ schema, url }) => ({ schema, url: url.startsWith(prefix) ? url.slice(prefix.length) || '/' : url }),
+    transform: ({ schema, url }) => ({
+      schema: describeResponses(schema),
+      url: url.startsWith(prefix) ? url.slice(prefix.length) || '/' : url,
+    }),
     refResolver: { buildLocalReference: (json, _baseUri, _fragment, i) => String(json.$id ?? `def-${i}`) },
   });
 
@@ -94,5 +119,7 @@ export async function regionApp(
   await thumbnailRoutes(app);
 
   app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());
-  await app.register(swaggerUi, { routePrefix: '/docs' });
+  // The page links its assets absolutely when opened without a trailing slash: from the public
+  // path of the base address, which may differ from the mount prefix behind a proxy.
+  await app.register(swaggerUi, { routePrefix: '/docs', indexPrefix: new URL(platform.config.regionUrls[region]).pathname });
 }

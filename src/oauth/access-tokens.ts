@@ -1,8 +1,10 @@
 import { randomUUID } from 'node:crypto';
-import { createLocalJWKSet, decodeProtectedHeader, type JWTVerifyGetKey, jwtVerify } from 'jose';
+import { decodeProtectedHeader, type JWTVerifyGetKey, jwtVerify } from 'jose';
 import type { DirectoryRepository } from '../adapters/db/repositories/directory-repository.js';
 import { ApiError } from '../domain/errors.js';
+import type { Platform } from '../platform.js';
 import type { Clock } from '../ports/clock.js';
+import { publishedKeySet, remoteKeySet } from './published-keys.js';
 import type { SigningKeys } from './signing-keys.js';
 
 export const ACCESS_TOKEN_AUDIENCE = 'rdp-api';
@@ -86,8 +88,12 @@ export class AccessTokenVerifier {
     private readonly clock: Clock,
   ) {}
 
-  static local(keys: SigningKeys, issuer: string, directory: DirectoryRepository, clock: Clock) {
-    return new AccessTokenVerifier(createLocalJWKSet(keys.jwks()), issuer, directory, clock);
+  /** Verifies with the published key set: read from the store in-process, or fetched when regions run apart. */
+  static forPlatform(platform: Platform, keys: SigningKeys, issuer: string) {
+    const keySet = platform.config.authJwksUrl
+      ? remoteKeySet(platform.config.authJwksUrl)
+      : publishedKeySet(platform.tokens, keys.jwks(), platform.clock);
+    return new AccessTokenVerifier(keySet, issuer, platform.directory, platform.clock);
   }
 
   /** The principal behind an Authorization header, or a 401 ApiError. */

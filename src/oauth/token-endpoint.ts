@@ -24,6 +24,16 @@ export interface GrantContext {
 
 type Grant = (context: GrantContext) => Promise<TokenSet>;
 
+/** RFC 6749 section 3.2: parameters must not be included more than once. */
+function singleValued(body: Record<string, string | string[] | undefined>): Record<string, string | undefined> {
+  const form: Record<string, string | undefined> = {};
+  for (const [name, value] of Object.entries(body)) {
+    if (Array.isArray(value)) throw new OAuthError('invalid_request', `The parameter ${name} is included more than once`);
+    form[name] = value;
+  }
+  return form;
+}
+
 /** Each grant is a module of its own; the browser grants join this table in their issue. */
 const GRANTS: Record<string, Grant> = {
   client_credentials: clientCredentialsGrant,
@@ -40,7 +50,9 @@ export class TokenEndpoint {
     private readonly issuer: AccessTokenIssuer,
   ) {}
 
-  async handle(authorization: string | undefined, form: Record<string, string | undefined>) {
+  /** The form as the body parser gave it: a repeated field arrives as an array. */
+  async handle(authorization: string | undefined, body: Record<string, string | string[] | undefined>) {
+    const form = singleValued(body);
     const credentials = readClientCredentials(authorization, form);
     const grantType = form.grant_type;
     if (!grantType) throw new OAuthError('invalid_request', 'grant_type is required');

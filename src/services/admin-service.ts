@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { newNodeRow } from '../adapters/db/repositories/node-rows.js';
 import { DEFAULT_ROLES, ORGANIZATION_ADMIN_ROLE } from '../domain/access/permissions.js';
 import { normalizeScopes } from '../domain/access/scopes.js';
 import { ApiError, validationError } from '../domain/errors.js';
@@ -48,28 +49,7 @@ export class AdminService {
     const region = this.platform.regions[input.region];
     // The regional root first: an organization row never points at a region that lacks its node.
     await region.store.db.transaction().execute(async (tx) => {
-      await region.nodes.insert(
-        {
-          id,
-          org_id: id,
-          parent_id: null,
-          kind: 'organization',
-          name: input.name,
-          name_key: input.name.toLowerCase(),
-          address: null,
-          site_id: null,
-          path: `/${id}/`,
-          depth: 0,
-          size_bytes: 0,
-          is_processing: 0,
-          is_failed: 0,
-          trashed_at: null,
-          trash_root_id: null,
-          created_at: now,
-          updated_at: now,
-        },
-        tx,
-      );
+      await region.nodes.insert(newNodeRow(null, { id, kind: 'organization', name: input.name, now }), tx);
       const roles = DEFAULT_ROLES.map((role) => ({
         id: randomUUID(),
         org_id: id,
@@ -81,16 +61,25 @@ export class AdminService {
       }));
       await tx.insertInto('roles').values(roles).execute();
     });
-    await this.platform.directory.insertOrganization({
-      id,
-      name: input.name,
-      region: input.region,
-      storage_quota: input.storageQuota ?? null,
-      seat_limit: input.seatLimit ?? null,
-      email_domains: JSON.stringify(emailDomains),
-      created_at: now,
-      updated_at: now,
-    });
+    try {
+      await this.platform.directory.insertOrganization({
+        id,
+        name: input.name,
+        region: input.region,
+        storage_quota: input.storageQuota ?? null,
+        seat_limit: input.seatLimit ?? null,
+        email_domains: JSON.stringify(emailDomains),
+        created_at: now,
+        updated_at: now,
+      });
+    } catch (error) {
+      // Two stores, no shared transaction: undo the regional half so nothing is left behind.
+      await region.store.db.transaction().execute(async (tx) => {
+        await tx.deleteFrom('roles').where('org_id', '=', id).execute();
+        await tx.deleteFrom('nodes').where('id', '=', id).execute();
+      });
+      throw error;
+    }
     return { id, name: input.name, region: input.region, apiUrl: this.platform.config.regionUrls[input.region] };
   }
 
@@ -233,7 +222,12 @@ export class AdminService {
     const principal = await this.platform.directory.findUser(input.principalId);
     const group = principal
       ? undefined
-      : await region.store.db.selectFrom('groups').select('id').where('id', '=', input.principalId).executeTakeFirst();
+      : await region.store.db
+          .selectFrom('groups')
+          .select('id')
+          .where('id', '=', input.principalId)
+          .where('org_id', '=', node.org_id) // a group of another organization is not a principal here
+          .executeTakeFirst();
     if (!principal && !group) throw new ApiError('NotFound', `principal ${input.principalId} not found`);
     if (principal && !(await this.platform.directory.isMember(principal.id, node.org_id))) {
       throw validationError('the principal does not belong to the node organization');

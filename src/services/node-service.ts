@@ -1,6 +1,8 @@
 import { createHash, randomUUID } from 'node:crypto';
+import type { Transaction } from 'kysely';
 import type { NameMatch } from '../adapters/db/repositories/node-repository.js';
-import type { NodeRow } from '../adapters/db/schema.js';
+import { newNodeRow } from '../adapters/db/repositories/node-rows.js';
+import type { NodeRow, RegionalSchema } from '../adapters/db/schema.js';
 import type { Permission } from '../domain/access/permissions.js';
 import { ApiError, validationError } from '../domain/errors.js';
 import { allowsChild, type NodeKind } from '../domain/nodes/hierarchy.js';
@@ -33,7 +35,18 @@ export class NodeService {
   }
 
   async create(principal: Principal, parentId: string, kind: NodeKind, name: string, address?: string): Promise<NodeRow> {
-    const parent = await this.authorize(principal, parentId, kind === 'division' ? 'manage' : 'edit');
+    const seen = await this.authorize(principal, parentId, kind === 'division' ? 'manage' : 'edit');
+    const { tree } = this.region;
+    // From the parent's fresh row under a branch lock: a concurrent move or soft delete of an
+    // ancestor would otherwise leave the child with a stale path, or active under the trash.
+    return tree.transaction(async (tx) => {
+      const parent = await tree.lockForChild(tx, seen);
+      if (!parent || parent.trashed_at) throw new ApiError('NotFound', 'Node not found');
+      return this.insertChild(tx, parent, kind, name, address);
+    });
+  }
+
+  private async insertChild(tx: Transaction<RegionalSchema>, parent: NodeRow, kind: NodeKind, name: string, address?: string) {
     if (!allowsChild({ kind: parent.kind as NodeKind, inSite: parent.site_id !== null }, kind)) {
       throw new ApiError('DoesNotMeetHierarchyConstraints', `A ${parent.kind} cannot hold a ${kind}`);
     }
@@ -41,28 +54,8 @@ export class NodeService {
     if (parent.depth + 1 > maxDepth) {
       throw new ApiError('MaxDepthExceeded', `A node at depth ${parent.depth + 1} would exceed the maximum of ${maxDepth}`);
     }
-    const id = randomUUID();
-    const now = this.platform.clock.now().toISOString();
-    const row: NodeRow = {
-      id,
-      org_id: parent.org_id,
-      parent_id: parent.id,
-      kind,
-      name,
-      name_key: name.toLowerCase(),
-      address: kind === 'site' ? (address ?? null) : null,
-      site_id: kind === 'site' ? id : parent.site_id,
-      path: `${parent.path}${id}/`,
-      depth: parent.depth + 1,
-      size_bytes: 0,
-      is_processing: 0,
-      is_failed: 0,
-      trashed_at: null,
-      trash_root_id: null,
-      created_at: now,
-      updated_at: now,
-    };
-    await this.region.nodes.insert(row);
+    const row = newNodeRow(parent, { kind, name, address, now: this.platform.clock.now().toISOString() });
+    await this.region.nodes.insert(row, tx);
     return row;
   }
 
@@ -75,6 +68,10 @@ export class NodeService {
       updated_at: this.platform.clock.now().toISOString(),
     };
     await this.region.nodes.update(node.id, fields);
+    // The organization node's name is the organization's: api-info reads it from the global store.
+    if (node.kind === 'organization' && changes.name !== undefined) {
+      await this.platform.directory.updateOrganization(node.id, { name: changes.name, updated_at: fields.updated_at });
+    }
     return { ...node, ...fields };
   }
 

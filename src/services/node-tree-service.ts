@@ -2,7 +2,7 @@ import { parentPath, toMoveNode } from '../adapters/db/repositories/node-tree-re
 import type { NodeRow } from '../adapters/db/schema.js';
 import { ApiError } from '../domain/errors.js';
 import { checkSoftDelete, fitsQuota, trashCutoff } from '../domain/nodes/delete.js';
-import type { NodeKind } from '../domain/nodes/hierarchy.js';
+import { isMovableKind, type NodeKind } from '../domain/nodes/hierarchy.js';
 import { checkMove } from '../domain/nodes/move.js';
 import { REGIONS } from '../domain/regions.js';
 import type { Principal } from '../oauth/access-tokens.js';
@@ -28,7 +28,7 @@ export class NodeTreeService {
   }
 
   async move(principal: Principal, nodeId: string, targetId: string, force: boolean): Promise<NodeRow> {
-    await this.nodes.authorize(principal, nodeId, 'edit');
+    const seen = await this.nodes.authorize(principal, nodeId, 'edit');
     const target = await this.region.nodes.findWithAccess(principal.orgId, targetId, principal.userId);
     if (!target) {
       if (await this.existsInOtherRegion(targetId)) throw new ApiError('NodesInDifferentRegions');
@@ -40,16 +40,15 @@ export class NodeTreeService {
     const { tree } = this.region;
     try {
       return await tree.transaction(async (tx) => {
-        // Re-read both rows inside the transaction: a concurrent move may have changed their paths.
-        const [first, second] = [nodeId, targetId].sort();
-        const locked = new Map<string, NodeRow | undefined>();
-        locked.set(first as string, await tree.lock(tx, first as string));
-        locked.set(second as string, await tree.lock(tx, second as string));
-        const node = locked.get(nodeId);
-        const parent = locked.get(targetId);
+        // Fresh rows under lock: a concurrent change may have moved or trashed either branch.
+        const locked = await tree.lockBranches(tx, [seen, target.node]);
+        const node = locked?.get(nodeId);
+        const parent = locked?.get(targetId);
         if (!node || !parent || node.trashed_at || parent.trashed_at) {
           throw new ApiError('MoveNodeFailed', 'The node or the target changed while moving');
         }
+        // A division moved to its own parent is still a division that cannot move.
+        if (!isMovableKind(node.kind as NodeKind)) throw new ApiError('NodeCannotBeMoved', `A ${node.kind} cannot be moved`);
         if (node.parent_id === parent.id) return node;
 
         const { derivatives, sources } = await tree.links(tx, node.id);
@@ -89,11 +88,11 @@ export class NodeTreeService {
   }
 
   async softDelete(principal: Principal, nodeId: string): Promise<void> {
-    await this.nodes.authorize(principal, nodeId, 'delete');
+    const seen = await this.nodes.authorize(principal, nodeId, 'delete');
     const { tree } = this.region;
     try {
       await tree.transaction(async (tx) => {
-        const node = await tree.lock(tx, nodeId);
+        const node = (await tree.lockBranches(tx, [seen]))?.get(nodeId);
         if (!node || node.trashed_at) throw new ApiError('DeleteNodeFailed', 'The node changed while deleting');
         const facts = await tree.deleteFacts(tx, node);
         const refusal = checkSoftDelete({ kind: node.kind as NodeKind, ...facts });
@@ -118,17 +117,31 @@ export class NodeTreeService {
     }
     const org = await this.platform.directory.findOrganization(node.org_id);
     const { tree } = this.region;
-    return tree.transaction(async (tx) => {
-      const parent = node.parent_id ? await tree.lock(tx, node.parent_id) : undefined;
-      if (!parent || parent.trashed_at) throw new ApiError('RestoreNodeFailed', 'The parent is in the trash; restore it first');
-      const used = await tree.activeBytes(tx, node.org_id);
-      const added = await tree.trashedBytes(tx, node.id);
-      if (!fitsQuota(org?.storage_quota ?? null, used, added)) {
-        throw new ApiError('StorageLimitExceeded', `Restoring ${added} bytes would exceed the storage quota`);
-      }
-      await tree.restore(tx, node.id);
-      return { ...node, trashed_at: null, trash_root_id: null };
-    });
+    try {
+      return await tree.transaction(async (tx) => {
+        // The organization row, held exclusively, serializes quota checks: two restores cannot
+        // both fit the same free bytes. A concurrent restore, hard delete or purge may have taken
+        // the entry since it was read.
+        const locked = await tree.lockBranches(tx, [{ id: node.org_id, path: `/${node.org_id}/` }, node]);
+        const current = locked?.get(node.id);
+        if (!current || current.trash_root_id !== current.id) {
+          throw new ApiError('RestoreNodeFailed', 'The node changed while restoring');
+        }
+        const parent = current.parent_id ? await tree.lock(tx, current.parent_id) : undefined;
+        if (!parent || parent.trashed_at) throw new ApiError('RestoreNodeFailed', 'The parent is in the trash; restore it first');
+        const used = await tree.activeBytes(tx, current.org_id);
+        const added = await tree.trashedBytes(tx, current.id);
+        if (!fitsQuota(org?.storage_quota ?? null, used, added)) {
+          throw new ApiError('StorageLimitExceeded', `Restoring ${added} bytes would exceed the storage quota`);
+        }
+        await tree.restore(tx, current.id);
+        return { ...current, trashed_at: null, trash_root_id: null };
+      });
+    } catch (error) {
+      if (isWriteConflict(error))
+        throw new ApiError('RestoreNodeFailed', 'A concurrent change conflicted with the restore; retry');
+      throw error;
+    }
   }
 
   async hardDelete(principal: Principal, nodeId: string): Promise<void> {
@@ -149,8 +162,13 @@ export class NodeTreeService {
     for (;;) {
       const roots = await this.region.tree.expiredTrashRoots(cutoff, 100);
       for (const root of roots) {
-        await this.region.tree.transaction((tx) => this.region.tree.removeSubtree(tx, root.path));
-        purged += 1;
+        // Re-checked under the lock: a restore between the listing and now must win.
+        const removed = await this.region.tree.transaction(async (tx) => {
+          const current = await this.region.tree.lock(tx, root.id);
+          if (!current || current.trash_root_id !== current.id || !current.trashed_at || current.trashed_at >= cutoff) return 0;
+          return this.region.tree.removeSubtree(tx, current.path);
+        });
+        if (removed > 0) purged += 1;
       }
       if (roots.length < 100) return purged;
     }

@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { newNodeRow } from '../../src/adapters/db/repositories/node-rows.js';
 import type { NodeRow } from '../../src/adapters/db/schema.js';
 import type { Region } from '../../src/domain/regions.js';
 import type { TestPlatform } from './platform.js';
@@ -142,28 +143,14 @@ export async function insertDataNode(
   const region = t.platform.regions[org.region];
   const parent = await region.nodes.findById(parentId);
   if (!parent) throw new Error('parent not found');
-  const id = randomUUID();
-  const now = new Date().toISOString();
-  const name = fields.name ?? `${fields.kind} ${id.slice(0, 4)}`;
-  const row: NodeRow = {
-    id,
-    org_id: parent.org_id,
-    parent_id: parent.id,
+  const name = fields.name ?? `${fields.kind} ${randomUUID().slice(0, 4)}`;
+  const base = newNodeRow(parent, {
+    kind: fields.kind,
     name,
-    name_key: name.toLowerCase(),
-    address: null,
-    site_id: parent.site_id,
-    path: `${parent.path}${id}/`,
-    depth: parent.depth + 1,
-    size_bytes: 0,
-    is_processing: 0,
-    is_failed: 0,
-    trashed_at: null,
-    trash_root_id: null,
-    created_at: now,
-    updated_at: now,
-    ...fields,
-  };
+    now: new Date().toISOString(),
+    ...(fields.id ? { id: fields.id } : {}),
+  });
+  const row: NodeRow = { ...base, ...fields, name, name_key: name.toLowerCase() };
   await region.nodes.insert(row);
   return row;
 }
@@ -187,5 +174,70 @@ export async function snapshot(t: TestPlatform, org: OrgFixture) {
   const nodes = await db.selectFrom('nodes').selectAll().where('org_id', '=', org.orgId).orderBy('id').execute();
   const memberships = await db.selectFrom('memberships').selectAll().orderBy('node_id').orderBy('principal_id').execute();
   const thumbnails = await db.selectFrom('node_thumbnails').select(['node_id', 'etag']).orderBy('node_id').execute();
-  return { nodes, memberships, thumbnails };
+  const links = await db.selectFrom('node_links').selectAll().orderBy('from_id').orderBy('kind').orderBy('to_id').execute();
+  return { nodes, memberships, thumbnails, links };
+}
+
+/** The Authorization header of HTTP Basic client authentication: base64(client_id:client_secret). */
+export function basicAuthorization(clientId: string, clientSecret: string): string {
+  return `Basic ${Buffer.from(`${clientId}:${clientSecret}`).toString('base64')}`;
+}
+
+/** A raw token endpoint call, for tests of its answers (clientCredentialsToken only returns the token). */
+export async function requestToken(t: TestPlatform, form: Record<string, string>, authorization?: string): Promise<ApiResponse> {
+  const headers: Record<string, string> = { 'content-type': 'application/x-www-form-urlencoded' };
+  if (authorization !== undefined) headers.authorization = authorization;
+  const response = await fetch(`${t.authUrl}/oauth/token`, { method: 'POST', headers, body: new URLSearchParams(form) });
+  const text = await response.text();
+  return { status: response.status, body: text ? JSON.parse(text) : text, headers: response.headers };
+}
+
+/** Rows of the global store a token request may write: compare before and after a refused one. */
+export async function globalSnapshot(t: TestPlatform) {
+  const db = t.platform.stores.global.db;
+  const refreshTokens = await db.selectFrom('refresh_tokens').selectAll().orderBy('id').execute();
+  const applications = await db.selectFrom('oauth_applications').selectAll().orderBy('client_id').execute();
+  return { refreshTokens, applications };
+}
+
+/** Fails when an error body leaks internals: stack lines, SQL, driver or file names. */
+export function expectNoInternals(body: unknown): void {
+  const text = typeof body === 'string' ? body : JSON.stringify(body);
+  const leaks = [
+    /\bat [^\s]+ \(/,
+    /\n\s+at /,
+    /SELECT|INSERT|UPDATE \w+ SET/,
+    /sqlite/i,
+    /postgres/i,
+    /node_modules/,
+    /\.ts:\d+/,
+  ];
+  for (const leak of leaks) {
+    if (leak.test(text)) throw new Error(`response body leaks internals (${leak}): ${text.slice(0, 300)}`);
+  }
+}
+
+/** Creates a division, site or folder through the API and returns its id; throws on anything but 201. */
+export async function createNode(
+  org: OrgFixture,
+  parentId: string,
+  kind: 'division' | 'site' | 'folder',
+  name: string = kind,
+): Promise<string> {
+  const body = kind === 'site' ? { name, address: '1 Main St' } : { name };
+  const response = await org.admin.post(`/v1/nodes/${parentId}/${kind}`, body);
+  if (response.status !== 201) throw new Error(`create ${kind} failed: ${response.status} ${JSON.stringify(response.body)}`);
+  return response.body.id as string;
+}
+
+/** Sends a request between two snapshots of the organization: a refused request must leave them equal. */
+export async function requestBetweenSnapshots(t: TestPlatform, org: OrgFixture, send: () => Promise<ApiResponse>) {
+  const before = await snapshot(t, org);
+  const response = await send();
+  return { response, before, after: await snapshot(t, org) };
+}
+
+/** The stored row of a node, trashed or not, or undefined once it is removed. */
+export function nodeRow(t: TestPlatform, org: OrgFixture, nodeId: string): Promise<NodeRow | undefined> {
+  return t.platform.regions[org.region].nodes.findById(nodeId);
 }

@@ -14,8 +14,6 @@ export type Dialect = 'sqlite' | 'postgres';
 export interface Store<Schema> {
   db: Kysely<Schema>;
   dialect: Dialect;
-  /** The PostgreSQL schema that holds this store; undefined on SQLite. */
-  schema?: string;
   close(): Promise<void>;
 }
 
@@ -51,7 +49,7 @@ async function openPostgres<Schema>(url: string, schema: string): Promise<Store<
   }
   const pool = new pg.Pool({ connectionString: url, options: `-c search_path="${schema}"`, max: 10 });
   const db = new Kysely<Schema>({ dialect: new PostgresDialect({ pool }) });
-  return { db, dialect: 'postgres', schema, close: () => db.destroy() };
+  return { db, dialect: 'postgres', close: () => db.destroy() };
 }
 
 async function openStore<Schema>(config: Config, name: string): Promise<Store<Schema>> {

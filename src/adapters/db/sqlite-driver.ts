@@ -57,14 +57,31 @@ class Mutex {
   }
 }
 
+/** BEGIN, COMMIT, END and ROLLBACK (not ROLLBACK TO) sent as SQL through db.connection(). */
+const TRANSACTION_START = /^\s*begin\b/i;
+const TRANSACTION_END = /^\s*(commit|end|rollback)\b(?!\s+(transaction\s+)?to\b)/i;
+
 /** A Kysely connection: bound to one session inside a transaction, routed per statement outside. */
 class RoutedConnection implements DatabaseConnection {
   session: Runner | undefined;
   release: (() => void) | undefined;
+  /** The transaction was begun by SQL text (db.connection() and sql`begin`), not by Kysely. */
+  manual = false;
 
   constructor(private readonly driver: SqliteRoutingDriver) {}
 
   async executeQuery<R>(query: CompiledQuery): Promise<QueryResult<R>> {
+    if (!this.session && TRANSACTION_START.test(query.sql)) {
+      // A transaction begun by hand goes to the writer like Kysely's own, and holds it until it ends.
+      await this.driver.pinToWriter(this);
+      this.manual = true;
+    } else if (this.manual && TRANSACTION_END.test(query.sql)) {
+      try {
+        return await (this.session as Runner).run<R>(query);
+      } finally {
+        this.driver.finish(this);
+      }
+    }
     if (this.session) return this.session.run<R>(query);
     return this.driver.runOutsideTransaction<R>(query);
   }
@@ -127,6 +144,11 @@ export class SqliteRoutingDriver implements Driver {
     }
   }
 
+  async pinToWriter(connection: RoutedConnection): Promise<void> {
+    connection.release = await this.writeLock.lock();
+    connection.session = this.writer;
+  }
+
   async beginTransaction(connection: DatabaseConnection, settings: TransactionSettings): Promise<void> {
     const routed = connection as RoutedConnection;
     const readOnly = settings.accessMode === 'read only';
@@ -171,14 +193,19 @@ export class SqliteRoutingDriver implements Driver {
     await connection.executeQuery(CompiledQuery.raw(`release "${name}"`));
   }
 
-  async releaseConnection(): Promise<void> {}
+  async releaseConnection(connection: DatabaseConnection): Promise<void> {
+    const routed = connection as RoutedConnection;
+    // A transaction begun by hand and left open: roll it back rather than hold the writer forever.
+    if (routed.manual && routed.session) await this.rollbackTransaction(routed);
+  }
 
   async destroy(): Promise<void> {
     for (const session of [this.reader, this.snapshot]) session.database.close();
     await this.writer.close();
   }
 
-  private finish(connection: RoutedConnection): void {
+  finish(connection: RoutedConnection): void {
+    connection.manual = false;
     connection.session = undefined;
     connection.release?.();
     connection.release = undefined;

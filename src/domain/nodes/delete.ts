@@ -36,9 +36,13 @@ export function checkSoftDelete(facts: DeleteFacts): Refusal | null {
   return null;
 }
 
-/** Restoring must fit in the quota: bytes in use plus the subtree's bytes. A null quota is unlimited. */
+/**
+ * Restoring must fit in the quota: bytes in use plus the subtree's bytes. A null quota is
+ * unlimited, and a restore that adds no bytes never exceeds it (the quota may have been lowered
+ * below what is in use; empty folders still come back).
+ */
 export function fitsQuota(quota: number | null, usedBytes: number, addedBytes: number): boolean {
-  return quota === null || usedBytes + addedBytes <= quota;
+  return quota === null || addedBytes === 0 || usedBytes + addedBytes <= quota;
 }
 
 export const DAY_MS = 86_400_000;

@@ -1,4 +1,4 @@
-import type { FastifyError, FastifyInstance, FastifyReply } from 'fastify';
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import FindMyWay from 'find-my-way';
 import { ApiError } from '../../domain/errors.js';
 import { OAuthError } from '../../oauth/oauth-error.js';
@@ -40,6 +40,18 @@ function fromFastify(error: FastifyError): ApiError {
 }
 
 /**
+ * Fastify answers a few requests before routing, outside setErrorHandler (a path with broken
+ * percent-encoding): the server's frameworkErrors option sends those in our shape too.
+ */
+export function frameworkErrors(error: FastifyError, _request: FastifyRequest, reply: FastifyReply): void {
+  const apiError =
+    error.code === 'FST_ERR_BAD_URL'
+      ? new ApiError('BadRequest', 'The address is not correctly percent-encoded')
+      : fromFastify(error);
+  send(reply, apiError);
+}
+
+/**
  * One error shape everywhere (DESIGN.md section 4). Unknown paths are 404; known paths with
  * another method are 405 with Allow. Unexpected failures are logged with the request id and
  * answered with the generic 500 body: no stack or SQL leaves the process.
@@ -53,6 +65,12 @@ export function registerErrorHandling(app: FastifyInstance): void {
       const path = route.url;
       if (!knownPaths.hasRoute(method as 'GET', path)) knownPaths.on(method as 'GET', path, () => {});
     }
+  });
+
+  // PostgreSQL text cannot hold NUL: a %00 in a path or query value would reach the store and
+  // fail there as a 500. No identifier or filter legitimately contains it.
+  app.addHook('onRequest', async (request) => {
+    if (/%00/i.test(request.url)) throw new ApiError('BadRequest', 'The address contains a NUL character');
   });
 
   app.setErrorHandler((error: FastifyError | ApiError | OAuthError, request, reply) => {

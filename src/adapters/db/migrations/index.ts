@@ -1,4 +1,4 @@
-import { type Kysely, type Migration, Migrator } from 'kysely';
+import { type Kysely, sql } from 'kysely';
 import type { Dialect, Store } from '../database.js';
 import * as global0001 from './global-0001-init.js';
 import * as regional0001 from './regional-0001-init.js';
@@ -6,26 +6,45 @@ import * as regional0002 from './regional-0002-name-search.js';
 
 /** A migration that may need to know the dialect (column types, collations, indexes). */
 export interface DialectMigration {
-  up(db: Kysely<unknown>, dialect: Dialect): Promise<void>;
+  up(db: Kysely<any>, dialect: Dialect): Promise<void>;
 }
 
 type AnyStore = Store<any>;
 
+/**
+ * Applies the migrations a store has not seen, in name order, all in one transaction that
+ * holds the store's migration lock, so copies starting together apply each exactly once.
+ * Only this store's own table is read: Kysely's Migrator introspects every schema of the
+ * database and fails when another store's schema is dropped at the same moment.
+ */
 async function migrate(store: AnyStore, migrations: Record<string, DialectMigration>): Promise<void> {
-  const provided: Record<string, Migration> = {};
-  for (const [name, migration] of Object.entries(migrations)) {
-    provided[name] = { up: (db) => migration.up(db, store.dialect) };
-  }
-  const migrator = new Migrator({
-    db: store.db as Kysely<unknown>,
-    provider: { getMigrations: async () => provided },
-    ...(store.schema ? { migrationTableSchema: store.schema } : {}),
+  await store.db.connection().execute(async (connection) => {
+    // SQLite: take the write lock up front, so two processes never both read and then both write.
+    await sql.raw(store.dialect === 'postgres' ? 'begin' : 'begin immediate').execute(connection);
+    try {
+      if (store.dialect === 'postgres') await sql`select pg_advisory_xact_lock(hashtext(current_schema()))`.execute(connection);
+      await connection.schema
+        .createTable('rdp_migrations')
+        .ifNotExists()
+        .addColumn('name', 'text', (c) => c.primaryKey())
+        .addColumn('applied_at', 'text', (c) => c.notNull())
+        .execute();
+      const applied = new Set((await connection.selectFrom('rdp_migrations').select('name').execute()).map((row) => row.name));
+      for (const name of Object.keys(migrations).sort()) {
+        if (applied.has(name)) continue;
+        try {
+          await migrations[name]?.up(connection, store.dialect);
+        } catch (error) {
+          throw new Error(`database migration ${name} failed: ${(error as Error).message}`, { cause: error });
+        }
+        await connection.insertInto('rdp_migrations').values({ name, applied_at: new Date().toISOString() }).execute();
+      }
+      await sql`commit`.execute(connection);
+    } catch (error) {
+      await sql`rollback`.execute(connection);
+      throw error;
+    }
   });
-  const { error, results } = await migrator.migrateToLatest();
-  if (error) {
-    const failed = results?.find((result) => result.status === 'Error')?.migrationName ?? 'unknown';
-    throw new Error(`database migration ${failed} failed: ${(error as Error).message}`);
-  }
 }
 
 export function migrateGlobal(store: AnyStore): Promise<void> {

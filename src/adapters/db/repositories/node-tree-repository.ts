@@ -6,6 +6,7 @@ import type { NodeRow, RegionalSchema } from '../schema.js';
 import { subtreeEnd } from './node-repository.js';
 
 type Tx = Transaction<RegionalSchema>;
+type NodeRef = { id: string; path: string };
 
 export function toMoveNode(row: NodeRow): MoveNode {
   return {
@@ -50,25 +51,66 @@ export class NodeTreeRepository {
     return (this.dialect === 'postgres' ? query.forUpdate() : query).executeTakeFirst();
   }
 
+  /**
+   * Locks the nodes a tree change writes (FOR UPDATE), the nodes it adds children under and every
+   * ancestor of both (FOR KEY SHARE), in one global order (depth, then id), so that changes of
+   * one branch queue instead of deadlocking: a soft delete holds its root FOR UPDATE, and a move,
+   * restore or create below that root waits for it or it for them, never working from rows the
+   * other has changed. Returns the fresh rows of the given nodes, or undefined when one is gone or
+   * its path changed since the caller read it.
+   */
+  async lockBranches(tx: Tx, written: NodeRef[], extended: NodeRef[] = []): Promise<Map<string, NodeRow> | undefined> {
+    const locks = new Map<string, { depth: number; exclusive: boolean; wanted: boolean }>();
+    const mark = (node: NodeRef, exclusive: boolean) =>
+      pathIds(node.path).forEach((id, depth) => {
+        const known = locks.get(id);
+        const own = id === node.id;
+        locks.set(id, {
+          depth,
+          exclusive: (known?.exclusive ?? false) || (own && exclusive),
+          wanted: (known?.wanted ?? false) || own,
+        });
+      });
+    for (const node of written) mark(node, true);
+    for (const node of extended) mark(node, false);
+    const order = [...locks].sort(([a, x], [b, y]) => x.depth - y.depth || (a < b ? -1 : a > b ? 1 : 0));
+    const fresh = new Map<string, NodeRow>();
+    for (const [id, { exclusive, wanted }] of order) {
+      // SQLite serializes writers already: there, reading the given rows is enough.
+      if (this.dialect !== 'postgres' && !wanted) continue;
+      const query = tx.selectFrom('nodes').selectAll().where('id', '=', id);
+      const locked = this.dialect !== 'postgres' ? query : exclusive ? query.forUpdate() : query.forKeyShare();
+      const row = await locked.executeTakeFirst();
+      if (wanted && row) fresh.set(id, row);
+    }
+    const unchanged = [...written, ...extended].every((node) => fresh.get(node.id)?.path === node.path);
+    return unchanged ? fresh : undefined;
+  }
+
+  /** The fresh row of a node about to get a child, its branch locked; undefined once it is gone. */
+  async lockForChild(tx: Tx, node: NodeRef): Promise<NodeRow | undefined> {
+    let seen: NodeRef | undefined = node;
+    // A concurrent move may change the path between reading and locking: read again, lock again.
+    for (let attempt = 0; seen && attempt < 5; attempt += 1) {
+      const locked = (await this.lockBranches(tx, [], [seen]))?.get(seen.id);
+      if (locked) return locked;
+      seen = await tx.selectFrom('nodes').selectAll().where('id', '=', node.id).executeTakeFirst();
+    }
+    return undefined;
+  }
+
   /** Derivatives and sources of a node that are not in the trash. */
   async links(tx: Tx, id: string): Promise<{ derivatives: NodeRow[]; sources: NodeRow[] }> {
-    const derivatives = await tx
-      .selectFrom('node_links as l')
-      .innerJoin('nodes as n', 'n.id', 'l.to_id')
-      .selectAll('n')
-      .where('l.kind', '=', 'derivative')
-      .where('l.from_id', '=', id)
-      .where('n.trashed_at', 'is', null)
-      .execute();
-    const sources = await tx
-      .selectFrom('node_links as l')
-      .innerJoin('nodes as n', 'n.id', 'l.from_id')
-      .selectAll('n')
-      .where('l.kind', '=', 'derivative')
-      .where('l.to_id', '=', id)
-      .where('n.trashed_at', 'is', null)
-      .execute();
-    return { derivatives, sources };
+    const linked = (from: 'from_id' | 'to_id', to: 'from_id' | 'to_id') =>
+      tx
+        .selectFrom('node_links as l')
+        .innerJoin('nodes as n', 'n.id', `l.${to}`)
+        .selectAll('n')
+        .where('l.kind', '=', 'derivative')
+        .where(`l.${from}`, '=', id)
+        .where('n.trashed_at', 'is', null)
+        .execute();
+    return { derivatives: await linked('from_id', 'to_id'), sources: await linked('to_id', 'from_id') };
   }
 
   async subtreeShape(tx: Tx, path: string): Promise<{ maxDepth: number; hasSite: boolean; hasData: boolean }> {
@@ -163,8 +205,9 @@ export class NodeTreeRepository {
   /** Facts that decide a soft delete, over the whole subtree. */
   async deleteFacts(tx: Tx, node: NodeRow) {
     const end = subtreeEnd(node.path);
+    // Parenthesized: it is also negated, and NOT binds tighter than AND.
     const inSubtree = (column: 'n.path' | 'd.path' | 'b.path') =>
-      sql<boolean>`${sql.ref(column)} >= ${node.path} and ${sql.ref(column)} < ${end}`;
+      sql<boolean>`(${sql.ref(column)} >= ${node.path} and ${sql.ref(column)} < ${end})`;
     const derivatives = await tx
       .selectFrom('node_links as l')
       .innerJoin('nodes as n', 'n.id', 'l.from_id')
@@ -189,7 +232,7 @@ export class NodeTreeRepository {
       .select('d.id')
       .where('l.kind', '=', 'dependant')
       .where(inSubtree('b.path'))
-      .where(sql<boolean>`not (d.path >= ${node.path} and d.path < ${end})`)
+      .where((eb) => eb.not(inSubtree('d.path')))
       .where('d.trashed_at', 'is', null)
       .limit(1)
       .executeTakeFirst();

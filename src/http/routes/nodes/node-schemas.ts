@@ -2,8 +2,20 @@ import { type Static, Type } from '@sinclair/typebox';
 import type { NodeRow } from '../../../adapters/db/schema.js';
 import { NODE_KINDS } from '../../../domain/nodes/hierarchy.js';
 
-export const Name = Type.String({ minLength: 1, maxLength: 255, description: '1 to 255 characters, stored as given' });
-export const Address = Type.String({ minLength: 1, maxLength: 255, description: 'Site address, 1 to 255 characters' });
+// No NUL: PostgreSQL text cannot store it, so it is refused on every store alike.
+const NO_NUL = '^[^\\u0000]*$';
+export const Name = Type.String({
+  minLength: 1,
+  maxLength: 255,
+  pattern: NO_NUL,
+  description: '1 to 255 characters (code points), stored as given; no NUL character',
+});
+export const Address = Type.String({
+  minLength: 1,
+  maxLength: 255,
+  pattern: NO_NUL,
+  description: 'Site address, 1 to 255 characters (code points); no NUL character',
+});
 export const NodeKindSchema = Type.Union(
   NODE_KINDS.map((kind) => Type.Literal(kind)),
   { description: 'Kind of node' },

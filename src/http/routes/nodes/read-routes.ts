@@ -22,7 +22,8 @@ const SearchQuery = Type.Object(
     nameMatch: Type.Optional(Type.Union([MatchSchema], { description: 'Earlier name of searchNameMatch', deprecated: true })),
     type: Type.Optional(Type.Array(NodeKindSchema, { description: 'Only these kinds (repeat the parameter)' })),
     underNodeId: Type.Optional(Type.String({ description: 'Only nodes inside this subtree' })),
-    includeTrashed: Type.Optional(Type.Boolean({ default: false })),
+    // No schema default: a filled-in false would hide the earlier name includeDeleted.
+    includeTrashed: Type.Optional(Type.Boolean({ description: 'Also trashed nodes; default false' })),
     includeDeleted: Type.Optional(Type.Boolean({ description: 'Earlier name of includeTrashed', deprecated: true })),
     ...Paging,
   },

@@ -6,6 +6,18 @@ import { errors, NodeIdParams } from './node-schemas.js';
 
 const IMAGE_TYPES = ['image/png', 'image/jpeg', 'image/webp', 'image/gif'];
 
+/** Image bytes per media type, for the OpenAPI document; no type, so a Buffer body validates. */
+const imageContent = (description: string) =>
+  Object.fromEntries(IMAGE_TYPES.map((type) => [type, { schema: { description, contentMediaType: type } }]));
+
+/** RFC 9110 section 13.1.2: "*" or a list of entity tags, compared weakly (W/ ignored). */
+function noneMatch(header: string | undefined, etag: string): boolean {
+  if (!header) return false;
+  if (header.trim() === '*') return true;
+  const opaque = (tag: string) => tag.trim().replace(/^W\//, '');
+  return header.split(',').some((tag) => opaque(tag) === opaque(etag));
+}
+
 export default async function thumbnailRoutes(app: RegionApp) {
   // Thumbnails arrive as raw image bytes; the declared type is checked against the bytes.
   app.addContentTypeParser(
@@ -24,6 +36,7 @@ export default async function thumbnailRoutes(app: RegionApp) {
         summary: "Set a node's thumbnail",
         description: `Body: the image bytes, Content-Type one of ${IMAGE_TYPES.join(', ')}; the bytes must be of that type.`,
         params: NodeIdParams,
+        body: { content: imageContent('The image bytes') },
         response: {
           200: Type.Object({ etag: Type.String(), contentType: Type.String(), size: Type.Integer() }),
           ...errors(400, 401, 403, 404, 413, 415),
@@ -52,13 +65,21 @@ export default async function thumbnailRoutes(app: RegionApp) {
         tags: ['Nodes'],
         summary: "Get a node's thumbnail image",
         params: NodeIdParams,
-        response: { ...errors(401, 403, 404) },
+        response: {
+          200: { description: 'The image bytes, with an ETag', content: imageContent('The image bytes') },
+          304: Type.Null({ description: 'Not Modified: the If-None-Match ETag is current' }),
+          ...errors(401, 403, 404),
+        },
       },
     },
     async (request, reply) => {
       const thumbnail = await app.services.nodes.getThumbnail(request.principal, request.params.nodeId);
       reply.header('etag', thumbnail.etag).header('cache-control', 'private, max-age=0, must-revalidate');
-      if (request.headers['if-none-match'] === thumbnail.etag) return reply.code(304).send();
+      if (noneMatch(request.headers['if-none-match'], thumbnail.etag)) {
+        // No payload at all: a serialized null would announce a body a 304 cannot have.
+        reply.code(304);
+        return reply.send();
+      }
       return reply.type(thumbnail.content_type).send(Buffer.from(thumbnail.bytes));
     },
   );

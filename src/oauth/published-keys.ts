@@ -1,0 +1,36 @@
+import { createLocalJWKSet, createRemoteJWKSet, type JWK, type JWTVerifyGetKey } from 'jose';
+import type { TokenRepository } from '../adapters/db/repositories/token-repository.js';
+import type { Clock } from '../ports/clock.js';
+
+const RELOAD_INTERVAL_MS = 10_000;
+
+/**
+ * The key set regions verify tokens with: the document published at {auth_url}/oauth/jwks.
+ * In one process it is read from the global store, and read again (at most every ten seconds)
+ * when a token names a key it does not hold, so a key added by another copy of the
+ * authorization server is picked up. Regions deployed apart fetch it over HTTP instead.
+ */
+export function publishedKeySet(tokens: TokenRepository, initial: { keys: JWK[] }, clock: Clock): JWTVerifyGetKey {
+  let current = createLocalJWKSet(initial);
+  let loadedAt = clock.now().getTime();
+  return async (header, token) => {
+    try {
+      return await current(header, token);
+    } catch (error) {
+      if (
+        (error as { code?: string }).code !== 'ERR_JWKS_NO_MATCHING_KEY' ||
+        clock.now().getTime() - loadedAt < RELOAD_INTERVAL_MS
+      ) {
+        throw error;
+      }
+      const rows = await tokens.activeSigningKeys();
+      current = createLocalJWKSet({ keys: rows.map((row) => JSON.parse(row.public_jwk) as JWK) });
+      loadedAt = clock.now().getTime();
+      return current(header, token);
+    }
+  };
+}
+
+export function remoteKeySet(jwksUrl: string): JWTVerifyGetKey {
+  return createRemoteJWKSet(new URL(jwksUrl), { cooldownDuration: RELOAD_INTERVAL_MS });
+}
