@@ -59,7 +59,7 @@ async function authorizationMicro(store: BenchStore, folderId: string) {
   try {
     const issuer = issuerOf(platform.config.publicUrl);
     const keys = await SigningKeys.load(platform.tokens, platform.clock);
-    const verifier = AccessTokenVerifier.local(keys, issuer, platform.directory, platform.clock);
+    const verifier = AccessTokenVerifier.forPlatform(platform, keys, issuer);
     const userId = (await platform.directory.findApplication(store.clientId))?.service_user_id as string;
     const { token } = await new AccessTokenIssuer(keys, issuer, 3600, platform.clock).issue({
       userId,
