@@ -36,6 +36,22 @@ export function trigramMatch(text: string): string | undefined {
  */
 const FEW_CANDIDATES = 5000;
 
+/** The columns a node's body in a list needs (toNodeBody): half the row, and no long path. */
+const LISTING_COLUMNS = [
+  'id',
+  'name',
+  'kind',
+  'parent_id',
+  'org_id',
+  'address',
+  'created_at',
+  'updated_at',
+  'is_processing',
+  'is_failed',
+  'trashed_at',
+] as const;
+export type NodeListing = Pick<NodeRow, (typeof LISTING_COLUMNS)[number]>;
+
 export interface NodeWithAccess {
   node: NodeRow;
   permissions: Set<Permission>;
@@ -57,17 +73,18 @@ const reachingMemberships = (principalId: string) => sql<boolean>`
  */
 function precompiled<Args extends unknown[]>(compile: (...markers: Args) => CompiledQuery, markers: Args) {
   const template = compile(...markers);
-  const slots = markers.map((marker) => template.parameters.indexOf(marker));
-  if (slots.some((slot) => slot < 0)) throw new Error('a marker is missing from the compiled query');
-  return (...args: Args): CompiledQuery => {
-    const parameters = [...template.parameters];
-    for (let i = 0; i < slots.length; i += 1) parameters[slots[i] as number] = args[i];
-    return { ...template, parameters };
-  };
+  // For each parameter of the compiled query, the argument it takes (a marker may appear twice).
+  const sources = template.parameters.map((parameter) => markers.indexOf(parameter));
+  if (markers.some((_, i) => !sources.includes(i))) throw new Error('a marker is missing from the compiled query');
+  return (...args: Args): CompiledQuery => ({
+    ...template,
+    parameters: template.parameters.map((parameter, j) => ((sources[j] as number) < 0 ? parameter : args[sources[j] as number])),
+  });
 }
 
 export class NodeRepository {
   private readonly childrenQuery;
+  private readonly accessQuery;
 
   constructor(
     private readonly db: Kysely<RegionalSchema>,
@@ -77,7 +94,7 @@ export class NodeRepository {
       (parentId: string, limit: number, offset: number) =>
         db
           .selectFrom('nodes')
-          .selectAll()
+          .select(LISTING_COLUMNS)
           .where('parent_id', '=', parentId)
           .where('trashed_at', 'is', null)
           .orderBy('name_key')
@@ -86,6 +103,14 @@ export class NodeRepository {
           .offset(offset)
           .compile(),
       ['\u0000parent', -101, -102],
+    );
+    this.accessQuery = precompiled(
+      (orgId: string, nodeId: string, principalId: string) =>
+        sql`SELECT n.*, r.permissions FROM nodes n
+          LEFT JOIN memberships m ON ${reachingMemberships(principalId)}
+          LEFT JOIN roles r ON r.id = m.role_id
+          WHERE n.id = ${nodeId} AND n.org_id = ${orgId}`.compile(db),
+      ['\u0000org', '\u0000node', '\u0000principal'],
     );
   }
 
@@ -99,19 +124,18 @@ export class NodeRepository {
 
   /** Loads a node of the organization with what the principal may do on it, in one query. */
   async findWithAccess(orgId: string, nodeId: string, principalId: string): Promise<NodeWithAccess | undefined> {
-    const { rows } = await sql<NodeRow & { permissions: string | null }>`
-      SELECT n.*, r.permissions FROM nodes n
-      LEFT JOIN memberships m ON ${reachingMemberships(principalId)}
-      LEFT JOIN roles r ON r.id = m.role_id
-      WHERE n.id = ${nodeId} AND n.org_id = ${orgId}`.execute(this.db);
+    const { rows } = await this.db.executeQuery<NodeRow & { permissions?: string | null }>(
+      this.accessQuery(orgId, nodeId, principalId),
+    );
     const first = rows[0];
     if (!first) return undefined;
-    const { permissions: _, ...node } = first;
-    return { node, permissions: unionPermissions(rows.map((row) => row.permissions)) };
+    const permissions = unionPermissions(rows.map((row) => row.permissions ?? null));
+    delete first.permissions;
+    return { node: first, permissions };
   }
 
-  async children(parentId: string, limit: number, offset: number): Promise<NodeRow[]> {
-    return (await this.db.executeQuery<NodeRow>(this.childrenQuery(parentId, limit, offset))).rows;
+  async children(parentId: string, limit: number, offset: number): Promise<NodeListing[]> {
+    return (await this.db.executeQuery<NodeListing>(this.childrenQuery(parentId, limit, offset))).rows;
   }
 
   async update(id: string, fields: Partial<Pick<NodeRow, 'name' | 'name_key' | 'address' | 'updated_at'>>): Promise<void> {
