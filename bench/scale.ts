@@ -83,6 +83,7 @@ async function changes(scale: ScaleStore, readDuringMove: boolean): Promise<Chan
       timedRequest(`${api}/v1/nodes/${id}/move/${scale.targetDivisionId}`, { method: 'PATCH', headers });
     const trash = (id: string) => timedRequest(`${api}/v1/nodes/${id}`, { method: 'DELETE', headers });
     const result: Changes = { moveBig: 0, trashBig: 0 };
+    await move(scale.warmupSiteId);
     if (scale.mediumSiteId) result.moveMedium = await move(scale.mediumSiteId);
     if (readDuringMove) {
       const urls = scale.otherNodeIds.map((id) => `${api}/v1/nodes/${id}`);

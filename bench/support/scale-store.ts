@@ -13,6 +13,8 @@ export interface ScaleStore {
   otherNodeIds: string[];
   /** Sites of `big` and `medium` nodes (absent when 0 was asked), and a division to move them to. */
   bigSiteId: string | undefined;
+  /** A site of 20 nodes, moved once before the timed changes so that none of them pays for a cold start. */
+  warmupSiteId: string;
   mediumSiteId: string | undefined;
   targetDivisionId: string;
 }
@@ -34,6 +36,7 @@ export async function buildScaleStore(label: string, nodes: number, big: number,
   const projects = tree.add(tree.org, 'division', 'Projects');
   const survey = tree.add(projects, 'site', 'Harbour Bridge', '2 Harbour Road');
   const folder = tree.add(survey, 'folder', 'Survey 2024');
+  const warmup = tree.site(projects, 'Depot Yard', 20);
   const otherNodeIds: string[] = [];
   for (let i = 1; i <= 20; i += 1) {
     otherNodeIds.push(tree.add(folder, 'pointCloud', `Survey marker ${String(i).padStart(2, '0')}`).id);
@@ -56,6 +59,7 @@ export async function buildScaleStore(label: string, nodes: number, big: number,
     browseFolderId: folder.id,
     otherNodeIds,
     bigSiteId: bigSite?.id,
+    warmupSiteId: warmup.id,
     mediumSiteId: mediumSite?.id,
     targetDivisionId: target.id,
   };
