@@ -1,6 +1,6 @@
 import { createHash, randomUUID } from 'node:crypto';
 import type { Transaction } from 'kysely';
-import type { NameMatch } from '../adapters/db/repositories/node-repository.js';
+import type { NameMatch, NodeListing } from '../adapters/db/repositories/node-repository.js';
 import { newNodeRow } from '../adapters/db/repositories/node-rows.js';
 import type { NodeRow, RegionalSchema } from '../adapters/db/schema.js';
 import type { Permission } from '../domain/access/permissions.js';
@@ -29,7 +29,7 @@ export class NodeService {
     return found.node;
   }
 
-  async browse(principal: Principal, nodeId: string, limit: number, offset: number): Promise<NodeRow[]> {
+  async browse(principal: Principal, nodeId: string, limit: number, offset: number): Promise<NodeListing[]> {
     await this.authorize(principal, nodeId, 'read');
     return this.region.nodes.children(nodeId, limit, offset);
   }
@@ -78,7 +78,7 @@ export class NodeService {
   /** A node with its active derivatives and sources, for GET /v1/nodes/{nodeId}. */
   async get(principal: Principal, nodeId: string) {
     const node = await this.authorize(principal, nodeId, 'read');
-    const { derivatives, sources } = await this.region.tree.transaction((tx) => this.region.tree.links(tx, node.id));
+    const { derivatives, sources } = await this.region.tree.readTransaction((tx) => this.region.tree.links(tx, node.id));
     return { node, derivatives, sources };
   }
 

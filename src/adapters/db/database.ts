@@ -1,12 +1,13 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import SQLite from 'better-sqlite3';
-import { Kysely, PostgresDialect, SqliteDialect, sql } from 'kysely';
+import { Kysely, PostgresDialect, sql } from 'kysely';
 import pg from 'pg';
 import type { Config } from '../../config/config.js';
 import { REGIONS, type Region } from '../../domain/regions.js';
 import { migrateGlobal, migrateRegional } from './migrations/index.js';
 import type { GlobalSchema, RegionalSchema } from './schema.js';
+import { sqliteRoutingDialect } from './sqlite-driver.js';
 
 export type Dialect = 'sqlite' | 'postgres';
 
@@ -25,39 +26,16 @@ export interface Stores {
 // int8 (COUNT, SUM, bigint columns) as numbers: sizes stay far below 2^53.
 pg.types.setTypeParser(20, (value) => Number(value));
 
-/**
- * better-sqlite3 prepares a statement on every Kysely query; keeping prepared statements by SQL
- * text removes that cost from every hot path. Statements are synchronous, so reuse is safe.
- */
-function withStatementCache(database: SQLite.Database): SQLite.Database {
-  const cache = new Map<string, SQLite.Statement>();
-  const prepare = database.prepare.bind(database);
-  return new Proxy(database, {
-    get(target, property, receiver) {
-      if (property === 'prepare') {
-        return (source: string) => {
-          let statement = cache.get(source);
-          if (!statement) {
-            statement = prepare(source);
-            if (cache.size > 2000) cache.clear();
-            cache.set(source, statement);
-          }
-          return statement;
-        };
-      }
-      const value = Reflect.get(target, property, receiver);
-      return typeof value === 'function' ? value.bind(target) : value;
-    },
-  });
-}
-
 function openSqlite<Schema>(file: string): Store<Schema> {
   fs.mkdirSync(path.dirname(file), { recursive: true });
-  const database = new SQLite(file);
-  database.pragma('journal_mode = WAL');
-  database.pragma('synchronous = NORMAL');
-  database.pragma('busy_timeout = 5000');
-  const db = new Kysely<Schema>({ dialect: new SqliteDialect({ database: withStatementCache(database) }) });
+  const open = () => {
+    const database = new SQLite(file);
+    database.pragma('journal_mode = WAL');
+    database.pragma('synchronous = NORMAL');
+    database.pragma('busy_timeout = 5000');
+    return database;
+  };
+  const db = new Kysely<Schema>({ dialect: sqliteRoutingDialect(file, open) });
   return { db, dialect: 'sqlite', close: () => db.destroy() };
 }
 

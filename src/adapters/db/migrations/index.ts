@@ -2,6 +2,8 @@ import { type Kysely, sql } from 'kysely';
 import type { Dialect, Store } from '../database.js';
 import * as global0001 from './global-0001-init.js';
 import * as regional0001 from './regional-0001-init.js';
+import * as regional0002 from './regional-0002-name-search.js';
+import * as regional0003 from './regional-0003-browse-order.js';
 
 /** A migration that may need to know the dialect (column types, collations, indexes). */
 export interface DialectMigration {
@@ -51,5 +53,5 @@ export function migrateGlobal(store: AnyStore): Promise<void> {
 }
 
 export function migrateRegional(store: AnyStore): Promise<void> {
-  return migrate(store, { '0001-init': regional0001 });
+  return migrate(store, { '0001-init': regional0001, '0002-name-search': regional0002, '0003-browse-order': regional0003 });
 }

@@ -40,6 +40,11 @@ export class NodeTreeRepository {
     return this.db.transaction().execute(work);
   }
 
+  /** A consistent snapshot for several reads; on SQLite it never waits for a write transaction. */
+  readTransaction<T>(work: (tx: Tx) => Promise<T>): Promise<T> {
+    return this.db.transaction().setAccessMode('read only').execute(work);
+  }
+
   async lock(tx: Tx, id: string): Promise<NodeRow | undefined> {
     // SQLite serializes writers already; on PostgreSQL the row lock orders concurrent tree changes.
     const query = tx.selectFrom('nodes').selectAll().where('id', '=', id);

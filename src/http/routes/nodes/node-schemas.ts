@@ -1,5 +1,5 @@
 import { type Static, Type } from '@sinclair/typebox';
-import type { NodeRow } from '../../../adapters/db/schema.js';
+import type { NodeListing } from '../../../adapters/db/repositories/node-repository.js';
 import { NODE_KINDS } from '../../../domain/nodes/hierarchy.js';
 
 // NUL characters are refused for every JSON body by http/plugins/json-body.ts.
@@ -60,7 +60,7 @@ export function clampLimit(limit: number | undefined): number {
   return Math.min(limit ?? 100, MAX_PAGE);
 }
 
-export function toNodeBody(row: NodeRow): NodeBody {
+export function toNodeBody(row: NodeListing): NodeBody {
   return {
     id: row.id,
     name: row.name,

@@ -1,0 +1,21 @@
+import { runBrowse } from './browse.js';
+import { runScale } from './scale.js';
+import { runStartup } from './startup.js';
+import { log, quick, runMain, type SummaryRow } from './support/report.js';
+
+/**
+ * Every benchmark in turn, then one table of ratios. `npm run bench -- --quick` (or
+ * RDP_BENCH_QUICK=1) makes short runs on smaller stores. The exit status reports errors only,
+ * never a slow number.
+ */
+export async function runAll(): Promise<SummaryRow[]> {
+  log(`Reality Data Platform benchmarks${quick ? ' (quick)' : ''}: ratios against baselines measured in the same run`);
+  const rows: SummaryRow[] = [];
+  for (const bench of [runBrowse, runScale, runStartup]) {
+    rows.push(...(await bench()));
+    log('');
+  }
+  return rows;
+}
+
+runMain(import.meta.url, runAll);

@@ -1,0 +1,32 @@
+import { Type } from '@sinclair/typebox';
+import { loadConfig } from '../../src/config/config.js';
+import { buildApp } from '../../src/http/app.js';
+import { NodeSchema, toNodeBody } from '../../src/http/routes/nodes/node-schemas.js';
+import { openPlatform } from '../../src/platform.js';
+import { reportReady } from '../support/child-server.js';
+
+/**
+ * The real platform on an existing store (RDP_DATA_DIR), on a free port. With
+ * RDP_BENCH_UNAUTHENTICATED_BROWSE=1 it also serves the browse query without the token check and
+ * the access query, so that the cost of authorization can be read off as a difference.
+ */
+const config = loadConfig({ ...process.env, PORT: '0', RDP_LOG_LEVEL: process.env.RDP_LOG_LEVEL ?? 'warn' });
+const platform = await openPlatform(config);
+const app = await buildApp(platform);
+
+if (process.env.RDP_BENCH_UNAUTHENTICATED_BROWSE === '1') {
+  const nodes = platform.regions.eu.nodes;
+  app.get(
+    '/bench/unauthenticated-browse/:nodeId',
+    {
+      schema: {
+        params: Type.Object({ nodeId: Type.String() }),
+        response: { 200: Type.Array(Type.Object(NodeSchema.properties)) },
+      },
+    },
+    async (request) => (await nodes.children((request.params as { nodeId: string }).nodeId, 100, 0)).map(toNodeBody),
+  );
+}
+
+await app.listen({ host: '127.0.0.1', port: 0 });
+reportReady((app.server.address() as { port: number }).port);

@@ -1,0 +1,222 @@
+import type SQLite from 'better-sqlite3';
+import {
+  CompiledQuery,
+  type DatabaseConnection,
+  type Dialect,
+  type Driver,
+  type QueryResult,
+  SqliteAdapter,
+  SqliteIntrospector,
+  SqliteQueryCompiler,
+  type TransactionSettings,
+} from 'kysely';
+import { SqliteWriter } from './sqlite-writer.js';
+
+/** Where a statement runs: a connection in this thread, or the writer's worker. */
+interface Runner {
+  run<R>(query: CompiledQuery): QueryResult<R> | Promise<QueryResult<R>>;
+}
+
+/** One better-sqlite3 connection in this thread, with its statements prepared once per SQL text. */
+class Session implements Runner {
+  private readonly statements = new Map<string, SQLite.Statement>();
+
+  constructor(readonly database: SQLite.Database) {}
+
+  statement(source: string): SQLite.Statement {
+    let statement = this.statements.get(source);
+    if (!statement) {
+      statement = this.database.prepare(source);
+      if (this.statements.size > 2000) this.statements.clear();
+      this.statements.set(source, statement);
+    }
+    return statement;
+  }
+
+  run<R>(query: CompiledQuery): QueryResult<R> {
+    const statement = this.statement(query.sql);
+    const parameters = query.parameters as unknown[];
+    if (statement.reader) return { rows: statement.all(parameters) as R[] };
+    const { changes, lastInsertRowid } = statement.run(parameters);
+    return { numAffectedRows: BigInt(changes), insertId: BigInt(lastInsertRowid), rows: [] };
+  }
+}
+
+class Mutex {
+  private tail: Promise<void> = Promise.resolve();
+
+  /** Resolves with the release function once every earlier holder has released. */
+  lock(): Promise<() => void> {
+    let release!: () => void;
+    const held = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    const acquired = this.tail.then(() => release);
+    this.tail = this.tail.then(() => held);
+    return acquired;
+  }
+}
+
+/** BEGIN, COMMIT, END and ROLLBACK (not ROLLBACK TO) sent as SQL through db.connection(). */
+const TRANSACTION_START = /^\s*begin\b/i;
+const TRANSACTION_END = /^\s*(commit|end|rollback)\b(?!\s+(transaction\s+)?to\b)/i;
+
+/** A Kysely connection: bound to one session inside a transaction, routed per statement outside. */
+class RoutedConnection implements DatabaseConnection {
+  session: Runner | undefined;
+  release: (() => void) | undefined;
+  /** The transaction was begun by SQL text (db.connection() and sql`begin`), not by Kysely. */
+  manual = false;
+
+  constructor(private readonly driver: SqliteRoutingDriver) {}
+
+  async executeQuery<R>(query: CompiledQuery): Promise<QueryResult<R>> {
+    if (!this.session && TRANSACTION_START.test(query.sql)) {
+      // A transaction begun by hand goes to the writer like Kysely's own, and holds it until it ends.
+      await this.driver.pinToWriter(this);
+      this.manual = true;
+    } else if (this.manual && TRANSACTION_END.test(query.sql)) {
+      try {
+        return await (this.session as Runner).run<R>(query);
+      } finally {
+        this.driver.finish(this);
+      }
+    }
+    if (this.session) return this.session.run<R>(query);
+    return this.driver.runOutsideTransaction<R>(query);
+  }
+
+  async *streamQuery<R>(query: CompiledQuery): AsyncIterableIterator<QueryResult<R>> {
+    if (this.session) {
+      yield* (await this.session.run<R>(query)).rows.map((row) => ({ rows: [row] }));
+      return;
+    }
+    for (const row of this.driver.reader.statement(query.sql).iterate(query.parameters as unknown[])) yield { rows: [row as R] };
+  }
+}
+
+/**
+ * SQLite has one writer at a time, but with WAL any number of readers see the last committed state
+ * without waiting for it. So: writes and read-write transactions take turns on the writer
+ * connection, which lives in a worker thread (SqliteWriter); a read outside a transaction goes to
+ * the reader connection at once; a read-only transaction gets a consistent snapshot on a third
+ * connection. A long write transaction (a large subtree move) therefore holds up neither the
+ * event loop nor the reads of the rest of the tree.
+ */
+export class SqliteRoutingDriver implements Driver {
+  readonly reader: Session;
+  private readonly writer: SqliteWriter;
+  private readonly snapshot: Session;
+  private readonly writeLock = new Mutex();
+  private readonly snapshotLock = new Mutex();
+  private readonly readOnly = new Map<string, boolean>();
+
+  constructor(file: string, open: () => SQLite.Database) {
+    // The writer first: it puts the file in WAL mode before the readers open it.
+    const first = open();
+    first.close();
+    this.writer = new SqliteWriter(file);
+    this.reader = new Session(open());
+    this.snapshot = new Session(open());
+    this.reader.database.pragma('query_only = 1');
+    this.snapshot.database.pragma('query_only = 1');
+  }
+
+  async init(): Promise<void> {}
+
+  async acquireConnection(): Promise<DatabaseConnection> {
+    return new RoutedConnection(this);
+  }
+
+  async runOutsideTransaction<R>(query: CompiledQuery): Promise<QueryResult<R>> {
+    let readOnly = this.readOnly.get(query.sql);
+    if (readOnly === undefined) {
+      readOnly = this.reader.statement(query.sql).readonly;
+      if (this.readOnly.size > 2000) this.readOnly.clear();
+      this.readOnly.set(query.sql, readOnly);
+    }
+    if (readOnly) return this.reader.run<R>(query);
+    const release = await this.writeLock.lock();
+    try {
+      return await this.writer.run<R>(query);
+    } finally {
+      release();
+    }
+  }
+
+  async pinToWriter(connection: RoutedConnection): Promise<void> {
+    connection.release = await this.writeLock.lock();
+    connection.session = this.writer;
+  }
+
+  async beginTransaction(connection: DatabaseConnection, settings: TransactionSettings): Promise<void> {
+    const routed = connection as RoutedConnection;
+    const readOnly = settings.accessMode === 'read only';
+    routed.release = await (readOnly ? this.snapshotLock : this.writeLock).lock();
+    routed.session = readOnly ? this.snapshot : this.writer;
+    try {
+      await routed.session.run(CompiledQuery.raw('begin'));
+    } catch (error) {
+      this.finish(routed);
+      throw error;
+    }
+  }
+
+  async commitTransaction(connection: DatabaseConnection): Promise<void> {
+    const routed = connection as RoutedConnection;
+    try {
+      await routed.session?.run(CompiledQuery.raw('commit'));
+    } finally {
+      this.finish(routed);
+    }
+  }
+
+  async rollbackTransaction(connection: DatabaseConnection): Promise<void> {
+    const routed = connection as RoutedConnection;
+    try {
+      // A failed statement may have ended the transaction already (SQLite rolls back on some errors).
+      await Promise.resolve(routed.session?.run(CompiledQuery.raw('rollback'))).catch(() => undefined);
+    } finally {
+      this.finish(routed);
+    }
+  }
+
+  async savepoint(connection: DatabaseConnection, name: string): Promise<void> {
+    await connection.executeQuery(CompiledQuery.raw(`savepoint "${name}"`));
+  }
+
+  async rollbackToSavepoint(connection: DatabaseConnection, name: string): Promise<void> {
+    await connection.executeQuery(CompiledQuery.raw(`rollback to "${name}"`));
+  }
+
+  async releaseSavepoint(connection: DatabaseConnection, name: string): Promise<void> {
+    await connection.executeQuery(CompiledQuery.raw(`release "${name}"`));
+  }
+
+  async releaseConnection(connection: DatabaseConnection): Promise<void> {
+    const routed = connection as RoutedConnection;
+    // A transaction begun by hand and left open: roll it back rather than hold the writer forever.
+    if (routed.manual && routed.session) await this.rollbackTransaction(routed);
+  }
+
+  async destroy(): Promise<void> {
+    for (const session of [this.reader, this.snapshot]) session.database.close();
+    await this.writer.close();
+  }
+
+  finish(connection: RoutedConnection): void {
+    connection.manual = false;
+    connection.session = undefined;
+    connection.release?.();
+    connection.release = undefined;
+  }
+}
+
+export function sqliteRoutingDialect(file: string, open: () => SQLite.Database): Dialect {
+  return {
+    createAdapter: () => new SqliteAdapter(),
+    createDriver: () => new SqliteRoutingDriver(file, open),
+    createIntrospector: (db) => new SqliteIntrospector(db),
+    createQueryCompiler: () => new SqliteQueryCompiler(),
+  };
+}
