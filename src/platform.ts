@@ -37,7 +37,7 @@ export async function openPlatform(config: Config, clock: Clock = systemClock): 
     regions[region] = {
       region,
       store,
-      nodes: new NodeRepository(store.db, store.dialect),
+      nodes: new NodeRepository(store.db, store.dialect, store.changeVersion),
       tree: new NodeTreeRepository(store.db, store.dialect),
       access: new AccessRepository(store.db),
     };

@@ -14,6 +14,11 @@ export type Dialect = 'sqlite' | 'postgres';
 export interface Store<Schema> {
   db: Kysely<Schema>;
   dialect: Dialect;
+  /**
+   * A number that changes whenever any connection, of this process or another, commits to the
+   * store: what exact read caches check. Undefined where the store has none (PostgreSQL).
+   */
+  changeVersion?: () => number;
   close(): Promise<void>;
 }
 
@@ -36,7 +41,19 @@ function openSqlite<Schema>(file: string): Store<Schema> {
     return database;
   };
   const db = new Kysely<Schema>({ dialect: sqliteRoutingDialect(file, open) });
-  return { db, dialect: 'sqlite', close: () => db.destroy() };
+  // SQLite's data_version changes on a connection whenever another one commits; this connection
+  // never writes, so every commit to the file changes what it reads.
+  const versionProbe = open();
+  versionProbe.pragma('query_only = 1');
+  return {
+    db,
+    dialect: 'sqlite',
+    changeVersion: () => versionProbe.pragma('data_version', { simple: true }) as number,
+    close: async () => {
+      await db.destroy();
+      versionProbe.close();
+    },
+  };
 }
 
 async function openPostgres<Schema>(url: string, schema: string): Promise<Store<Schema>> {

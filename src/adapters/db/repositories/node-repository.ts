@@ -2,6 +2,7 @@ import { type CompiledQuery, type Kysely, sql, type Transaction } from 'kysely';
 import { type Permission, unionPermissions } from '../../../domain/access/permissions.js';
 import type { Dialect } from '../database.js';
 import type { NodeRow, RegionalSchema } from '../schema.js';
+import { VersionedCache } from './versioned-cache.js';
 
 type Db = Kysely<RegionalSchema> | Transaction<RegionalSchema>;
 
@@ -86,9 +87,13 @@ export class NodeRepository {
   private readonly childrenQuery;
   private readonly accessQuery;
 
+  /** Access results per principal and node, exact while the store is unchanged (SQLite). */
+  private readonly accessCache = new VersionedCache<NodeWithAccess>();
+
   constructor(
     private readonly db: Kysely<RegionalSchema>,
     private readonly dialect: Dialect,
+    private readonly changeVersion?: () => number,
   ) {
     this.childrenQuery = precompiled(
       (parentId: string, limit: number, offset: number) =>
@@ -124,6 +129,12 @@ export class NodeRepository {
 
   /** Loads a node of the organization with what the principal may do on it, in one query. */
   async findWithAccess(orgId: string, nodeId: string, principalId: string): Promise<NodeWithAccess | undefined> {
+    const version = this.changeVersion?.();
+    const key = `${principalId}\u0000${orgId}\u0000${nodeId}`;
+    if (version !== undefined) {
+      const cached = this.accessCache.get(key, version);
+      if (cached) return cached;
+    }
     const { rows } = await this.db.executeQuery<NodeRow & { permissions?: string | null }>(
       this.accessQuery(orgId, nodeId, principalId),
     );
@@ -131,7 +142,9 @@ export class NodeRepository {
     if (!first) return undefined;
     const permissions = unionPermissions(rows.map((row) => row.permissions ?? null));
     delete first.permissions;
-    return { node: first, permissions };
+    const found = { node: Object.freeze(first), permissions };
+    if (version !== undefined) this.accessCache.set(key, version, found);
+    return found;
   }
 
   async children(parentId: string, limit: number, offset: number): Promise<NodeListing[]> {

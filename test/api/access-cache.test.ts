@@ -1,0 +1,69 @@
+import { execFile } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
+import SQLite from 'better-sqlite3';
+import pg from 'pg';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createOrg, createTree, type OrgFixture } from '../support/fixtures.js';
+import { startPlatform, type TestPlatform, usingPostgres } from '../support/platform.js';
+
+const ROOT = fileURLToPath(new URL('../..', import.meta.url));
+
+/**
+ * Access results are cached while the store is unchanged (SQLite's data_version). A change made
+ * by another process must be seen by the very next request, in both directions.
+ */
+describe('access checks after another process changes memberships', () => {
+  let t: TestPlatform;
+  let org: OrgFixture;
+  beforeAll(async () => {
+    t = await startPlatform();
+    org = await createOrg(t);
+  });
+  afterAll(() => t.close());
+
+  /** Runs `rdp admin …` as its own process on the platform's stores. */
+  async function rdp(...args: string[]) {
+    const { config } = t.platform;
+    const env = {
+      ...process.env,
+      RDP_DATA_DIR: config.dataDir,
+      RDP_LOG_LEVEL: 'silent',
+      ...(config.databaseUrl
+        ? { RDP_DATABASE_URL: config.databaseUrl, RDP_DATABASE_SCHEMA_PREFIX: config.databaseSchemaPrefix }
+        : {}),
+    };
+    await promisify(execFile)(process.execPath, ['--import', 'tsx', 'src/cli/rdp.ts', 'admin', ...args], { cwd: ROOT, env });
+  }
+
+  /** Deletes memberships through a connection of its own, as another process would. */
+  async function revokeElsewhere(principalId: string) {
+    const { config } = t.platform;
+    if (usingPostgres) {
+      const client = new pg.Client({ connectionString: config.databaseUrl });
+      await client.connect();
+      await client.query(`DELETE FROM "${config.databaseSchemaPrefix}_region_eu".memberships WHERE principal_id = $1`, [
+        principalId,
+      ]);
+      await client.end();
+    } else {
+      const db = new SQLite(`${config.dataDir}/region_eu.sqlite`);
+      db.prepare('DELETE FROM memberships WHERE principal_id = ?').run(principalId);
+      db.close();
+    }
+  }
+
+  it('a grant by the rdp command and a revocation by another connection take effect on the next request', async () => {
+    const tree = await createTree(org);
+    const viewer = await org.serviceClient({ scopes: 'read:hierarchy' });
+    const path = `/v1/nodes/${tree.siteId}/browse`;
+    for (let i = 0; i < 3; i += 1) expect((await viewer.client.get(path)).status).toBe(403);
+
+    await rdp('membership', 'grant', '--node', tree.siteId, '--principal', viewer.userId, '--role', org.roles.Viewer as string);
+    expect((await viewer.client.get(path)).status).toBe(200);
+    expect((await viewer.client.get(path)).status).toBe(200);
+
+    await revokeElsewhere(viewer.userId);
+    expect((await viewer.client.get(path)).status).toBe(403);
+  });
+});
