@@ -2,8 +2,10 @@ import { randomUUID } from 'node:crypto';
 import Ajv from 'ajv';
 import addFormats from 'ajv-formats';
 import Fastify, { type FastifyInstance, type FastifySchemaCompiler, type FastifyServerOptions } from 'fastify';
+import { SessionRepository } from '../adapters/db/repositories/session-repository.js';
 import { REGIONS } from '../domain/regions.js';
 import { AccessTokenIssuer, AccessTokenVerifier, issuerOf } from '../oauth/access-tokens.js';
+import { Sessions } from '../oauth/interaction/sessions.js';
 import { SigningKeys } from '../oauth/signing-keys.js';
 import { TokenEndpoint } from '../oauth/token-endpoint.js';
 import type { Platform } from '../platform.js';
@@ -57,7 +59,12 @@ export async function buildApp(platform: Platform, options: BuildOptions = {}): 
   const verifier = AccessTokenVerifier.forPlatform(platform, keys, issuer);
   const tokenEndpoint = new TokenEndpoint(platform, new AccessTokenIssuer(keys, issuer, config.accessTokenTtlSeconds, clock));
 
-  await app.register(authApp, { prefix: '/auth', platform, verifier, keys, tokenEndpoint });
+  const sessions = new Sessions(new SessionRepository(platform.stores.global.db), {
+    ttlSeconds: config.sessionTtlSeconds,
+    secure: config.publicUrl.startsWith('https:'),
+    clock,
+  });
+  await app.register(authApp, { prefix: '/auth', platform, verifier, keys, tokenEndpoint, sessions });
   await app.register(wellKnownApp, { platform });
   for (const region of REGIONS) {
     const prefix = `/${region}/reality`;

@@ -1,9 +1,11 @@
+import cookie from '@fastify/cookie';
 import formbody from '@fastify/formbody';
 import type { FastifyInstance } from 'fastify';
 import { SCOPES } from '../domain/access/scopes.js';
 import { ApiError } from '../domain/errors.js';
 import type { Region } from '../domain/regions.js';
 import type { AccessTokenVerifier } from '../oauth/access-tokens.js';
+import type { Sessions } from '../oauth/interaction/sessions.js';
 import type { SigningKeys } from '../oauth/signing-keys.js';
 import type { TokenEndpoint } from '../oauth/token-endpoint.js';
 import type { Platform } from '../platform.js';
@@ -13,6 +15,8 @@ export interface AuthAppOptions {
   verifier: AccessTokenVerifier;
   keys: SigningKeys;
   tokenEndpoint: TokenEndpoint;
+  /** Browser sessions of the consent and settings pages. */
+  sessions: Sessions;
 }
 
 /** RFC 8414 metadata of the authorization server whose issuer is {publicUrl}/auth. */
@@ -34,6 +38,7 @@ export function authorizationServerMetadata(publicUrl: string) {
 export async function authApp(app: FastifyInstance, options: AuthAppOptions) {
   const { platform, verifier, keys, tokenEndpoint } = options;
   await app.register(formbody);
+  await app.register(cookie);
 
   app.post('/oauth/token', { schema: { hide: true } }, async (request, reply) => {
     const form = (request.body ?? {}) as Record<string, string | string[] | undefined>;

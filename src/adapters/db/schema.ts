@@ -69,7 +69,18 @@ export interface RefreshTokenRow {
   revoked_at: string | null;
 }
 
+export interface SessionRow {
+  id_hash: string;
+  user_id: string;
+  /** How the user signed in: "local" (e-mail and password) until an SSO sign-in sets its provider. */
+  identity_provider: string;
+  csrf_token: string;
+  created_at: string;
+  expires_at: string;
+}
+
 export interface GlobalSchema {
+  sessions: SessionRow;
   organizations: OrganizationRow;
   users: UserRow;
   user_organizations: UserOrganizationRow;

@@ -1,0 +1,60 @@
+import { createHash } from 'node:crypto';
+
+/** Server-rendered pages: a tagged template that escapes every interpolation, and one layout. */
+
+const ESCAPES: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' };
+
+/** Markup that is already safe: the result of `html` or a constant of ours. */
+export class SafeHtml {
+  constructor(readonly value: string) {}
+  toString(): string {
+    return this.value;
+  }
+}
+
+type Interpolation = SafeHtml | string | number | boolean | null | undefined | Interpolation[];
+
+function render(value: Interpolation): string {
+  if (value instanceof SafeHtml) return value.value;
+  if (Array.isArray(value)) return value.map(render).join('');
+  if (value === null || value === undefined || value === false) return '';
+  return String(value).replace(/[&<>"']/g, (char) => ESCAPES[char] as string);
+}
+
+export function html(strings: TemplateStringsArray, ...values: Interpolation[]): SafeHtml {
+  let out = strings[0] ?? '';
+  values.forEach((value, index) => {
+    out += render(value) + (strings[index + 1] ?? '');
+  });
+  return new SafeHtml(out);
+}
+
+const STYLE = `body{font:16px/1.5 system-ui,sans-serif;max-width:40rem;margin:3rem auto;padding:0 1rem;color:#1b1f24}
+h1{font-size:1.5rem}form{margin:1rem 0}label{display:block;margin:.75rem 0 .25rem}
+input[type=text],input[type=email],input[type=password],input[type=url],select{width:100%;padding:.5rem;box-sizing:border-box}
+button{padding:.5rem 1rem;margin-right:.5rem}.error{color:#a40e26;background:#ffebe9;padding:.75rem;border-radius:4px}
+.secret{font-family:monospace;background:#f6f8fa;padding:.5rem;word-break:break-all}table{border-collapse:collapse;width:100%}
+td,th{text-align:left;padding:.4rem;border-bottom:1px solid #d0d7de}`;
+
+const STYLE_HASH = `sha256-${createHash('sha256').update(STYLE).digest('base64')}`;
+
+/** A whole page. Styles are inline so that the strict Content-Security-Policy needs no exception for files. */
+export function page(title: string, body: SafeHtml): string {
+  return html`<!doctype html>
+<html lang="en">
+<head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
+<title>${title} · Reality Data Platform</title><style>${new SafeHtml(STYLE)}</style></head>
+<body><main>${body}</main></body>
+</html>`.value;
+}
+
+/** Headers every page sends: no framing (clickjacking), no caching, nothing loaded from elsewhere. */
+export const PAGE_HEADERS = {
+  'content-type': 'text/html; charset=utf-8',
+  'cache-control': 'no-store',
+  'x-frame-options': 'DENY',
+  // The one inline stylesheet is allowed by its hash; a consent form's 303 may go to any registered redirect URI.
+  'content-security-policy': `default-src 'none'; style-src '${STYLE_HASH}'; form-action 'self' http: https:; frame-ancestors 'none'; base-uri 'none'`,
+  'referrer-policy': 'no-referrer',
+  'x-content-type-options': 'nosniff',
+} as const;
