@@ -6,6 +6,7 @@ import { ApiError } from '../domain/errors.js';
 import type { Region } from '../domain/regions.js';
 import type { AccessTokenVerifier } from '../oauth/access-tokens.js';
 import type { Sessions } from '../oauth/interaction/sessions.js';
+import { settingsRoutes } from '../oauth/interaction/settings-routes.js';
 import type { SigningKeys } from '../oauth/signing-keys.js';
 import type { TokenEndpoint } from '../oauth/token-endpoint.js';
 import type { Platform } from '../platform.js';
@@ -65,6 +66,8 @@ export async function authApp(app: FastifyInstance, options: AuthAppOptions) {
       apiUrl: platform.config.regionUrls[org.region as Region],
     };
   });
+
+  await app.register(settingsRoutes, { platform, sessions: options.sessions });
 
   app.get('/oauth/jwks', async (_request, reply) =>
     reply.header('cache-control', 'public, max-age=300').type('application/jwk-set+json').send(keys.jwks()),

@@ -1,13 +1,12 @@
 import { randomUUID } from 'node:crypto';
 import { newNodeRow } from '../adapters/db/repositories/node-rows.js';
 import { DEFAULT_ROLES, ORGANIZATION_ADMIN_ROLE } from '../domain/access/permissions.js';
-import { normalizeScopes } from '../domain/access/scopes.js';
 import { ApiError, validationError } from '../domain/errors.js';
 import { isContainerKind, type NodeKind } from '../domain/nodes/hierarchy.js';
-import { checkRedirectUri } from '../domain/oauth/redirect-uris.js';
 import { isRegion, REGIONS, type Region } from '../domain/regions.js';
-import { hashPassword, hashToken, randomToken } from '../oauth/secrets.js';
+import { hashPassword } from '../oauth/secrets.js';
 import type { Platform } from '../platform.js';
+import { ApplicationService } from './application-service.js';
 
 const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
 const DOMAIN = /^([a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?\.)+[a-z]{2,63}$/;
@@ -130,6 +129,7 @@ export class AdminService {
     return { id, email };
   }
 
+  /** The command line's registration; the rules are ApplicationService's, shared with the settings pages. */
   async createApplication(input: {
     orgId: string;
     name: string;
@@ -139,60 +139,15 @@ export class AdminService {
     noSecret?: boolean | undefined;
     scopes: string[];
   }) {
-    const org = await this.requireOrganization(input.orgId);
-    requireName('name', input.name);
-    if (input.flow !== 'client-credentials' && input.flow !== 'authorization-code') {
-      throw validationError('flow must be client-credentials or authorization-code');
-    }
-    const { scopes, unknown } = normalizeScopes(input.scopes);
-    if (unknown.length > 0) throw validationError(`unknown scopes: ${unknown.join(', ')}`);
-    if (scopes.length === 0) throw validationError('at least one scope is required');
-    const redirectUris = input.redirectUris ?? [];
-    if (input.flow === 'client-credentials') {
-      if (input.noSecret) throw validationError('a client-credentials application needs a secret');
-      if (redirectUris.length > 0) throw validationError('a client-credentials application has no redirect URI');
-    } else {
-      if (redirectUris.length === 0) throw validationError('an authorization-code application needs a redirect URI');
-      for (const uri of redirectUris) {
-        const problem = checkRedirectUri(uri, Boolean(input.native));
-        if (problem) throw validationError(problem);
-      }
-    }
-
-    const clientId = randomUUID();
-    const clientSecret = input.noSecret ? undefined : randomToken();
-    const now = this.now();
-    const serviceUserId = input.flow === 'client-credentials' ? randomUUID() : undefined;
-    await this.platform.directory.insertApplication(
-      {
-        client_id: clientId,
-        org_id: org.id,
-        name: input.name,
-        flow: input.flow,
-        is_native: input.native ? 1 : 0,
-        redirect_uris: JSON.stringify(redirectUris),
-        secret_hash: clientSecret ? hashToken(clientSecret) : null,
-        scopes: scopes.join(' '),
-        service_user_id: serviceUserId ?? null,
-        created_at: now,
-        updated_at: now,
-      },
-      serviceUserId
-        ? {
-            id: serviceUserId,
-            email: `${clientId}@service-users.invalid`,
-            password_hash: null,
-            first_name: input.name,
-            last_name: 'Service User',
-            kind: 'service',
-            deactivated_at: null,
-            tokens_not_before: null,
-            created_at: now,
-            updated_at: now,
-          }
-        : undefined,
-    );
-    return { clientId, clientSecret, serviceUserId, scopes };
+    await this.requireOrganization(input.orgId);
+    return new ApplicationService(this.platform).create(input.orgId, {
+      name: input.name,
+      flow: input.flow,
+      native: input.native,
+      redirectUris: input.redirectUris,
+      hasSecret: !input.noSecret,
+      scopes: input.scopes,
+    });
   }
 
   async listRoles(orgId: string) {

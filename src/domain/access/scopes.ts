@@ -16,7 +16,7 @@ export const SCOPES = {
 export type Scope = keyof typeof SCOPES;
 
 /** Scopes renamed by the spec's normalization: accepted on input, stored under the new name. */
-const LEGACY_SCOPES: Record<string, Scope> = {
+export const LEGACY_SCOPES: Record<string, Scope> = {
   'manage:user': 'write:user',
   'manage:hierarchy': 'write:hierarchy',
 };

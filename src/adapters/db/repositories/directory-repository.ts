@@ -82,4 +82,75 @@ export class DirectoryRepository {
       await tx.insertInto('oauth_applications').values(row).execute();
     });
   }
+
+  async listApplications(orgId: string): Promise<OAuthApplicationRow[]> {
+    return this.db
+      .selectFrom('oauth_applications')
+      .selectAll()
+      .where('org_id', '=', orgId)
+      .orderBy('created_at')
+      .orderBy('client_id')
+      .execute();
+  }
+
+  /**
+   * Changes an application's row; with `endGrants`, in the same transaction its refresh tokens
+   * are revoked and its service user's tokens issued before then stop being honoured.
+   */
+  async updateApplication(
+    clientId: string,
+    fields: Partial<Omit<OAuthApplicationRow, 'client_id' | 'org_id' | 'flow'>>,
+    endGrants?: { at: string; serviceUserId: string | null },
+  ): Promise<void> {
+    await this.db.transaction().execute(async (tx) => {
+      await tx.updateTable('oauth_applications').set(fields).where('client_id', '=', clientId).execute();
+      if (!endGrants) return;
+      await tx
+        .updateTable('refresh_tokens')
+        .set({ revoked_at: endGrants.at })
+        .where('client_id', '=', clientId)
+        .where('revoked_at', 'is', null)
+        .execute();
+      if (endGrants.serviceUserId) {
+        await tx
+          .updateTable('users')
+          .set({ tokens_not_before: endGrants.at, updated_at: endGrants.at })
+          .where('id', '=', endGrants.serviceUserId)
+          .execute();
+      }
+    });
+  }
+
+  /** Deletes an application, revokes its refresh tokens and deactivates its service user, at once. */
+  async deleteApplication(clientId: string, options: { at: string; serviceUserId: string | null }): Promise<void> {
+    await this.db.transaction().execute(async (tx) => {
+      await tx
+        .updateTable('refresh_tokens')
+        .set({ revoked_at: options.at })
+        .where('client_id', '=', clientId)
+        .where('revoked_at', 'is', null)
+        .execute();
+      if (options.serviceUserId) {
+        await tx
+          .updateTable('users')
+          .set({ deactivated_at: options.at, updated_at: options.at })
+          .where('id', '=', options.serviceUserId)
+          .execute();
+      }
+      await tx.deleteFrom('oauth_applications').where('client_id', '=', clientId).execute();
+    });
+  }
+
+  /** The organizations a user administers, by name. */
+  async listAdministeredOrganizations(userId: string): Promise<Pick<OrganizationRow, 'id' | 'name'>[]> {
+    return this.db
+      .selectFrom('user_organizations')
+      .innerJoin('organizations', 'organizations.id', 'user_organizations.org_id')
+      .select(['organizations.id', 'organizations.name'])
+      .where('user_organizations.user_id', '=', userId)
+      .where('user_organizations.is_admin', '=', 1)
+      .orderBy('organizations.name')
+      .orderBy('organizations.id')
+      .execute();
+  }
 }

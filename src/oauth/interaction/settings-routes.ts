@@ -1,0 +1,290 @@
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { SessionRow, UserRow } from '../../adapters/db/schema.js';
+import { ApiError } from '../../domain/errors.js';
+import type { Platform } from '../../platform.js';
+import { ApplicationService, type ApplicationView } from '../../services/application-service.js';
+import { signIn } from '../../services/sign-in.js';
+import { PAGE_HEADERS } from './html.js';
+import { rememberSecretOnce, takeSecretOnce } from './one-time-secret.js';
+import type { Sessions } from './sessions.js';
+import {
+  type ApplicationFormValues,
+  applicationListPage,
+  applicationPage,
+  EMPTY_FORM,
+  messagePage,
+  type Organization,
+  signInPage,
+} from './settings-views.js';
+
+/** The settings area for third-party access (docs/oauth-browser-flows.md): its sign-in and the application pages. */
+
+type Form = Record<string, string | string[] | undefined>;
+
+function field(form: Form, name: string): string {
+  const value = form[name];
+  return (Array.isArray(value) ? value[0] : value) ?? '';
+}
+
+function fields(form: Form, name: string): string[] {
+  const value = form[name];
+  if (value === undefined) return [];
+  return Array.isArray(value) ? value : [value];
+}
+
+function lines(text: string): string[] {
+  return text
+    .split(/\r?\n/)
+    .map((line) => line.trim())
+    .filter(Boolean);
+}
+
+function sendPage(reply: FastifyReply, status: number, body: string) {
+  return reply.code(status).headers(PAGE_HEADERS).send(body);
+}
+
+function seeOther(reply: FastifyReply, location: string) {
+  return reply.code(303).headers(PAGE_HEADERS).header('location', location).send();
+}
+
+/** A refused form (400) re-renders with the rule's message; other errors go to the error handler. */
+function validationMessage(error: unknown): string {
+  if (error instanceof ApiError && error.status === 400) return error.message;
+  throw error;
+}
+
+export async function settingsRoutes(app: FastifyInstance, options: { platform: Platform; sessions: Sessions }) {
+  const { platform, sessions } = options;
+  const applications = new ApplicationService(platform);
+  const secureCookies = platform.config.publicUrl.startsWith('https:');
+
+  interface Admin {
+    session: SessionRow;
+    user: UserRow;
+    orgs: Organization[];
+  }
+
+  /**
+   * The signed-in user and the organizations they administer, or a reply already sent: 303 to
+   * the sign-in page, 403 for a refused CSRF token or for someone who administers nothing.
+   */
+  async function admin(request: FastifyRequest, reply: FastifyReply): Promise<Admin | undefined> {
+    const session = await sessions.current(request);
+    const user = session && (await platform.directory.findUser(session.user_id));
+    if (!session || !user || user.deactivated_at !== null) {
+      await seeOther(reply, '/auth/sign-in');
+      return undefined;
+    }
+    if (request.method === 'POST' && !sessions.csrfValid(request, session, (request.body as Form | undefined)?.csrf)) {
+      await sendPage(
+        reply,
+        403,
+        messagePage('Request refused', 'The form was stale or not sent from this site. Reload the page and try again.'),
+      );
+      return undefined;
+    }
+    const orgs = await platform.directory.listAdministeredOrganizations(user.id);
+    if (orgs.length === 0) {
+      await sendPage(
+        reply,
+        403,
+        messagePage(
+          'Not an organization administrator',
+          'Only an administrator of an organization can manage its OAuth applications.',
+        ),
+      );
+      return undefined;
+    }
+    return { session, user, orgs };
+  }
+
+  function refuseOrganization(reply: FastifyReply) {
+    return sendPage(
+      reply,
+      403,
+      messagePage('Not an organization administrator', 'You are not an administrator of the organization of this application.'),
+    );
+  }
+
+  /** The application if it belongs to one of the admin's organizations; otherwise a reply is sent. */
+  async function administeredApplication(
+    admin: Admin,
+    clientId: string,
+    reply: FastifyReply,
+  ): Promise<ApplicationView | undefined> {
+    const found = await applications.find(clientId);
+    if (!found) {
+      await sendPage(reply, 404, messagePage('Not found', 'There is no such application.'));
+      return undefined;
+    }
+    if (!admin.orgs.some((org) => org.id === found.orgId)) {
+      await refuseOrganization(reply);
+      return undefined;
+    }
+    return found;
+  }
+
+  async function listPage(
+    reply: FastifyReply,
+    admin: Admin,
+    org: Organization,
+    status: number,
+    form = EMPTY_FORM,
+    error?: string,
+  ) {
+    return sendPage(
+      reply,
+      status,
+      applicationListPage({
+        email: admin.user.email,
+        csrf: admin.session.csrf_token,
+        orgs: admin.orgs,
+        org,
+        applications: await applications.list(org.id),
+        form,
+        error,
+      }),
+    );
+  }
+
+  app.get('/sign-in', async (request, reply) => {
+    if (await sessions.current(request)) return seeOther(reply, '/auth/settings/applications');
+    return sendPage(reply, 200, signInPage(sessions.csrfToken(request, reply, undefined), ''));
+  });
+
+  app.post('/sign-in', async (request, reply) => {
+    const form = (request.body ?? {}) as Form;
+    if (!sessions.csrfValid(request, undefined, form.csrf)) {
+      return sendPage(
+        reply,
+        403,
+        messagePage('Request refused', 'The form was stale or not sent from this site. Reload the page and try again.'),
+      );
+    }
+    const user = await signIn(platform.directory, field(form, 'email'), field(form, 'password'));
+    if (!user) {
+      const csrf = sessions.csrfToken(request, reply, undefined);
+      return sendPage(reply, 400, signInPage(csrf, field(form, 'email'), 'The e-mail or the password is wrong.'));
+    }
+    await sessions.start(reply, user.id);
+    return seeOther(reply, '/auth/settings/applications');
+  });
+
+  app.post('/sign-out', async (request, reply) => {
+    const session = await sessions.current(request);
+    if (session && !sessions.csrfValid(request, session, (request.body as Form | undefined)?.csrf)) {
+      return sendPage(reply, 403, messagePage('Request refused', 'The form was stale or not sent from this site.'));
+    }
+    await sessions.end(request, reply);
+    return seeOther(reply, '/auth/sign-in');
+  });
+
+  app.get('/settings', async (_request, reply) => seeOther(reply, '/auth/settings/applications'));
+
+  app.get('/settings/applications', async (request, reply) => {
+    const signedIn = await admin(request, reply);
+    if (!signedIn) return reply;
+    const wanted = (request.query as Record<string, string | undefined>).org;
+    const org = wanted ? signedIn.orgs.find((candidate) => candidate.id === wanted) : signedIn.orgs[0];
+    if (!org) return refuseOrganization(reply);
+    return listPage(reply, signedIn, org, 200);
+  });
+
+  app.post('/settings/applications', async (request, reply) => {
+    const signedIn = await admin(request, reply);
+    if (!signedIn) return reply;
+    const form = request.body as Form;
+    const org = signedIn.orgs.find((candidate) => candidate.id === field(form, 'org'));
+    if (!org) return refuseOrganization(reply);
+    const values: ApplicationFormValues = {
+      name: field(form, 'name'),
+      flow: field(form, 'flow'),
+      native: field(form, 'native') === 'on',
+      redirectUris: field(form, 'redirect_uris'),
+      secret: field(form, 'secret') === 'on',
+      scopes: fields(form, 'scopes'),
+    };
+    try {
+      const created = await applications.create(org.id, {
+        name: values.name,
+        flow: values.flow,
+        native: values.native,
+        redirectUris: lines(values.redirectUris),
+        hasSecret: values.secret,
+        scopes: values.scopes,
+      });
+      if (created.clientSecret) {
+        rememberSecretOnce(reply, signedIn.session, secureCookies, {
+          clientId: created.clientId,
+          clientSecret: created.clientSecret,
+        });
+      }
+      return seeOther(reply, `/auth/settings/applications/${encodeURIComponent(created.clientId)}`);
+    } catch (error) {
+      return listPage(reply, signedIn, org, 400, values, validationMessage(error));
+    }
+  });
+
+  app.get('/settings/applications/:clientId', async (request, reply) => {
+    const signedIn = await admin(request, reply);
+    if (!signedIn) return reply;
+    const { clientId } = request.params as { clientId: string };
+    const found = await administeredApplication(signedIn, clientId, reply);
+    if (!found) return reply;
+    const newSecret = takeSecretOnce(request, reply, signedIn.session, found.clientId);
+    return sendPage(
+      reply,
+      200,
+      applicationPage({ email: signedIn.user.email, csrf: signedIn.session.csrf_token, app: found, newSecret }),
+    );
+  });
+
+  app.post('/settings/applications/:clientId', async (request, reply) => {
+    const signedIn = await admin(request, reply);
+    if (!signedIn) return reply;
+    const { clientId } = request.params as { clientId: string };
+    const found = await administeredApplication(signedIn, clientId, reply);
+    if (!found) return reply;
+    const form = request.body as Form;
+    const values = {
+      name: field(form, 'name'),
+      native: field(form, 'native') === 'on',
+      redirectUris: field(form, 'redirect_uris'),
+      scopes: fields(form, 'scopes'),
+    };
+    try {
+      const updated = await applications.update(found.clientId, {
+        ...values,
+        redirectUris: lines(values.redirectUris),
+        newSecret: field(form, 'new_secret') === 'on',
+      });
+      if (updated.clientSecret) {
+        rememberSecretOnce(reply, signedIn.session, secureCookies, {
+          clientId: found.clientId,
+          clientSecret: updated.clientSecret,
+        });
+      }
+      return seeOther(reply, `/auth/settings/applications/${encodeURIComponent(found.clientId)}`);
+    } catch (error) {
+      const error_ = validationMessage(error);
+      const page = applicationPage({
+        email: signedIn.user.email,
+        csrf: signedIn.session.csrf_token,
+        app: found,
+        form: values,
+        error: error_,
+      });
+      return sendPage(reply, 400, page);
+    }
+  });
+
+  app.post('/settings/applications/:clientId/delete', async (request, reply) => {
+    const signedIn = await admin(request, reply);
+    if (!signedIn) return reply;
+    const { clientId } = request.params as { clientId: string };
+    const found = await administeredApplication(signedIn, clientId, reply);
+    if (!found) return reply;
+    await applications.delete(found.clientId);
+    return seeOther(reply, `/auth/settings/applications?org=${encodeURIComponent(found.orgId)}`);
+  });
+}

@@ -1,0 +1,135 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { globalSnapshot } from '../support/fixtures.js';
+import { csrfOf, PageSession } from '../support/page-session.js';
+import { startPlatform, type TestPlatform } from '../support/platform.js';
+
+/** The settings pages' refusals, through HTTP without a browser (the browser suite covers the rest). */
+describe('settings pages over HTTP', () => {
+  let t: TestPlatform;
+  let orgA: string;
+  let orgB: string;
+  const password = 'correct horse battery';
+
+  beforeAll(async () => {
+    t = await startPlatform();
+    orgA = (await t.admin.createOrganization({ name: 'Alpha', region: 'eu' })).id;
+    orgB = (await t.admin.createOrganization({ name: 'Beta', region: 'us' })).id;
+    await t.admin.createUser({ email: 'admin-a@example.com', password, orgId: orgA, orgAdmin: true });
+    await t.admin.createUser({ email: 'member@example.com', password, orgId: orgA });
+  });
+  afterAll(async () => t?.close());
+
+  function expectPageHeaders(headers: Headers) {
+    expect(headers.get('x-frame-options')).toBe('DENY');
+    expect(headers.get('content-security-policy')).toContain("frame-ancestors 'none'");
+    expect(headers.get('cache-control')).toBe('no-store');
+  }
+
+  it('sends a visitor without a session to the sign-in page', async () => {
+    const visitor = new PageSession(t);
+    for (const path of ['/auth/settings/applications', `/auth/settings/applications/${orgA}`]) {
+      const response = await visitor.get(path);
+      expect(response.status).toBe(303);
+      expect(response.headers.get('location')).toBe('/auth/sign-in');
+    }
+    const posted = await visitor.post('/auth/settings/applications', { org: orgA, name: 'x' });
+    expect(posted.status).toBe(303);
+    expect(posted.headers.get('location')).toBe('/auth/sign-in');
+    const signInPage = await visitor.get('/auth/sign-in');
+    expect(signInPage.status).toBe(200);
+    expectPageHeaders(signInPage.headers);
+  });
+
+  it('refuses a sign-in without its CSRF token and a wrong password', async () => {
+    const visitor = new PageSession(t);
+    await visitor.get('/auth/sign-in');
+    const noToken = await visitor.post('/auth/sign-in', { email: 'admin-a@example.com', password });
+    expect(noToken.status).toBe(403);
+    expect(visitor.cookie('rdp_session')).toBeUndefined();
+    const wrong = await visitor.signIn('admin-a@example.com', 'not the password');
+    expect(wrong.status).toBe(400);
+    expect(visitor.cookie('rdp_session')).toBeUndefined();
+    const right = await visitor.signIn('admin-a@example.com', password);
+    expect(right).toEqual({ status: 303, location: '/auth/settings/applications' });
+    expect(visitor.cookie('rdp_session')).toBeDefined();
+  });
+
+  it('refuses a member who administers no organization with 403 and a clear page', async () => {
+    const member = new PageSession(t);
+    expect((await member.signIn('member@example.com', password)).status).toBe(303);
+    const response = await member.get('/auth/settings/applications');
+    expect(response.status).toBe(403);
+    expect(response.text).toContain('Only an administrator of an organization can manage its OAuth applications');
+    expectPageHeaders(response.headers);
+  });
+
+  it('refuses a POST without the session CSRF token and stores nothing', async () => {
+    const admin = new PageSession(t);
+    await admin.signIn('admin-a@example.com', password);
+    const before = await globalSnapshot(t);
+    const form = { org: orgA, name: 'Forged', flow: 'client-credentials', secret: 'on', scopes: 'read:basic' };
+    expect((await admin.post('/auth/settings/applications', form)).status).toBe(403);
+    expect((await admin.post('/auth/settings/applications', { ...form, csrf: 'not-the-token' })).status).toBe(403);
+    expect(await globalSnapshot(t)).toEqual(before);
+  });
+
+  it("refuses another organization's application and an organization the user does not administer", async () => {
+    const other = await t.admin.createApplication({
+      orgId: orgB,
+      name: 'Beta app',
+      flow: 'client-credentials',
+      scopes: ['read:basic'],
+    });
+    const admin = new PageSession(t);
+    await admin.signIn('admin-a@example.com', password);
+    const list = await admin.get('/auth/settings/applications');
+    const csrf = csrfOf(list.text);
+    expect((await admin.get(`/auth/settings/applications/${other.clientId}`)).status).toBe(403);
+    expect((await admin.get(`/auth/settings/applications?org=${orgB}`)).status).toBe(403);
+    const before = await globalSnapshot(t);
+    expect((await admin.post(`/auth/settings/applications/${other.clientId}/delete`, { csrf })).status).toBe(403);
+    const create = { csrf, org: orgB, name: 'Sneaky', flow: 'client-credentials', secret: 'on', scopes: 'read:basic' };
+    expect((await admin.post('/auth/settings/applications', create)).status).toBe(403);
+    expect(await globalSnapshot(t)).toEqual(before);
+    expect((await admin.get('/auth/settings/applications/no-such-client')).status).toBe(404);
+  });
+
+  it('re-renders a refused registration with the rule and status 400, storing nothing', async () => {
+    const admin = new PageSession(t);
+    await admin.signIn('admin-a@example.com', password);
+    const csrf = csrfOf((await admin.get('/auth/settings/applications')).text);
+    const before = await globalSnapshot(t);
+    const base = { csrf, org: orgA, name: 'Web', flow: 'authorization-code', scopes: 'read:basic' };
+    const cases: [string, string][] = [
+      ['http://example.com/callback', 'must use HTTPS'],
+      ['https://example.com/callback?x=1', 'must not have a query string'],
+      ['https://example.com/callback#top', 'must not have a fragment'],
+      ['https://intranet/callback', 'fully qualified domain name'],
+    ];
+    for (const [uri, message] of cases) {
+      const response = await admin.post('/auth/settings/applications', { ...base, redirect_uris: uri });
+      expect(response.status).toBe(400);
+      expect(response.text).toContain(message);
+      expectPageHeaders(response.headers);
+    }
+    const noScope = await admin.post('/auth/settings/applications', {
+      csrf,
+      org: orgA,
+      name: 'Svc',
+      flow: 'client-credentials',
+      secret: 'on',
+    });
+    expect(noScope.status).toBe(400);
+    expect(noScope.text).toContain('at least one scope is required');
+    expect(await globalSnapshot(t)).toEqual(before);
+  });
+
+  it('signs out with a POST that answers 303', async () => {
+    const admin = new PageSession(t);
+    await admin.signIn('admin-a@example.com', password);
+    const csrf = csrfOf((await admin.get('/auth/settings/applications')).text);
+    const out = await admin.post('/auth/sign-out', { csrf });
+    expect(out.status).toBe(303);
+    expect((await admin.get('/auth/settings/applications')).status).toBe(303);
+  });
+});
