@@ -3,10 +3,10 @@ import type { SessionRow, UserRow } from '../../adapters/db/schema.js';
 import { ApiError } from '../../domain/errors.js';
 import type { Platform } from '../../platform.js';
 import { ApplicationService, type ApplicationView } from '../../services/application-service.js';
-import { signIn } from '../../services/sign-in.js';
-import { PAGE_HEADERS } from './html.js';
 import { rememberSecretOnce, takeSecretOnce } from './one-time-secret.js';
+import { type Form, field, fields, lines, seeOther, sendPage } from './page-replies.js';
 import type { Sessions } from './sessions.js';
+import { settingsSignInRoutes } from './settings-sign-in-routes.js';
 import {
   type ApplicationFormValues,
   applicationListPage,
@@ -14,38 +14,9 @@ import {
   EMPTY_FORM,
   messagePage,
   type Organization,
-  signInPage,
 } from './settings-views.js';
 
 /** The settings area for third-party access (docs/oauth-browser-flows.md): its sign-in and the application pages. */
-
-type Form = Record<string, string | string[] | undefined>;
-
-function field(form: Form, name: string): string {
-  const value = form[name];
-  return (Array.isArray(value) ? value[0] : value) ?? '';
-}
-
-function fields(form: Form, name: string): string[] {
-  const value = form[name];
-  if (value === undefined) return [];
-  return Array.isArray(value) ? value : [value];
-}
-
-function lines(text: string): string[] {
-  return text
-    .split(/\r?\n/)
-    .map((line) => line.trim())
-    .filter(Boolean);
-}
-
-function sendPage(reply: FastifyReply, status: number, body: string) {
-  return reply.code(status).headers(PAGE_HEADERS).send(body);
-}
-
-function seeOther(reply: FastifyReply, location: string) {
-  return reply.code(303).headers(PAGE_HEADERS).header('location', location).send();
-}
 
 /** A refused form (400) re-renders with the rule's message; other errors go to the error handler. */
 function validationMessage(error: unknown): string {
@@ -147,37 +118,7 @@ export async function settingsRoutes(app: FastifyInstance, options: { platform: 
     );
   }
 
-  app.get('/sign-in', async (request, reply) => {
-    if (await sessions.current(request)) return seeOther(reply, '/auth/settings/applications');
-    return sendPage(reply, 200, signInPage(sessions.csrfToken(request, reply, undefined), ''));
-  });
-
-  app.post('/sign-in', async (request, reply) => {
-    const form = (request.body ?? {}) as Form;
-    if (!sessions.csrfValid(request, undefined, form.csrf)) {
-      return sendPage(
-        reply,
-        403,
-        messagePage('Request refused', 'The form was stale or not sent from this site. Reload the page and try again.'),
-      );
-    }
-    const user = await signIn(platform.directory, field(form, 'email'), field(form, 'password'));
-    if (!user) {
-      const csrf = sessions.csrfToken(request, reply, undefined);
-      return sendPage(reply, 400, signInPage(csrf, field(form, 'email'), 'The e-mail or the password is wrong.'));
-    }
-    await sessions.start(reply, user.id);
-    return seeOther(reply, '/auth/settings/applications');
-  });
-
-  app.post('/sign-out', async (request, reply) => {
-    const session = await sessions.current(request);
-    if (session && !sessions.csrfValid(request, session, (request.body as Form | undefined)?.csrf)) {
-      return sendPage(reply, 403, messagePage('Request refused', 'The form was stale or not sent from this site.'));
-    }
-    await sessions.end(request, reply);
-    return seeOther(reply, '/auth/sign-in');
-  });
+  await app.register(settingsSignInRoutes, { platform, sessions });
 
   app.get('/settings', async (_request, reply) => seeOther(reply, '/auth/settings/applications'));
 
