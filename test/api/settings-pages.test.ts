@@ -1,5 +1,6 @@
+import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { globalSnapshot } from '../support/fixtures.js';
+import { basicAuthorization, clientCredentialsToken, globalSnapshot, requestToken } from '../support/fixtures.js';
 import { csrfOf, PageSession } from '../support/page-session.js';
 import { startPlatform, type TestPlatform } from '../support/platform.js';
 
@@ -122,6 +123,121 @@ describe('settings pages over HTTP', () => {
     expect(noScope.status).toBe(400);
     expect(noScope.text).toContain('at least one scope is required');
     expect(await globalSnapshot(t)).toEqual(before);
+  });
+
+  async function signedInAdmin() {
+    const admin = new PageSession(t);
+    await admin.signIn('admin-a@example.com', password);
+    return { admin, csrf: csrfOf((await admin.get('/auth/settings/applications')).text) };
+  }
+
+  it('escapes what an admin typed and registers a native application with a loopback redirect', async () => {
+    const { admin, csrf } = await signedInAdmin();
+    const created = await admin.post('/auth/settings/applications', {
+      csrf,
+      org: orgA,
+      name: '<img src=x onerror=alert(1)>',
+      flow: 'authorization-code',
+      native: 'on',
+      redirect_uris: 'http://127.0.0.1/callback',
+      scopes: ['read:basic', 'manage:user'],
+    });
+    expect(created.status).toBe(303);
+    const page = await admin.get(created.headers.get('location') as string);
+    expect(page.text).toContain('&lt;img src=x onerror=alert(1)&gt;');
+    expect(page.text).not.toContain('<img src=x');
+    const clientId = /id="client-id">([^<]+)</.exec(page.text)?.[1] as string;
+    const stored = (await globalSnapshot(t)).applications.find((app) => app.client_id === clientId);
+    expect(stored).toMatchObject({ is_native: 1, scopes: 'read:basic write:user' });
+  });
+
+  it('issues a new secret once on request; the old one stops working', async () => {
+    const created = await t.admin.createApplication({
+      orgId: orgA,
+      name: 'Rotating',
+      flow: 'client-credentials',
+      scopes: ['read:basic'],
+    });
+    const { admin, csrf } = await signedInAdmin();
+    const path = `/auth/settings/applications/${created.clientId}`;
+    const saved = await admin.post(path, { csrf, name: 'Rotating', scopes: 'read:basic', new_secret: 'on' });
+    expect(saved.status).toBe(303);
+    const shown = await admin.get(path);
+    const secret = /id="new-client-secret">([^<]+)</.exec(shown.text)?.[1] as string;
+    expect(secret).toBeDefined();
+    expect((await admin.get(path)).text).not.toContain(secret);
+    expect(await clientCredentialsToken(t, created.clientId, secret)).toBeTruthy();
+    const old = await requestToken(
+      t,
+      { grant_type: 'client_credentials' },
+      basicAuthorization(created.clientId, created.clientSecret as string),
+    );
+    expect(old.status).toBe(401);
+  });
+
+  it('refuses an edit that breaks a rule and changes nothing', async () => {
+    const created = await t.admin.createApplication({
+      orgId: orgA,
+      name: 'Portal',
+      flow: 'authorization-code',
+      redirectUris: ['https://portal.example.com/cb'],
+      scopes: ['read:basic'],
+    });
+    const { admin, csrf } = await signedInAdmin();
+    const before = await globalSnapshot(t);
+    const path = `/auth/settings/applications/${created.clientId}`;
+    const refused = await admin.post(path, {
+      csrf,
+      name: 'Portal',
+      redirect_uris: 'https://portal.example.com/cb#x',
+      scopes: 'read:basic',
+    });
+    expect(refused.status).toBe(400);
+    expect(refused.text).toContain('must not have a fragment');
+    expect(await globalSnapshot(t)).toEqual(before);
+  });
+
+  it("dropping a scope ends a service user's earlier tokens; deleting revokes refresh tokens", async () => {
+    const created = await t.admin.createApplication({
+      orgId: orgA,
+      name: 'Narrowed',
+      flow: 'client-credentials',
+      scopes: ['read:basic', 'read:user'],
+    });
+    const token = await clientCredentialsToken(t, created.clientId, created.clientSecret as string);
+    const apiInfo = () => fetch(`${t.authUrl}/oauth/api-info`, { headers: { authorization: `Bearer ${token}` } });
+    expect((await apiInfo()).status).toBe(200);
+    t.clock.advance(2000); // "not before" has whole seconds: the edit happens in a later one than the token
+    const { admin, csrf } = await signedInAdmin();
+    const path = `/auth/settings/applications/${created.clientId}`;
+    expect((await admin.post(path, { csrf, name: 'Narrowed', scopes: 'read:basic' })).status).toBe(303);
+    t.clock.advance(1100); // past the verifier's one-second status cache
+    expect((await apiInfo()).status).toBe(401);
+
+    const family = randomUUID();
+    await t.platform.directory.db
+      .insertInto('refresh_tokens')
+      .values({
+        id: randomUUID(),
+        token_hash: randomUUID(),
+        family_id: family,
+        client_id: created.clientId,
+        user_id: created.serviceUserId as string,
+        org_id: orgA,
+        scopes: 'read:basic',
+        expires_at: new Date(Date.now() + 3_600_000).toISOString(),
+        created_at: new Date().toISOString(),
+        used_at: null,
+        revoked_at: null,
+      })
+      .execute();
+    expect((await admin.post(`${path}/delete`, { csrf })).status).toBe(303);
+    const rows = (await globalSnapshot(t)).refreshTokens.filter((row) => row.client_id === created.clientId);
+    expect(rows.length).toBeGreaterThan(0);
+    expect(rows.every((row) => row.revoked_at !== null)).toBe(true);
+    expect((await globalSnapshot(t)).applications.some((app) => app.client_id === created.clientId)).toBe(false);
+    const user = await t.platform.directory.findUser(created.serviceUserId as string);
+    expect(user?.deactivated_at).not.toBeNull();
   });
 
   it('signs out with a POST that answers 303', async () => {
