@@ -158,15 +158,23 @@ export function codeFrom(as: oauth.AuthorizationServer, app: CodeApp, redirect: 
 }
 
 /** A raw code exchange, for refusals; the client library is used on the happy path. */
-export function exchangeCode(t: TestPlatform, app: CodeApp, code: string, verifier: string, extra: Record<string, string> = {}) {
-  return requestToken(t, {
+export function exchangeCode(
+  t: TestPlatform,
+  app: CodeApp,
+  code: string,
+  verifier: string,
+  extra: Record<string, string> = {},
+  authorization?: string,
+) {
+  const form: Record<string, string> = {
     grant_type: 'authorization_code',
-    client_id: app.clientId,
     code,
     redirect_uri: app.redirectUri,
     code_verifier: verifier,
-    ...extra,
-  });
+  };
+  // With Basic the client names itself in the header; the form names it otherwise.
+  if (!authorization) form.client_id = app.clientId;
+  return requestToken(t, { ...form, ...extra }, authorization);
 }
 
 export function refresh(t: TestPlatform, app: CodeApp, refreshToken: string, extra: Record<string, string> = {}) {
