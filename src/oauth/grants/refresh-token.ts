@@ -43,10 +43,10 @@ export async function refreshTokenGrant(context: GrantContext): Promise<TokenSet
   // Another client's token is refused without effect: it cannot revoke the owner's family.
   if (!row || row.client_id !== application.client_id) throw new OAuthError('invalid_grant', INVALID);
   if (row.revoked_at !== null || row.expires_at <= now.toISOString()) throw new OAuthError('invalid_grant', INVALID);
-  const scopes = narrowedScopes(row, parseScopeString(application.scopes), form.scope);
-
+  // Reuse is judged first, so a replay is detected whatever else the request gets wrong.
   if (row.used_at !== null) await reuse(platform, row, now);
-  else if (!(await platform.tokens.markRefreshTokenUsed(row.id, now.toISOString()))) {
+  const scopes = narrowedScopes(row, parseScopeString(application.scopes), form.scope);
+  if (row.used_at === null && !(await platform.tokens.markRefreshTokenUsed(row.id, now.toISOString()))) {
     // Two requests raced with one token: the loser is a reuse, judged by the winner's time.
     const current = await platform.tokens.findRefreshToken(row.token_hash);
     await reuse(platform, current ?? row, now);
