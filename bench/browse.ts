@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { performance } from 'node:perf_hooks';
 import { loadConfig } from '../src/config/config.js';
 import { AccessTokenIssuer, AccessTokenVerifier, issuerOf } from '../src/oauth/access-tokens.js';
@@ -61,12 +62,15 @@ async function authorizationMicro(store: BenchStore, folderId: string) {
     const keys = await SigningKeys.load(platform.tokens, platform.clock);
     const verifier = AccessTokenVerifier.forPlatform(platform, keys, issuer);
     const userId = (await platform.directory.findApplication(store.clientId))?.service_user_id as string;
-    const { token } = await new AccessTokenIssuer(keys, issuer, 3600, platform.clock).issue({
-      userId,
-      orgId: store.orgId,
-      clientId: store.clientId,
-      scopes: ['read:hierarchy'],
-    });
+    const { token } = await new AccessTokenIssuer(keys, issuer, 3600, platform.clock).issue(
+      {
+        userId,
+        orgId: store.orgId,
+        clientId: store.clientId,
+        scopes: ['read:hierarchy'],
+      },
+      randomUUID(),
+    );
     const header = `Bearer ${token}`;
     const nodes = platform.regions.eu.nodes;
     const calls = quick ? 5000 : 20000;

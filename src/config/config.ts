@@ -17,6 +17,8 @@ export interface Config {
   authJwksUrl: string | undefined;
   accessTokenTtlSeconds: number;
   refreshTokenTtlSeconds: number;
+  /** How long after a refresh token's use a retry with it (its response lost) is still honoured. */
+  refreshReuseGraceSeconds: number;
   /** How long a signed-in browser session of the consent and settings pages lasts. */
   sessionTtlSeconds: number;
   maxHierarchyDepth: number;
@@ -89,6 +91,7 @@ export function loadConfig(env: Env = process.env): Config {
     authJwksUrl: env.RDP_AUTH_JWKS_URL ? url('RDP_AUTH_JWKS_URL', env.RDP_AUTH_JWKS_URL) : undefined,
     accessTokenTtlSeconds: integer(env, 'RDP_ACCESS_TOKEN_TTL_SECONDS', 3600, 10, 86_400),
     refreshTokenTtlSeconds: integer(env, 'RDP_REFRESH_TOKEN_TTL_SECONDS', 30 * 86_400, 60, 365 * 86_400),
+    refreshReuseGraceSeconds: integer(env, 'RDP_REFRESH_REUSE_GRACE_SECONDS', 0, 0, 300),
     sessionTtlSeconds: integer(env, 'RDP_SESSION_TTL_SECONDS', 8 * 3600, 60, 30 * 86_400),
     maxHierarchyDepth: integer(env, 'RDP_MAX_HIERARCHY_DEPTH', 12, 3, 64),
     trashRetentionDays: integer(env, 'RDP_TRASH_RETENTION_DAYS', 30, 1, 3650),

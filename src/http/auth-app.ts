@@ -5,6 +5,7 @@ import { SCOPES } from '../domain/access/scopes.js';
 import { ApiError } from '../domain/errors.js';
 import type { Region } from '../domain/regions.js';
 import type { AccessTokenVerifier } from '../oauth/access-tokens.js';
+import { consentRoutes } from '../oauth/interaction/consent-routes.js';
 import type { Sessions } from '../oauth/interaction/sessions.js';
 import { settingsRoutes } from '../oauth/interaction/settings-routes.js';
 import type { SigningKeys } from '../oauth/signing-keys.js';
@@ -27,11 +28,15 @@ export function authorizationServerMetadata(publicUrl: string) {
     issuer,
     token_endpoint: `${issuer}/oauth/token`,
     jwks_uri: `${issuer}/oauth/jwks`,
+    authorization_endpoint: `${issuer}/consent`,
     scopes_supported: Object.keys(SCOPES),
-    // The browser flows (consent page, authorization code, refresh) join with their issue.
-    response_types_supported: [],
-    grant_types_supported: ['client_credentials'],
-    token_endpoint_auth_methods_supported: ['client_secret_basic', 'client_secret_post'],
+    response_types_supported: ['code'],
+    grant_types_supported: ['client_credentials', 'authorization_code', 'refresh_token'],
+    // 'none': a public client (an application without a secret) names itself with client_id.
+    token_endpoint_auth_methods_supported: ['client_secret_basic', 'client_secret_post', 'none'],
+    code_challenge_methods_supported: ['S256'],
+    // RFC 9207: the redirect carries iss, so a client talking to several servers can tell them apart.
+    authorization_response_iss_parameter_supported: true,
   };
 }
 
@@ -40,6 +45,7 @@ export async function authApp(app: FastifyInstance, options: AuthAppOptions) {
   const { platform, verifier, keys, tokenEndpoint } = options;
   await app.register(formbody);
   await app.register(cookie);
+  await app.register(consentRoutes, { platform, sessions: options.sessions });
 
   app.post('/oauth/token', { schema: { hide: true } }, async (request, reply) => {
     const form = (request.body ?? {}) as Record<string, string | string[] | undefined>;

@@ -101,6 +101,12 @@ export async function regionApp(
             type: 'oauth2',
             flows: {
               clientCredentials: { tokenUrl: `${authUrl}/oauth/token`, scopes: { ...SCOPES } },
+              authorizationCode: {
+                authorizationUrl: `${authUrl}/consent`,
+                tokenUrl: `${authUrl}/oauth/token`,
+                refreshUrl: `${authUrl}/oauth/token`,
+                scopes: { ...SCOPES },
+              },
             },
           },
         },

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { decodeProtectedHeader, type JWTVerifyGetKey, jwtVerify } from 'jose';
 import type { DirectoryRepository } from '../adapters/db/repositories/directory-repository.js';
+import type { TokenRepository } from '../adapters/db/repositories/token-repository.js';
 import { ApiError } from '../domain/errors.js';
 import type { Platform } from '../platform.js';
 import type { Clock } from '../ports/clock.js';
@@ -20,6 +21,8 @@ export interface Principal {
   expiresAt: number;
   /** How the session was authenticated: "local" now; an SSO sign-in sets its provider. */
   identityProvider: string;
+  /** The grant (refresh family) the token belongs to; revoking the family revokes the token. */
+  grantId: string | undefined;
 }
 
 export interface IssueRequest {
@@ -42,7 +45,8 @@ export class AccessTokenIssuer {
     private readonly clock: Clock,
   ) {}
 
-  async issue(request: IssueRequest): Promise<{ token: string; issuedAt: number; expiresAt: number }> {
+  /** familyId: the grant the token belongs to (its refresh family), named in the `grant` claim. */
+  async issue(request: IssueRequest, familyId: string): Promise<{ token: string; issuedAt: number; expiresAt: number }> {
     const issuedAt = Math.floor(this.clock.now().getTime() / 1000);
     const expiresAt = issuedAt + this.ttlSeconds;
     const token = await this.keys.sign(
@@ -54,6 +58,7 @@ export class AccessTokenIssuer {
         client_id: request.clientId,
         scope: request.scopes.join(' '),
         idp: request.identityProvider ?? 'local',
+        grant: familyId,
         jti: randomUUID(),
       },
       issuedAt,
@@ -72,6 +77,12 @@ interface PrincipalStatus {
   notBefore: number;
 }
 
+interface GrantStatus {
+  checkedAt: number;
+  /** The client application still exists and the grant's family is not revoked. */
+  valid: boolean;
+}
+
 /**
  * Verifies bearer tokens. A signature check costs tens of microseconds, so a verified token is
  * kept until it expires; revocation (a deactivated user, a deleted application, a "not before")
@@ -80,11 +91,13 @@ interface PrincipalStatus {
 export class AccessTokenVerifier {
   private readonly verified = new Map<string, Principal>();
   private readonly statuses = new Map<string, PrincipalStatus>();
+  private readonly grants = new Map<string, GrantStatus>();
 
   constructor(
     private readonly getKey: JWTVerifyGetKey,
     private readonly issuer: string,
     private readonly directory: DirectoryRepository,
+    private readonly tokens: TokenRepository,
     private readonly clock: Clock,
   ) {}
 
@@ -93,7 +106,7 @@ export class AccessTokenVerifier {
     const keySet = platform.config.authJwksUrl
       ? remoteKeySet(platform.config.authJwksUrl)
       : publishedKeySet(platform.tokens, keys.jwks(), platform.clock);
-    return new AccessTokenVerifier(keySet, issuer, platform.directory, platform.clock);
+    return new AccessTokenVerifier(keySet, issuer, platform.directory, platform.tokens, platform.clock);
   }
 
   /** The principal behind an Authorization header, or a 401 ApiError. */
@@ -113,8 +126,11 @@ export class AccessTokenVerifier {
       if (this.verified.size >= MAX_CACHED_TOKENS) this.verified.clear();
       this.verified.set(token, principal);
     }
-    const status = await this.status(principal.userId, nowMs);
-    if (!status.active || principal.issuedAt < status.notBefore) {
+    const [status, grant] = await Promise.all([
+      this.status(principal.userId, nowMs),
+      this.grantStatus(principal.clientId, principal.grantId, nowMs),
+    ]);
+    if (!status.active || principal.issuedAt < status.notBefore || !grant.valid) {
       throw new ApiError('invalid_token', 'The access token has been revoked');
     }
     return principal;
@@ -132,7 +148,7 @@ export class AccessTokenVerifier {
         audience: ACCESS_TOKEN_AUDIENCE,
         currentDate: this.clock.now(),
       });
-      const { sub, org, client_id, scope, iat, exp, idp } = payload as Record<string, unknown>;
+      const { sub, org, client_id, scope, iat, exp, idp, grant } = payload as Record<string, unknown>;
       if (typeof sub !== 'string' || typeof org !== 'string' || typeof client_id !== 'string') throw new Error();
       return {
         userId: sub,
@@ -142,6 +158,7 @@ export class AccessTokenVerifier {
         issuedAt: Number(iat),
         expiresAt: Number(exp),
         identityProvider: typeof idp === 'string' ? idp : 'local',
+        grantId: typeof grant === 'string' ? grant : undefined,
       };
     } catch {
       throw new ApiError('invalid_token');
@@ -159,6 +176,21 @@ export class AccessTokenVerifier {
     };
     if (this.statuses.size >= MAX_CACHED_TOKENS) this.statuses.clear();
     this.statuses.set(userId, status);
+    return status;
+  }
+
+  /** A deleted application or a revoked family ends its tokens; re-read at most once a second per grant. */
+  private async grantStatus(clientId: string, grantId: string | undefined, nowMs: number): Promise<GrantStatus> {
+    const key = `${clientId} ${grantId ?? ''}`;
+    const cached = this.grants.get(key);
+    if (cached && nowMs - cached.checkedAt < REVOCATION_TTL_MS) return cached;
+    const [application, revoked] = await Promise.all([
+      this.directory.findApplication(clientId),
+      grantId ? this.tokens.familyRevoked(grantId) : false,
+    ]);
+    const status: GrantStatus = { checkedAt: nowMs, valid: application !== undefined && !revoked };
+    if (this.grants.size >= MAX_CACHED_TOKENS) this.grants.clear();
+    this.grants.set(key, status);
     return status;
   }
 }

@@ -3,7 +3,9 @@ import type { OAuthApplicationRow } from '../adapters/db/schema.js';
 import type { Platform } from '../platform.js';
 import type { AccessTokenIssuer, IssueRequest } from './access-tokens.js';
 import { authenticateClient, readClientCredentials } from './client-authentication.js';
+import { authorizationCodeGrant } from './grants/authorization-code.js';
 import { clientCredentialsGrant } from './grants/client-credentials.js';
+import { refreshTokenGrant } from './grants/refresh-token.js';
 import { OAuthError } from './oauth-error.js';
 import { hashToken, randomToken } from './secrets.js';
 
@@ -19,6 +21,7 @@ export interface GrantContext {
   platform: Platform;
   application: OAuthApplicationRow;
   form: Record<string, string | undefined>;
+  /** Issues an access token and a refresh token of the family (a new family when none is given). */
   issueTokens(request: IssueRequest, familyId?: string): Promise<TokenSet>;
 }
 
@@ -35,9 +38,11 @@ function singleValued(body: Record<string, string | string[] | undefined>): Reco
   return form;
 }
 
-/** Each grant is a module of its own; the browser grants join this table in their issue. */
+/** Each grant is a module of its own. */
 const GRANTS: Record<string, Grant> = {
   client_credentials: clientCredentialsGrant,
+  authorization_code: authorizationCodeGrant,
+  refresh_token: refreshTokenGrant,
 };
 
 /**
@@ -81,7 +86,7 @@ export class TokenEndpoint {
 
   private async issueTokens(request: IssueRequest, familyId: string = randomUUID()): Promise<TokenSet> {
     const { config, clock, tokens } = this.platform;
-    const access = await this.issuer.issue(request);
+    const access = await this.issuer.issue(request, familyId);
     const refreshToken = randomToken();
     const now = clock.now();
     await tokens.insertRefreshToken({
@@ -96,6 +101,7 @@ export class TokenEndpoint {
       created_at: now.toISOString(),
       used_at: null,
       revoked_at: null,
+      identity_provider: request.identityProvider ?? 'local',
     });
     return {
       accessToken: access.token,

@@ -22,9 +22,15 @@ describe('the published key set', () => {
     const { privateKey, publicKey } = await generateKeyPair('EdDSA', { crv: 'Ed25519', extractable: true });
     const kid = randomUUID();
     const now = Math.floor(t.clock.now().getTime() / 1000);
+    // The verifier refuses tokens of applications that no longer exist: name the admin's real one.
+    const application = await t.platform.stores.global.db
+      .selectFrom('oauth_applications')
+      .select('client_id')
+      .where('service_user_id', '=', org.adminServiceUserId)
+      .executeTakeFirstOrThrow();
     const token = await new SignJWT({
       org: org.orgId,
-      client_id: 'rotated',
+      client_id: application.client_id,
       scope: 'read:hierarchy',
       aud: ACCESS_TOKEN_AUDIENCE,
       iss: t.authUrl,

@@ -67,6 +67,24 @@ export interface RefreshTokenRow {
   created_at: string;
   used_at: string | null;
   revoked_at: string | null;
+  /** How the user signed in when the family started; copied into each access token. */
+  identity_provider: string;
+}
+
+export interface AuthorizationCodeRow {
+  code_hash: string;
+  client_id: string;
+  user_id: string;
+  org_id: string;
+  redirect_uri: string;
+  code_challenge: string;
+  scopes: string; // space separated, the approved ones
+  identity_provider: string;
+  /** The refresh family the exchange starts: a second use of the code revokes it. */
+  family_id: string;
+  created_at: string;
+  expires_at: string;
+  used_at: string | null;
 }
 
 export interface SessionRow {
@@ -87,6 +105,7 @@ export interface GlobalSchema {
   oauth_applications: OAuthApplicationRow;
   signing_keys: SigningKeyRow;
   refresh_tokens: RefreshTokenRow;
+  authorization_codes: AuthorizationCodeRow;
 }
 
 export interface NodeRow {

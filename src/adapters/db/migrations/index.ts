@@ -2,6 +2,7 @@ import { type Kysely, sql } from 'kysely';
 import type { Dialect, Store } from '../database.js';
 import * as global0001 from './global-0001-init.js';
 import * as global0002 from './global-0002-sessions.js';
+import * as global0003 from './global-0003-authorization-codes.js';
 import * as regional0001 from './regional-0001-init.js';
 import * as regional0002 from './regional-0002-name-search.js';
 import * as regional0003 from './regional-0003-browse-order.js';
@@ -50,7 +51,7 @@ async function migrate(store: AnyStore, migrations: Record<string, DialectMigrat
 }
 
 export function migrateGlobal(store: AnyStore): Promise<void> {
-  return migrate(store, { '0001-init': global0001, '0002-sessions': global0002 });
+  return migrate(store, { '0001-init': global0001, '0002-sessions': global0002, '0003-authorization-codes': global0003 });
 }
 
 export function migrateRegional(store: AnyStore): Promise<void> {

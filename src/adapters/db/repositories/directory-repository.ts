@@ -56,6 +56,17 @@ export class DirectoryRepository {
     return row !== undefined;
   }
 
+  /** The organizations a user belongs to, by name: the choices of the consent page. */
+  async organizationsOf(userId: string): Promise<{ id: string; name: string }[]> {
+    return this.db
+      .selectFrom('user_organizations')
+      .innerJoin('organizations', 'organizations.id', 'user_organizations.org_id')
+      .select(['organizations.id', 'organizations.name'])
+      .where('user_organizations.user_id', '=', userId)
+      .orderBy('organizations.name')
+      .execute();
+  }
+
   /** Whether a user's tokens are still honoured, and since when: read on every request, cached briefly. */
   async principalStatus(userId: string): Promise<Pick<UserRow, 'deactivated_at' | 'tokens_not_before'> | undefined> {
     return this.db

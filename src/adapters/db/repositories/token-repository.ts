@@ -1,7 +1,7 @@
 import type { Kysely } from 'kysely';
-import type { GlobalSchema, RefreshTokenRow, SigningKeyRow } from '../schema.js';
+import type { AuthorizationCodeRow, GlobalSchema, RefreshTokenRow, SigningKeyRow } from '../schema.js';
 
-/** Signing keys and refresh tokens: the authorization server's own records. */
+/** Signing keys, refresh tokens and authorization codes: the authorization server's own records. */
 export class TokenRepository {
   constructor(readonly db: Kysely<GlobalSchema>) {}
 
@@ -23,5 +23,56 @@ export class TokenRepository {
 
   async findRefreshToken(tokenHash: string): Promise<RefreshTokenRow | undefined> {
     return this.db.selectFrom('refresh_tokens').selectAll().where('token_hash', '=', tokenHash).executeTakeFirst();
+  }
+
+  /** Marks a refresh token used; false when another request marked it first (a race is a reuse). */
+  async markRefreshTokenUsed(id: string, now: string): Promise<boolean> {
+    const result = await this.db
+      .updateTable('refresh_tokens')
+      .set({ used_at: now })
+      .where('id', '=', id)
+      .where('used_at', 'is', null)
+      .executeTakeFirst();
+    return result.numUpdatedRows > 0n;
+  }
+
+  /** Revokes every refresh token of a grant; the access tokens of the family stop with it (see familyRevoked). */
+  async revokeFamily(familyId: string, now: string): Promise<void> {
+    await this.db
+      .updateTable('refresh_tokens')
+      .set({ revoked_at: now })
+      .where('family_id', '=', familyId)
+      .where('revoked_at', 'is', null)
+      .execute();
+  }
+
+  async familyRevoked(familyId: string): Promise<boolean> {
+    const row = await this.db
+      .selectFrom('refresh_tokens')
+      .select('id')
+      .where('family_id', '=', familyId)
+      .where('revoked_at', 'is not', null)
+      .limit(1)
+      .executeTakeFirst();
+    return row !== undefined;
+  }
+
+  async insertAuthorizationCode(row: AuthorizationCodeRow): Promise<void> {
+    await this.db.insertInto('authorization_codes').values(row).execute();
+  }
+
+  async findAuthorizationCode(codeHash: string): Promise<AuthorizationCodeRow | undefined> {
+    return this.db.selectFrom('authorization_codes').selectAll().where('code_hash', '=', codeHash).executeTakeFirst();
+  }
+
+  /** Marks a code used; false when it already was, so two concurrent exchanges cannot both succeed. */
+  async consumeAuthorizationCode(codeHash: string, now: string): Promise<boolean> {
+    const result = await this.db
+      .updateTable('authorization_codes')
+      .set({ used_at: now })
+      .where('code_hash', '=', codeHash)
+      .where('used_at', 'is', null)
+      .executeTakeFirst();
+    return result.numUpdatedRows > 0n;
   }
 }
