@@ -172,7 +172,8 @@ export class AccessTokenVerifier {
     const status: PrincipalStatus = {
       checkedAt: nowMs,
       active: row !== undefined && row.deactivated_at === null,
-      notBefore: row?.tokens_not_before ? Math.floor(Date.parse(row.tokens_not_before) / 1000) : 0,
+      // iat has whole seconds: a token of the revocation's own second may predate it, so it is refused too.
+      notBefore: row?.tokens_not_before ? Math.ceil(Date.parse(row.tokens_not_before) / 1000) : 0,
     };
     if (this.statuses.size >= MAX_CACHED_TOKENS) this.statuses.clear();
     this.statuses.set(userId, status);
