@@ -56,7 +56,15 @@ export type NodeListing = Pick<NodeRow, (typeof LISTING_COLUMNS)[number]>;
 export interface NodeWithAccess {
   node: NodeRow;
   permissions: Set<Permission>;
+  /** The identity providers required on the node's path (itself and its ancestors): none, one, or a conflict. */
+  requiredIdentityProviders: readonly string[];
 }
+
+type AccessRow = NodeRow & {
+  permissions?: string | null;
+  required_idp_min?: string | null;
+  required_idp_max?: string | null;
+};
 
 export type NameMatch = 'contains' | 'startsWith' | 'exact';
 
@@ -67,6 +75,15 @@ export type NameMatch = 'contains' | 'startsWith' | 'exact';
 const reachingMemberships = (principalId: string) => sql<boolean>`
   m.principal_id IN (SELECT ${principalId} UNION ALL SELECT g.group_id FROM group_members g WHERE g.user_id = ${principalId})
   AND n.path LIKE '%/' || m.node_id || '/%'`;
+
+/**
+ * The least and greatest identity provider required on the node's path: equal when one provider
+ * is required (however many nodes require it), null when none is. Restricted nodes are found by a
+ * partial index per organization, so this costs an index probe while an organization has none.
+ */
+const requiredProvider = (aggregate: 'min' | 'max') => sql`(
+  SELECT ${sql.raw(aggregate)}(a.required_identity_provider) FROM nodes a
+  WHERE a.org_id = n.org_id AND a.required_identity_provider IS NOT NULL AND n.path LIKE '%/' || a.id || '/%')`;
 
 /**
  * A hot query built and compiled once: each call only binds its arguments, in place of the marker
@@ -111,7 +128,9 @@ export class NodeRepository {
     );
     this.accessQuery = precompiled(
       (orgId: string, nodeId: string, principalId: string) =>
-        sql`SELECT n.*, r.permissions FROM nodes n
+        sql`SELECT n.*, r.permissions,
+            ${requiredProvider('min')} AS required_idp_min, ${requiredProvider('max')} AS required_idp_max
+          FROM nodes n
           LEFT JOIN memberships m ON ${reachingMemberships(principalId)}
           LEFT JOIN roles r ON r.id = m.role_id
           WHERE n.id = ${nodeId} AND n.org_id = ${orgId}`.compile(db),
@@ -135,14 +154,17 @@ export class NodeRepository {
       const cached = this.accessCache.get(key, version);
       if (cached) return cached;
     }
-    const { rows } = await this.db.executeQuery<NodeRow & { permissions?: string | null }>(
-      this.accessQuery(orgId, nodeId, principalId),
-    );
+    const { rows } = await this.db.executeQuery<AccessRow>(this.accessQuery(orgId, nodeId, principalId));
     const first = rows[0];
     if (!first) return undefined;
     const permissions = unionPermissions(rows.map((row) => row.permissions ?? null));
+    const requiredIdentityProviders = [...new Set([first.required_idp_min, first.required_idp_max])].filter(
+      (provider): provider is string => provider !== null,
+    );
     delete first.permissions;
-    const found = { node: Object.freeze(first), permissions };
+    delete first.required_idp_min;
+    delete first.required_idp_max;
+    const found = { node: Object.freeze(first as NodeRow), permissions, requiredIdentityProviders };
     if (version !== undefined) this.accessCache.set(key, version, found);
     return found;
   }
@@ -153,6 +175,14 @@ export class NodeRepository {
 
   async update(id: string, fields: Partial<Pick<NodeRow, 'name' | 'name_key' | 'address' | 'updated_at'>>): Promise<void> {
     await this.db.updateTable('nodes').set(fields).where('id', '=', id).execute();
+  }
+
+  async setRequiredIdentityProvider(id: string, provider: string | null, now: string): Promise<void> {
+    await this.db
+      .updateTable('nodes')
+      .set({ required_identity_provider: provider, updated_at: now })
+      .where('id', '=', id)
+      .execute();
   }
 
   /**
