@@ -23,7 +23,7 @@ export const ERRORS = {
     errorCode: 'SSORestrictedResource',
     message: 'This resource requires a session signed in through a specific identity provider',
   },
-  rate_limited: { status: 429, message: 'Too many requests for this organization' },
+  rate_limited: { status: 429, message: "The organization's request budget is spent; retry after Retry-After seconds" },
   // node move
   AccessRightsChangeRequired: { status: 409, message: 'The move would change who can access the node' },
   MaxDepthExceeded: { status: 409, message: 'The move exceeds the maximum hierarchy depth' },

@@ -45,7 +45,7 @@ export async function authApp(app: FastifyInstance, options: AuthAppOptions) {
     if (typeof form !== 'object' || !request.headers['content-type']?.startsWith('application/x-www-form-urlencoded')) {
       throw new ApiError('UnsupportedMediaType', 'The token endpoint takes application/x-www-form-urlencoded');
     }
-    const response = await tokenEndpoint.handle(request.headers.authorization, form);
+    const response = await tokenEndpoint.handle(request.headers.authorization, form, request.ip);
     return reply.header('cache-control', 'no-store').header('pragma', 'no-cache').send(response);
   });
 

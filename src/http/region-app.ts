@@ -14,7 +14,9 @@ import type { AccessTokenVerifier } from '../oauth/access-tokens.js';
 import type { Platform } from '../platform.js';
 import { NodeService } from '../services/node-service.js';
 import { NodeTreeService } from '../services/node-tree-service.js';
+import type { OrganizationRateLimiter } from '../services/organization-rate-limiter.js';
 import { registerAuthentication, SECURITY_SCHEME } from './plugins/authenticate.js';
+import { registerRateLimit } from './plugins/rate-limit.js';
 import { ErrorSchema, NodeSchema } from './routes/nodes/node-schemas.js';
 import readRoutes from './routes/nodes/read-routes.js';
 import thumbnailRoutes from './routes/nodes/thumbnail-routes.js';
@@ -46,7 +48,7 @@ const RESPONSE_DESCRIPTIONS: Record<string, string> = {
   304: 'Not Modified: the If-None-Match ETag is current',
   400: 'ValidationError: the message names the failing field',
   401: 'not_authenticated or invalid_token: request a new token',
-  403: 'Insufficient OAuth scopes, or Forbidden resource (content access, role or seat limit)',
+  403: 'Insufficient OAuth scopes, Forbidden resource (content access, role or seat limit), or SSORestrictedResource',
   404: 'Not Found',
   409: 'Conflict: branch on the error code (listed in the operation description)',
   413: 'Payload Too Large',
@@ -74,7 +76,14 @@ export function regionServices(platform: Platform, region: Region): RegionServic
 /** One regional resource API, mounted under its service path prefix (e.g. /eu/reality). */
 export async function regionApp(
   instance: FastifyInstance,
-  options: { platform: Platform; region: Region; verifier: AccessTokenVerifier; prefix: string },
+  options: {
+    platform: Platform;
+    region: Region;
+    verifier: AccessTokenVerifier;
+    prefix: string;
+    /** Absent when RDP_RATE_LIMIT_DISABLED is set. */
+    rateLimiter: OrganizationRateLimiter | undefined;
+  },
 ) {
   const app = instance.withTypeProvider<TypeBoxTypeProvider>() as RegionApp;
   const { platform, region, prefix } = options;
@@ -83,6 +92,7 @@ export async function regionApp(
   app.addSchema(NodeSchema);
   app.addSchema(ErrorSchema);
   registerAuthentication(app, options.verifier);
+  if (options.rateLimiter) registerRateLimit(app, options.rateLimiter);
 
   const authUrl = `${platform.config.publicUrl}/auth`;
   await app.register(swagger, {
