@@ -32,8 +32,9 @@ export interface TestPlatform {
 export const usingPostgres = Boolean(process.env.RDP_TEST_DATABASE_URL);
 
 /**
- * With `sharing`, the platform opens the other one's stores instead of new ones, as a second API
- * process of one deployment would; the stores are removed only when their owner closes.
+ * With `sharing`, the platform opens the other one's stores and takes its public address instead
+ * of new ones, as a second API process of one deployment would; the stores are removed only when
+ * their owner closes.
  */
 export async function startPlatform(
   env: Record<string, string> = {},
@@ -58,6 +59,8 @@ export async function startPlatform(
     RDP_DATA_DIR: dataDir,
     RDP_LOG_LEVEL: 'silent',
     ...(databaseUrl ? { RDP_DATABASE_URL: databaseUrl, RDP_DATABASE_SCHEMA_PREFIX: schemaPrefix } : {}),
+    // Copies of one deployment share its public address: the tokens' issuer and the links.
+    ...(options.sharing ? { RDP_PUBLIC_URL: options.sharing.origin } : {}),
     ...env,
   });
   const platform = await openPlatform(config, clock);
