@@ -1,6 +1,7 @@
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import { Type } from '@sinclair/typebox';
 import type {
   FastifyBaseLogger,
   FastifyInstance,
@@ -53,13 +54,21 @@ const RESPONSE_DESCRIPTIONS: Record<string, string> = {
   409: 'Conflict: branch on the error code (listed in the operation description)',
   413: 'Payload Too Large',
   415: 'Unsupported Media Type',
+  429: "rate_limited: the organization's request bucket is spent; retry after Retry-After seconds (RateLimit-* headers on every answer)",
 };
 
-/** Adds a description to each response that lacks one, for the document only (a copy). */
-function describeResponses<Schema extends { response?: unknown } | undefined>(schema: Schema): Schema {
+/**
+ * Adds a description to each response that lacks one, and the 429 of the organization's request
+ * bucket to every operation with a security requirement (they all spend from it), for the
+ * document only (a copy).
+ */
+function describeResponses<Schema extends { response?: unknown; security?: unknown } | undefined>(schema: Schema): Schema {
   if (!schema?.response) return schema;
+  const declared = schema.response as Record<string, Record<string, unknown>>;
+  const withLimit =
+    schema.security && !declared[429] ? { ...declared, 429: Type.Ref('Error') as Record<string, unknown> } : declared;
   const response = Object.fromEntries(
-    Object.entries(schema.response as Record<string, Record<string, unknown>>).map(([status, entry]) => [
+    Object.entries(withLimit).map(([status, entry]) => [
       status,
       entry.description || !RESPONSE_DESCRIPTIONS[status] ? entry : { ...entry, description: RESPONSE_DESCRIPTIONS[status] },
     ]),

@@ -15,7 +15,8 @@ export interface ThrottleKey {
   key: string;
 }
 
-export type ThrottleVerdict = { blocked: false } | { blocked: true; retryAfterSeconds: number };
+/** `failures`: whether any key has failures counted, so a success knows whether it has anything to reset. */
+export type ThrottleVerdict = { blocked: false; failures: boolean } | { blocked: true; retryAfterSeconds: number };
 
 /**
  * Brute-force limiting for the token endpoint and the sign-in forms: check before verifying a
@@ -36,15 +37,16 @@ export class LoginThrottle {
 
   /** Blocked while any of the keys has used up its failures; Retry-After is the longest wait. */
   async check(keys: readonly ThrottleKey[]): Promise<ThrottleVerdict> {
+    const counts = await Promise.all(keys.map(({ kind, key }) => this.limiters[kind].get(key)));
     let retryAfterSeconds = 0;
-    for (const { kind, key } of keys) {
-      const limiter = this.limiters[kind];
-      const counted = await limiter.get(key);
+    counts.forEach((counted, i) => {
+      const limiter = this.limiters[(keys[i] as ThrottleKey).kind];
       if (counted && counted.consumedPoints >= limiter.points) {
         retryAfterSeconds = Math.max(retryAfterSeconds, Math.max(1, Math.ceil(counted.msBeforeNext / 1000)));
       }
-    }
-    return retryAfterSeconds > 0 ? { blocked: true, retryAfterSeconds } : { blocked: false };
+    });
+    if (retryAfterSeconds > 0) return { blocked: true, retryAfterSeconds };
+    return { blocked: false, failures: counts.some((counted) => counted !== null && counted.consumedPoints > 0) };
   }
 
   async fail(keys: readonly ThrottleKey[]): Promise<void> {

@@ -72,7 +72,7 @@ export class TokenEndpoint {
     const grant = GRANTS[grantType];
     if (!grant) throw new OAuthError('unsupported_grant_type', `grant_type ${grantType} is not supported`);
     const application = await this.counted(keys, () => authenticateClient(this.platform.directory, credentials));
-    await this.throttle.succeed(keys);
+    if (verdict.failures) await this.throttle.succeed(keys);
     const tokens = await grant({
       platform: this.platform,
       application,

@@ -111,6 +111,7 @@ export class NodeService {
     return this.region.nodes.search({
       orgId: principal.orgId,
       principalId: principal.userId,
+      identityProvider: principal.identityProvider,
       query: params.query,
       match: params.match,
       kinds: params.kinds,

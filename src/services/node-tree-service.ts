@@ -109,7 +109,12 @@ export class NodeTreeService {
   }
 
   listTrash(principal: Principal, limit: number, offset: number): Promise<NodeRow[]> {
-    return this.region.nodes.listTrash(principal.orgId, principal.userId, limit, offset);
+    return this.region.nodes.listTrash(
+      principal.orgId,
+      { id: principal.userId, identityProvider: principal.identityProvider },
+      limit,
+      offset,
+    );
   }
 
   async restore(principal: Principal, nodeId: string): Promise<NodeRow> {

@@ -116,6 +116,27 @@ describe('SSORestrictedResource', () => {
     await t.admin.restrictNodeToIdentityProvider(tree.siteId, null);
   });
 
+  it('leaves the contents of a restricted node out of search and the trash for other sessions', async () => {
+    const { siteId, folderId } = tree;
+    const trashed = await org.admin.post(`/v1/nodes/${folderId}/folder`, { name: 'Old scans' });
+    expect((await org.admin.delete(`/v1/nodes/${trashed.body.id}`)).status).toBe(204);
+    await t.admin.restrictNodeToIdentityProvider(siteId, 'corporate-okta');
+    const ids = (response: { body: Array<{ id: string }> }) => response.body.map((node) => node.id);
+
+    // The restricted site itself is listed, as in its parent's browse; what lies below it is not.
+    expect(ids(await org.admin.get('/v1/nodes/search?searchNameQuery=site'))).toContain(siteId);
+    expect(ids(await org.admin.get('/v1/nodes/search?searchNameQuery=folder'))).not.toContain(folderId);
+    expect(ids(await org.admin.get('/v1/trash'))).not.toContain(trashed.body.id);
+
+    const sso = org.admin.withToken(await tokenThrough('corporate-okta'));
+    expect(ids(await sso.get('/v1/nodes/search?searchNameQuery=folder'))).toContain(folderId);
+    expect(ids(await sso.get('/v1/trash'))).toContain(trashed.body.id);
+
+    await t.admin.restrictNodeToIdentityProvider(siteId, null);
+    expect(ids(await org.admin.get('/v1/nodes/search?searchNameQuery=folder'))).toContain(folderId);
+    expect(ids(await org.admin.get('/v1/trash'))).toContain(trashed.body.id);
+  });
+
   it('keeps the plain Forbidden resource for a caller without the permission', async () => {
     await t.admin.restrictNodeToIdentityProvider(tree.siteId, 'corporate-okta');
     const { client } = await org.serviceClient({ roleName: 'Viewer', nodeId: tree.siteId });

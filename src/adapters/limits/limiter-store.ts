@@ -29,7 +29,8 @@ export function memoryLimiterStore(): LimiterStore {
  * limited per process instead of waiting or failing.
  */
 export async function redisLimiterStore(url: string, keyPrefix: string, onError: (error: Error) => void): Promise<LimiterStore> {
-  const client = new Redis(url, { enableOfflineQueue: false, maxRetriesPerRequest: 1 });
+  // Auto-pipelining sends the counts of concurrent requests in one write: fewer round trips under load.
+  const client = new Redis(url, { enableOfflineQueue: false, maxRetriesPerRequest: 1, enableAutoPipelining: true });
   client.on('error', onError);
   // Until the connection is ready every request would take the insurance: wait for it a moment.
   await new Promise<void>((resolve) => {

@@ -86,6 +86,15 @@ const requiredProvider = (aggregate: 'min' | 'max') => sql`(
   WHERE a.org_id = n.org_id AND a.required_identity_provider IS NOT NULL AND n.path LIKE '%/' || a.id || '/%')`;
 
 /**
+ * Lists leave out what lies below a node that requires another identity provider than the
+ * caller's: the same as browse shows (a restricted node appears in its parent's listing, its
+ * contents do not).
+ */
+const notBelowForeignRestriction = (identityProvider: string) => sql<boolean>`NOT EXISTS (
+  SELECT 1 FROM nodes a WHERE a.org_id = n.org_id AND a.required_identity_provider IS NOT NULL
+    AND a.required_identity_provider <> ${identityProvider} AND a.id <> n.id AND n.path LIKE '%/' || a.id || '/%')`;
+
+/**
  * A hot query built and compiled once: each call only binds its arguments, in place of the marker
  * values it was compiled with (building and compiling with Kysely costs ~10 us a call).
  */
@@ -192,6 +201,7 @@ export class NodeRepository {
   async search(params: {
     orgId: string;
     principalId: string;
+    identityProvider: string;
     query: string;
     match: NameMatch;
     kinds: string[] | undefined;
@@ -224,6 +234,7 @@ export class NodeRepository {
     }
     if (!params.includeTrashed) query = query.where('n.trashed_at', 'is', null);
     return query
+      .where(notBelowForeignRestriction(params.identityProvider))
       .where(({ exists, selectFrom }) =>
         exists(
           selectFrom('memberships as m')
@@ -255,12 +266,14 @@ export class NodeRepository {
   }
 
   /** Trash roots of the organization that the principal may read, newest first. */
-  async listTrash(orgId: string, principalId: string, limit: number, offset: number): Promise<NodeRow[]> {
+  async listTrash(orgId: string, principal: { id: string; identityProvider: string }, limit: number, offset: number) {
+    const principalId = principal.id;
     return this.db
       .selectFrom('nodes as n')
       .selectAll('n')
       .where('n.org_id', '=', orgId)
       .where(sql<boolean>`n.trash_root_id = n.id`)
+      .where(notBelowForeignRestriction(principal.identityProvider))
       .where(({ exists, selectFrom }) =>
         exists(
           selectFrom('memberships as m')
