@@ -26,7 +26,7 @@ export interface Config {
   thumbnailMaxBytes: number;
   logLevel: string;
   /** Fastify's trustProxy: whether X-Forwarded-For names the client address (behind a load balancer). */
-  trustProxy: boolean | string;
+  trustProxy: boolean | number | string;
   /** Unset: rate-limit buckets and sign-in throttles in this process. Set: shared through Redis. */
   redisUrl: string | undefined;
   redisKeyPrefix: string;
@@ -77,9 +77,10 @@ function flag(env: Env, name: string): boolean {
 }
 
 /** true, false, a hop count or a list of trusted proxy addresses, as Fastify's trustProxy takes them. */
-function trustProxy(raw: string | undefined): boolean | string {
+function trustProxy(raw: string | undefined): boolean | number | string {
   if (raw === undefined || raw === '' || raw === '0' || raw === 'false') return false;
-  if (raw === '1' || raw === 'true') return true;
+  if (raw === 'true') return true;
+  if (/^\d{1,2}$/.test(raw)) return Number(raw); // hops: the address that many proxies back
   if (!/^[0-9a-fA-F.:/,\s]+$/.test(raw)) throw new ConfigError(`RDP_TRUST_PROXY must be true, false or addresses, got "${raw}"`);
   return raw;
 }

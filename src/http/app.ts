@@ -57,7 +57,8 @@ export async function buildApp(platform: Platform, options: BuildOptions = {}): 
     bodyLimit: config.jsonBodyLimitBytes,
     genReqId: () => randomUUID(),
     requestIdHeader: false,
-    trustProxy: config.trustProxy,
+    // A hop count works at run time (lib/request.js) though the option's declared type omits numbers.
+    trustProxy: config.trustProxy as boolean | string,
     frameworkErrors,
     // The factory's declared type is @fastify/ajv-compiler's; ours has the same call shape.
     schemaController: { compilersFactory: { buildValidator: buildValidator as unknown as ValidatorFactory } },
