@@ -2,6 +2,7 @@ import { type CompiledQuery, type Kysely, sql, type Transaction } from 'kysely';
 import { type Permission, unionPermissions } from '../../../domain/access/permissions.js';
 import type { Dialect } from '../database.js';
 import type { NodeRow, RegionalSchema } from '../schema.js';
+import { notBelowForeignRestriction, reachingMemberships, requiredProvider } from './access-conditions.js';
 import { VersionedCache } from './versioned-cache.js';
 
 type Db = Kysely<RegionalSchema> | Transaction<RegionalSchema>;
@@ -67,32 +68,6 @@ type AccessRow = NodeRow & {
 };
 
 export type NameMatch = 'contains' | 'startsWith' | 'exact';
-
-/**
- * Memberships that reach a node: held by the principal or one of its groups, on the node or an
- * ancestor (an id in its path).
- */
-const reachingMemberships = (principalId: string) => sql<boolean>`
-  m.principal_id IN (SELECT ${principalId} UNION ALL SELECT g.group_id FROM group_members g WHERE g.user_id = ${principalId})
-  AND n.path LIKE '%/' || m.node_id || '/%'`;
-
-/**
- * The least and greatest identity provider required on the node's path: equal when one provider
- * is required (however many nodes require it), null when none is. Restricted nodes are found by a
- * partial index per organization, so this costs an index probe while an organization has none.
- */
-const requiredProvider = (aggregate: 'min' | 'max') => sql`(
-  SELECT ${sql.raw(aggregate)}(a.required_identity_provider) FROM nodes a
-  WHERE a.org_id = n.org_id AND a.required_identity_provider IS NOT NULL AND n.path LIKE '%/' || a.id || '/%')`;
-
-/**
- * Lists leave out what lies below a node that requires another identity provider than the
- * caller's: the same as browse shows (a restricted node appears in its parent's listing, its
- * contents do not).
- */
-const notBelowForeignRestriction = (identityProvider: string) => sql<boolean>`NOT EXISTS (
-  SELECT 1 FROM nodes a WHERE a.org_id = n.org_id AND a.required_identity_provider IS NOT NULL
-    AND a.required_identity_provider <> ${identityProvider} AND a.id <> n.id AND n.path LIKE '%/' || a.id || '/%')`;
 
 /**
  * A hot query built and compiled once: each call only binds its arguments, in place of the marker
