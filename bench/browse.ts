@@ -20,8 +20,9 @@ const SECONDS = quick ? 3 : 8;
 const WARMUP_SECONDS = quick ? 1 : 2;
 const ROUNDS = quick ? 1 : 2;
 
-async function buildStore(): Promise<{ store: BenchStore; folderId: string }> {
-  const store = await createBenchStore('browse');
+/** A folder of 20 children in an organization of 10 sites x 500 items: what browse and rate-limit load. */
+export async function buildBrowseStore(label = 'browse'): Promise<{ store: BenchStore; folderId: string }> {
+  const store = await createBenchStore(label);
   const tree = new BulkTree(store.regionFile, store.orgId);
   const division = tree.add(tree.org, 'division', 'Infrastructure');
   for (let i = 0; i < 10; i += 1) tree.site(division, `Depot ${i + 1}`, 500);
@@ -86,7 +87,7 @@ async function authorizationMicro(store: BenchStore, folderId: string) {
 
 export async function runBrowse(): Promise<SummaryRow[]> {
   log(`# browse: GET /v1/nodes/{id}/browse, 20 children, ${CONNECTIONS} connections, ${SECONDS} s x ${ROUNDS} rounds`);
-  const { store, folderId } = await buildStore();
+  const { store, folderId } = await buildBrowseStore();
   try {
     let bare = 0;
     let ours = 0;

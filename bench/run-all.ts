@@ -1,4 +1,5 @@
 import { runBrowse } from './browse.js';
+import { runRateLimit } from './rate-limit.js';
 import { runScale } from './scale.js';
 import { runStartup } from './startup.js';
 import { log, quick, runMain, type SummaryRow } from './support/report.js';
@@ -11,7 +12,7 @@ import { log, quick, runMain, type SummaryRow } from './support/report.js';
 export async function runAll(): Promise<SummaryRow[]> {
   log(`Reality Data Platform benchmarks${quick ? ' (quick)' : ''}: ratios against baselines measured in the same run`);
   const rows: SummaryRow[] = [];
-  for (const bench of [runBrowse, runScale, runStartup]) {
+  for (const bench of [runBrowse, runRateLimit, runScale, runStartup]) {
     rows.push(...(await bench()));
     log('');
   }

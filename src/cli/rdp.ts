@@ -10,11 +10,13 @@ const USAGE = `usage: rdp admin <command> [options] [--json]
 
   org create --name N --region ca|us|eu|au [--storage-quota BYTES] [--seat-limit N] [--email-domains a.com,b.com]
   org set-quota --org ORG_ID --storage-quota BYTES|unlimited
+  org set-rate-limit --org ORG_ID --bucket N|default --refill N|default   (refill: requests per second)
   user create --email E --password P [--first-name F] [--last-name L] [--org ORG_ID] [--org-admin]
   app create --org ORG_ID --name N --flow client-credentials|authorization-code [--native]
              [--redirect-uri URI]... [--no-secret] --scopes "s1 s2"
   role list --org ORG_ID
   membership grant --node NODE_ID --principal PRINCIPAL_ID --role ROLE_ID
+  node restrict-sso --node NODE_ID --provider NAME|none
   trash purge
 
 The commands work on the stores the server uses: set the same RDP_DATA_DIR or RDP_DATABASE_URL.`;
@@ -41,6 +43,9 @@ const OPTIONS = {
   node: { type: 'string' },
   principal: { type: 'string' },
   role: { type: 'string' },
+  bucket: { type: 'string' },
+  refill: { type: 'string' },
+  provider: { type: 'string' },
 } as const;
 
 type Values = ReturnType<typeof parseArgs<{ options: typeof OPTIONS; allowPositionals: true }>>['values'];
@@ -76,6 +81,16 @@ async function run(platform: Platform, command: string, values: Values): Promise
       await admin.setOrganizationLimits(required(values, 'org'), { storageQuota });
       return { id: values.org, storageQuota };
     }
+    case 'org set-rate-limit': {
+      const limit = (name: 'bucket' | 'refill') => {
+        const raw = required(values, name);
+        return raw === 'default' ? null : (wholeNumber(name, raw) as number);
+      };
+      return admin.setOrganizationRateLimit(required(values, 'org'), {
+        bucket: limit('bucket'),
+        refillPerSecond: limit('refill'),
+      });
+    }
     case 'user create':
       return admin.createUser({
         email: required(values, 'email'),
@@ -105,6 +120,10 @@ async function run(platform: Platform, command: string, values: Values): Promise
         principalId: required(values, 'principal'),
         roleId: required(values, 'role'),
       });
+    case 'node restrict-sso': {
+      const provider = required(values, 'provider');
+      return admin.restrictNodeToIdentityProvider(required(values, 'node'), provider === 'none' ? null : provider);
+    }
     case 'trash purge':
       return { purged: await purgeTrash(platform) };
     default:

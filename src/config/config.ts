@@ -27,6 +27,24 @@ export interface Config {
   jsonBodyLimitBytes: number;
   thumbnailMaxBytes: number;
   logLevel: string;
+  /** Fastify's trustProxy: whether X-Forwarded-For names the client address (behind a load balancer). */
+  trustProxy: boolean | number | string;
+  /** Unset: rate-limit buckets and sign-in throttles in this process. Set: shared through Redis. */
+  redisUrl: string | undefined;
+  redisKeyPrefix: string;
+  rateLimit: {
+    disabled: boolean;
+    /** Defaults for organizations without limits of their own. */
+    bucket: number;
+    refillPerSecond: number;
+  };
+  loginThrottle: {
+    /** Consecutive failures per client id or account before it is refused for the window. */
+    maxFailures: number;
+    /** Failures per client address within the window (not reset by a success). */
+    maxFailuresPerAddress: number;
+    windowSeconds: number;
+  };
 }
 
 export class ConfigError extends Error {}
@@ -51,6 +69,22 @@ function url(name: string, raw: string): string {
     throw new ConfigError(`${name} must be an http(s) URL, got "${raw}"`);
   }
   return raw.replace(/\/+$/, '');
+}
+
+function flag(env: Env, name: string): boolean {
+  const raw = env[name];
+  if (raw === undefined || raw === '' || raw === '0' || raw === 'false') return false;
+  if (raw === '1' || raw === 'true') return true;
+  throw new ConfigError(`${name} must be 1, 0, true or false, got "${raw}"`);
+}
+
+/** true, false, a hop count or a list of trusted proxy addresses, as Fastify's trustProxy takes them. */
+function trustProxy(raw: string | undefined): boolean | number | string {
+  if (raw === undefined || raw === '' || raw === '0' || raw === 'false') return false;
+  if (raw === 'true') return true;
+  if (/^\d{1,2}$/.test(raw)) return Number(raw); // hops: the address that many proxies back
+  if (!/^[0-9a-fA-F.:/,\s]+$/.test(raw)) throw new ConfigError(`RDP_TRUST_PROXY must be true, false or addresses, got "${raw}"`);
+  return raw;
 }
 
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
@@ -80,6 +114,15 @@ export function loadConfig(env: Env = process.env): Config {
     throw new ConfigError(`RDP_LOG_LEVEL must be one of ${LOG_LEVELS.join(', ')}, got "${logLevel}"`);
   }
 
+  const redisUrl = env.RDP_REDIS_URL || undefined;
+  if (redisUrl && !/^rediss?:\/\//.test(redisUrl)) {
+    throw new ConfigError(`RDP_REDIS_URL must be a redis:// or rediss:// URL, got "${redisUrl}"`);
+  }
+  const redisKeyPrefix = env.RDP_REDIS_KEY_PREFIX || 'rdp';
+  if (!/^[A-Za-z0-9_.:-]{1,64}$/.test(redisKeyPrefix)) {
+    throw new ConfigError('RDP_REDIS_KEY_PREFIX must be 1 to 64 letters, digits and _ . : -');
+  }
+
   return {
     host,
     port,
@@ -99,5 +142,18 @@ export function loadConfig(env: Env = process.env): Config {
     jsonBodyLimitBytes: integer(env, 'RDP_JSON_BODY_LIMIT_BYTES', 64 * 1024, 1024, 16 * 1024 * 1024),
     thumbnailMaxBytes: integer(env, 'RDP_THUMBNAIL_MAX_BYTES', 5 * 1024 * 1024, 1024, 64 * 1024 * 1024),
     logLevel,
+    trustProxy: trustProxy(env.RDP_TRUST_PROXY),
+    redisUrl,
+    redisKeyPrefix,
+    rateLimit: {
+      disabled: flag(env, 'RDP_RATE_LIMIT_DISABLED'),
+      bucket: integer(env, 'RDP_RATE_LIMIT_BUCKET', 600, 1, 1_000_000_000),
+      refillPerSecond: integer(env, 'RDP_RATE_LIMIT_REFILL_PER_SECOND', 20, 1, 1_000_000_000),
+    },
+    loginThrottle: {
+      maxFailures: integer(env, 'RDP_LOGIN_MAX_FAILURES', 10, 1, 1_000_000),
+      maxFailuresPerAddress: integer(env, 'RDP_LOGIN_MAX_FAILURES_PER_ADDRESS', 100, 1, 1_000_000),
+      windowSeconds: integer(env, 'RDP_LOGIN_FAILURE_WINDOW_SECONDS', 900, 1, 86_400),
+    },
   };
 }

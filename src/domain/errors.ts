@@ -16,8 +16,14 @@ export const ERRORS = {
   invalid_token: { status: 401, message: 'The access token is invalid or expired' },
   InsufficientScopes: { status: 403, error: 'Forbidden', message: 'Insufficient OAuth scopes' },
   ForbiddenResource: { status: 403, error: 'Forbidden', message: 'Forbidden resource' },
-  SSORestrictedResource: { status: 403, message: 'This resource requires a specific identity provider session' },
-  rate_limited: { status: 429, message: 'Too many requests for this organization' },
+  // The spec names this one by errorCode beside the generic error.
+  SSORestrictedResource: {
+    status: 403,
+    error: 'Forbidden',
+    errorCode: 'SSORestrictedResource',
+    message: 'This resource requires a session signed in through a specific identity provider',
+  },
+  rate_limited: { status: 429, message: "The organization's request budget is spent; retry after Retry-After seconds" },
   // node move
   AccessRightsChangeRequired: { status: 409, message: 'The move would change who can access the node' },
   MaxDepthExceeded: { status: 409, message: 'The move exceeds the maximum hierarchy depth' },
@@ -48,11 +54,11 @@ export class ApiError extends Error {
   readonly extra: Record<string, unknown> | undefined;
 
   constructor(code: ErrorCode, message?: string, extra?: Record<string, unknown>) {
-    const entry: { status: number; message: string; error?: string } = ERRORS[code];
+    const entry: { status: number; message: string; error?: string; errorCode?: string } = ERRORS[code];
     super(message ?? entry.message);
     this.status = entry.status;
     this.error = entry.error ?? code;
-    this.extra = extra;
+    this.extra = entry.errorCode ? { errorCode: entry.errorCode, ...extra } : extra;
   }
 
   toBody(): Record<string, unknown> {

@@ -3,12 +3,16 @@ import Ajv from 'ajv';
 import addFormats from 'ajv-formats';
 import Fastify, { type FastifyInstance, type FastifySchemaCompiler, type FastifyServerOptions } from 'fastify';
 import { SessionRepository } from '../adapters/db/repositories/session-repository.js';
+import { openLimiterStore } from '../adapters/limits/limiter-store.js';
 import { REGIONS } from '../domain/regions.js';
 import { AccessTokenIssuer, AccessTokenVerifier, issuerOf } from '../oauth/access-tokens.js';
 import { Sessions } from '../oauth/interaction/sessions.js';
+import { LoginThrottle } from '../oauth/login-throttle.js';
 import { SigningKeys } from '../oauth/signing-keys.js';
 import { TokenEndpoint } from '../oauth/token-endpoint.js';
 import type { Platform } from '../platform.js';
+import { type LimitsSource, OrganizationRateLimiter } from '../services/organization-rate-limiter.js';
+import { SignInGate } from '../services/sign-in.js';
 import { authApp, wellKnownApp } from './auth-app.js';
 import { frameworkErrors, registerErrorHandling } from './plugins/errors.js';
 import { registerJsonBodyParser } from './plugins/json-body.js';
@@ -39,6 +43,13 @@ export interface BuildOptions {
   logger?: FastifyServerOptions['logger'];
 }
 
+function organizationLimits(platform: Platform): LimitsSource {
+  return async (orgId) => {
+    const org = await platform.directory.findOrganization(orgId);
+    return org && { bucket: org.rate_limit_bucket, refillPerSecond: org.rate_limit_refill_per_second };
+  };
+}
+
 /** The whole platform's HTTP surface on one Fastify instance: /auth and one mount per region. */
 export async function buildApp(platform: Platform, options: BuildOptions = {}): Promise<FastifyInstance> {
   const { config, clock } = platform;
@@ -47,6 +58,8 @@ export async function buildApp(platform: Platform, options: BuildOptions = {}): 
     bodyLimit: config.jsonBodyLimitBytes,
     genReqId: () => randomUUID(),
     requestIdHeader: false,
+    // A hop count works at run time (lib/request.js) though the option's declared type omits numbers.
+    trustProxy: config.trustProxy as boolean | string,
     frameworkErrors,
     // The factory's declared type is @fastify/ajv-compiler's; ours has the same call shape.
     schemaController: { compilersFactory: { buildValidator: buildValidator as unknown as ValidatorFactory } },
@@ -57,18 +70,26 @@ export async function buildApp(platform: Platform, options: BuildOptions = {}): 
   const issuer = issuerOf(config.publicUrl);
   const keys = await SigningKeys.load(platform.tokens, clock);
   const verifier = AccessTokenVerifier.forPlatform(platform, keys, issuer);
-  const tokenEndpoint = new TokenEndpoint(platform, new AccessTokenIssuer(keys, issuer, config.accessTokenTtlSeconds, clock));
+  const limiterStore = await openLimiterStore(config, (error) => app.log.warn({ err: error }, 'rate-limit store unavailable'));
+  app.addHook('onClose', () => limiterStore.close());
+  const loginThrottle = new LoginThrottle(limiterStore, config.loginThrottle);
+  const rateLimiter = config.rateLimit.disabled
+    ? undefined
+    : new OrganizationRateLimiter(limiterStore, organizationLimits(platform), config.rateLimit);
+  const tokenIssuer = new AccessTokenIssuer(keys, issuer, config.accessTokenTtlSeconds, clock);
+  const tokenEndpoint = new TokenEndpoint(platform, tokenIssuer, loginThrottle);
 
   const sessions = new Sessions(new SessionRepository(platform.stores.global.db), {
     ttlSeconds: config.sessionTtlSeconds,
     secure: config.publicUrl.startsWith('https:'),
     clock,
   });
-  await app.register(authApp, { prefix: '/auth', platform, verifier, keys, tokenEndpoint, sessions });
+  const signIns = new SignInGate(platform.directory, loginThrottle);
+  await app.register(authApp, { prefix: '/auth', platform, verifier, keys, tokenEndpoint, sessions, signIns });
   await app.register(wellKnownApp, { platform });
   for (const region of REGIONS) {
     const prefix = `/${region}/reality`;
-    await app.register(regionApp, { prefix, platform, region, verifier });
+    await app.register(regionApp, { prefix, platform, region, verifier, rateLimiter });
   }
   app.get('/health', async () => ({ status: 'ok' }));
   return app;

@@ -11,6 +11,7 @@ import { settingsRoutes } from '../oauth/interaction/settings-routes.js';
 import type { SigningKeys } from '../oauth/signing-keys.js';
 import type { TokenEndpoint } from '../oauth/token-endpoint.js';
 import type { Platform } from '../platform.js';
+import type { SignInGate } from '../services/sign-in.js';
 
 export interface AuthAppOptions {
   platform: Platform;
@@ -19,6 +20,8 @@ export interface AuthAppOptions {
   tokenEndpoint: TokenEndpoint;
   /** Browser sessions of the consent and settings pages. */
   sessions: Sessions;
+  /** Their sign-in forms, behind the brute-force throttle. */
+  signIns: SignInGate;
 }
 
 /** RFC 8414 metadata of the authorization server whose issuer is {publicUrl}/auth. */
@@ -45,14 +48,14 @@ export async function authApp(app: FastifyInstance, options: AuthAppOptions) {
   const { platform, verifier, keys, tokenEndpoint } = options;
   await app.register(formbody);
   await app.register(cookie);
-  await app.register(consentRoutes, { platform, sessions: options.sessions });
+  await app.register(consentRoutes, { platform, sessions: options.sessions, signIns: options.signIns });
 
   app.post('/oauth/token', { schema: { hide: true } }, async (request, reply) => {
     const form = (request.body ?? {}) as Record<string, string | string[] | undefined>;
     if (typeof form !== 'object' || !request.headers['content-type']?.startsWith('application/x-www-form-urlencoded')) {
       throw new ApiError('UnsupportedMediaType', 'The token endpoint takes application/x-www-form-urlencoded');
     }
-    const response = await tokenEndpoint.handle(request.headers.authorization, form);
+    const response = await tokenEndpoint.handle(request.headers.authorization, form, request.ip);
     return reply.header('cache-control', 'no-store').header('pragma', 'no-cache').send(response);
   });
 
@@ -73,7 +76,7 @@ export async function authApp(app: FastifyInstance, options: AuthAppOptions) {
     };
   });
 
-  await app.register(settingsRoutes, { platform, sessions: options.sessions });
+  await app.register(settingsRoutes, { platform, sessions: options.sessions, signIns: options.signIns });
 
   app.get('/oauth/jwks', async (_request, reply) =>
     reply.header('cache-control', 'public, max-age=300').type('application/jwk-set+json').send(keys.jwks()),

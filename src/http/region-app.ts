@@ -1,6 +1,7 @@
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import { Type } from '@sinclair/typebox';
 import type {
   FastifyBaseLogger,
   FastifyInstance,
@@ -14,7 +15,9 @@ import type { AccessTokenVerifier } from '../oauth/access-tokens.js';
 import type { Platform } from '../platform.js';
 import { NodeService } from '../services/node-service.js';
 import { NodeTreeService } from '../services/node-tree-service.js';
+import type { OrganizationRateLimiter } from '../services/organization-rate-limiter.js';
 import { registerAuthentication, SECURITY_SCHEME } from './plugins/authenticate.js';
+import { registerRateLimit } from './plugins/rate-limit.js';
 import { ErrorSchema, NodeSchema } from './routes/nodes/node-schemas.js';
 import readRoutes from './routes/nodes/read-routes.js';
 import thumbnailRoutes from './routes/nodes/thumbnail-routes.js';
@@ -46,18 +49,26 @@ const RESPONSE_DESCRIPTIONS: Record<string, string> = {
   304: 'Not Modified: the If-None-Match ETag is current',
   400: 'ValidationError: the message names the failing field',
   401: 'not_authenticated or invalid_token: request a new token',
-  403: 'Insufficient OAuth scopes, or Forbidden resource (content access, role or seat limit)',
+  403: 'Insufficient OAuth scopes, Forbidden resource (content access, role or seat limit), or SSORestrictedResource',
   404: 'Not Found',
   409: 'Conflict: branch on the error code (listed in the operation description)',
   413: 'Payload Too Large',
   415: 'Unsupported Media Type',
+  429: "rate_limited: the organization's request bucket is spent; retry after Retry-After seconds (RateLimit-* headers on every answer)",
 };
 
-/** Adds a description to each response that lacks one, for the document only (a copy). */
-function describeResponses<Schema extends { response?: unknown } | undefined>(schema: Schema): Schema {
+/**
+ * Adds a description to each response that lacks one, and the 429 of the organization's request
+ * bucket to every operation with a security requirement (they all spend from it), for the
+ * document only (a copy).
+ */
+function describeResponses<Schema extends { response?: unknown; security?: unknown } | undefined>(schema: Schema): Schema {
   if (!schema?.response) return schema;
+  const declared = schema.response as Record<string, Record<string, unknown>>;
+  const withLimit =
+    schema.security && !declared[429] ? { ...declared, 429: Type.Ref('Error') as Record<string, unknown> } : declared;
   const response = Object.fromEntries(
-    Object.entries(schema.response as Record<string, Record<string, unknown>>).map(([status, entry]) => [
+    Object.entries(withLimit).map(([status, entry]) => [
       status,
       entry.description || !RESPONSE_DESCRIPTIONS[status] ? entry : { ...entry, description: RESPONSE_DESCRIPTIONS[status] },
     ]),
@@ -74,7 +85,14 @@ export function regionServices(platform: Platform, region: Region): RegionServic
 /** One regional resource API, mounted under its service path prefix (e.g. /eu/reality). */
 export async function regionApp(
   instance: FastifyInstance,
-  options: { platform: Platform; region: Region; verifier: AccessTokenVerifier; prefix: string },
+  options: {
+    platform: Platform;
+    region: Region;
+    verifier: AccessTokenVerifier;
+    prefix: string;
+    /** Absent when RDP_RATE_LIMIT_DISABLED is set. */
+    rateLimiter: OrganizationRateLimiter | undefined;
+  },
 ) {
   const app = instance.withTypeProvider<TypeBoxTypeProvider>() as RegionApp;
   const { platform, region, prefix } = options;
@@ -83,6 +101,7 @@ export async function regionApp(
   app.addSchema(NodeSchema);
   app.addSchema(ErrorSchema);
   registerAuthentication(app, options.verifier);
+  if (options.rateLimiter) registerRateLimit(app, options.rateLimiter);
 
   const authUrl = `${platform.config.publicUrl}/auth`;
   await app.register(swagger, {

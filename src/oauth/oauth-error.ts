@@ -5,13 +5,17 @@ export type OAuthErrorCode =
   | 'invalid_grant'
   | 'unauthorized_client'
   | 'unsupported_grant_type'
-  | 'invalid_scope';
+  | 'invalid_scope'
+  /** Not RFC 6749: too many failed client authentications (429 with Retry-After; docs/oauth-browser-flows.md). */
+  | 'rate_limited';
 
 export class OAuthError extends Error {
   constructor(
     readonly error: OAuthErrorCode,
     readonly description: string,
-    readonly status = error === 'invalid_client' ? 401 : 400,
+    readonly status = error === 'invalid_client' ? 401 : error === 'rate_limited' ? 429 : 400,
+    /** Sent as Retry-After with a 429. */
+    readonly retryAfterSeconds?: number,
   ) {
     super(description);
   }

@@ -6,6 +6,7 @@ import { authenticateClient, readClientCredentials } from './client-authenticati
 import { authorizationCodeGrant } from './grants/authorization-code.js';
 import { clientCredentialsGrant } from './grants/client-credentials.js';
 import { refreshTokenGrant } from './grants/refresh-token.js';
+import type { LoginThrottle, ThrottleKey } from './login-throttle.js';
 import { OAuthError } from './oauth-error.js';
 import { hashToken, randomToken } from './secrets.js';
 
@@ -54,17 +55,29 @@ export class TokenEndpoint {
   constructor(
     private readonly platform: Platform,
     private readonly issuer: AccessTokenIssuer,
+    private readonly throttle: LoginThrottle,
   ) {}
 
-  /** The form as the body parser gave it: a repeated field arrives as an array. */
-  async handle(authorization: string | undefined, body: Record<string, string | string[] | undefined>) {
+  /**
+   * The form as the body parser gave it: a repeated field arrives as an array. Failed client
+   * authentications count against the client id and the caller's address (LoginThrottle): past
+   * the limit the endpoint answers 429 rate_limited, even to the right secret, until it lapses.
+   */
+  async handle(authorization: string | undefined, body: Record<string, string | string[] | undefined>, clientAddress: string) {
     const form = singleValued(body);
-    const credentials = readClientCredentials(authorization, form);
+    const address: ThrottleKey = { kind: 'address', key: clientAddress };
+    const credentials = await this.counted([address], async () => readClientCredentials(authorization, form));
+    const keys: ThrottleKey[] = credentials ? [address, { kind: 'client', key: credentials.clientId }] : [address];
+    const verdict = await this.throttle.check(keys);
+    if (verdict.blocked) {
+      throw new OAuthError('rate_limited', 'Too many failed client authentications; retry later', 429, verdict.retryAfterSeconds);
+    }
     const grantType = form.grant_type;
     if (!grantType) throw new OAuthError('invalid_request', 'grant_type is required');
     const grant = GRANTS[grantType];
     if (!grant) throw new OAuthError('unsupported_grant_type', `grant_type ${grantType} is not supported`);
-    const application = await authenticateClient(this.platform.directory, credentials);
+    const application = await this.counted(keys, () => authenticateClient(this.platform.directory, credentials));
+    if (verdict.failures) await this.throttle.succeed(keys);
     const tokens = await grant({
       platform: this.platform,
       application,
@@ -82,6 +95,16 @@ export class TokenEndpoint {
       refreshToken: tokens.refreshToken,
       expiresIn: tokens.accessExpiresIn,
     };
+  }
+
+  /** Runs a client authentication step; an invalid_client from it counts as a failure against the keys. */
+  private async counted<T>(keys: ThrottleKey[], step: () => Promise<T>): Promise<T> {
+    try {
+      return await step();
+    } catch (error) {
+      if (error instanceof OAuthError && error.error === 'invalid_client') await this.throttle.fail(keys);
+      throw error;
+    }
   }
 
   private async issueTokens(request: IssueRequest, familyId: string = randomUUID()): Promise<TokenSet> {

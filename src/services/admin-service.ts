@@ -9,6 +9,7 @@ import type { Platform } from '../platform.js';
 import { ApplicationService } from './application-service.js';
 
 const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
+const IDENTITY_PROVIDER = /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/;
 const DOMAIN = /^([a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?\.)+[a-z]{2,63}$/;
 
 function requireName(field: string, value: string): void {
@@ -68,6 +69,8 @@ export class AdminService {
         storage_quota: input.storageQuota ?? null,
         seat_limit: input.seatLimit ?? null,
         email_domains: JSON.stringify(emailDomains),
+        rate_limit_bucket: null,
+        rate_limit_refill_per_second: null,
         created_at: now,
         updated_at: now,
       });
@@ -87,6 +90,39 @@ export class AdminService {
     if (limits.storageQuota !== undefined) {
       await this.platform.directory.updateOrganization(orgId, { storage_quota: limits.storageQuota, updated_at: this.now() });
     }
+  }
+
+  /**
+   * The organization's request bucket: its size and its refill per second (null: the configured
+   * default). Running API processes pick it up within their limits cache time (a few seconds).
+   */
+  async setOrganizationRateLimit(orgId: string, limits: { bucket: number | null; refillPerSecond: number | null }) {
+    await this.requireOrganization(orgId);
+    for (const [name, value] of [
+      ['bucket', limits.bucket],
+      ['refill', limits.refillPerSecond],
+    ] as const) {
+      if (value !== null && !(Number.isSafeInteger(value) && value >= 1 && value <= 1_000_000_000)) {
+        throw validationError(`${name} must be a whole number from 1 to 1000000000`);
+      }
+    }
+    await this.platform.directory.updateOrganization(orgId, {
+      rate_limit_bucket: limits.bucket,
+      rate_limit_refill_per_second: limits.refillPerSecond,
+      updated_at: this.now(),
+    });
+    return { id: orgId, bucket: limits.bucket, refillPerSecond: limits.refillPerSecond };
+  }
+
+  /** Requires callers of a node and its subtree to have signed in through the provider; null lifts it. */
+  async restrictNodeToIdentityProvider(nodeId: string, provider: string | null) {
+    if (provider !== null && !IDENTITY_PROVIDER.test(provider)) {
+      throw validationError('provider must be 1 to 64 letters, digits and . _ -, starting with a letter or digit');
+    }
+    const located = await this.locateNode(nodeId);
+    if (!located) throw new ApiError('NotFound', `node ${nodeId} not found`);
+    await located.region.nodes.setRequiredIdentityProvider(nodeId, provider, this.now());
+    return { nodeId, requiredIdentityProvider: provider };
   }
 
   async createUser(input: {

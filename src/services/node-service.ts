@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import type { Transaction } from 'kysely';
-import type { NameMatch, NodeListing } from '../adapters/db/repositories/node-repository.js';
+import type { NameMatch, NodeListing, NodeWithAccess } from '../adapters/db/repositories/node-repository.js';
 import { newNodeRow } from '../adapters/db/repositories/node-rows.js';
 import type { NodeRow, RegionalSchema } from '../adapters/db/schema.js';
 import type { Permission } from '../domain/access/permissions.js';
@@ -11,6 +11,18 @@ import type { Platform, RegionContext } from '../platform.js';
 
 type TrashState = 'active' | 'any';
 
+/**
+ * Layers 2 and 3 on a node the caller's organization has, plus its SSO restriction: the
+ * permission is decided first, as a caller who may not act at all learns nothing from signing in
+ * elsewhere; then every identity provider required on the node's path must be the token's.
+ */
+export function requireAccess(principal: Principal, found: NodeWithAccess, permission: Permission): void {
+  if (!found.permissions.has(permission)) throw new ApiError('ForbiddenResource');
+  if (found.requiredIdentityProviders.some((provider) => provider !== principal.identityProvider)) {
+    throw new ApiError('SSORestrictedResource');
+  }
+}
+
 /** Node reads and simple writes of one region. Tree-wide changes live in NodeTreeService. */
 export class NodeService {
   constructor(
@@ -19,13 +31,14 @@ export class NodeService {
   ) {}
 
   /**
-   * The node, if the caller's organization has it and the caller holds the permission on it.
+   * The node, if the caller's organization has it, the caller holds the permission on it, and
+   * the caller's session came through every identity provider required on its path (requireAccess).
    * Another organization's node answers exactly like a missing one.
    */
   async authorize(principal: Principal, nodeId: string, permission: Permission, state: TrashState = 'active') {
     const found = await this.region.nodes.findWithAccess(principal.orgId, nodeId, principal.userId);
     if (!found || (state === 'active' && found.node.trashed_at !== null)) throw new ApiError('NotFound', 'Node not found');
-    if (!found.permissions.has(permission)) throw new ApiError('ForbiddenResource');
+    requireAccess(principal, found, permission);
     return found.node;
   }
 
@@ -98,6 +111,7 @@ export class NodeService {
     return this.region.nodes.search({
       orgId: principal.orgId,
       principalId: principal.userId,
+      identityProvider: principal.identityProvider,
       query: params.query,
       match: params.match,
       kinds: params.kinds,

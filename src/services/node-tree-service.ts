@@ -7,7 +7,7 @@ import { checkMove } from '../domain/nodes/move.js';
 import { REGIONS } from '../domain/regions.js';
 import type { Principal } from '../oauth/access-tokens.js';
 import type { Platform, RegionContext } from '../platform.js';
-import type { NodeService } from './node-service.js';
+import { type NodeService, requireAccess } from './node-service.js';
 
 /** Write conflicts between concurrent tree changes: the change is refused, nothing is kept. */
 function isWriteConflict(error: unknown): boolean {
@@ -34,7 +34,7 @@ export class NodeTreeService {
       if (await this.existsInOtherRegion(targetId)) throw new ApiError('NodesInDifferentRegions');
       throw new ApiError('NotFound', 'Target parent not found');
     }
-    if (!target.permissions.has('edit')) throw new ApiError('ForbiddenResource');
+    requireAccess(principal, target, 'edit');
     if (target.node.trashed_at) throw new ApiError('MoveNodeFailed', 'The target parent is in the trash');
 
     const { tree } = this.region;
@@ -109,7 +109,12 @@ export class NodeTreeService {
   }
 
   listTrash(principal: Principal, limit: number, offset: number): Promise<NodeRow[]> {
-    return this.region.nodes.listTrash(principal.orgId, principal.userId, limit, offset);
+    return this.region.nodes.listTrash(
+      principal.orgId,
+      { id: principal.userId, identityProvider: principal.identityProvider },
+      limit,
+      offset,
+    );
   }
 
   async restore(principal: Principal, nodeId: string): Promise<NodeRow> {

@@ -22,15 +22,27 @@ export interface TestPlatform {
   clock: ManualClock;
   origin: string;
   authUrl: string;
+  /** The stores it runs on: a second platform may share them (startPlatform's `sharing`). */
+  dataDir: string;
+  schemaPrefix: string;
   regionUrl(region: Region): string;
   close(): Promise<void>;
 }
 
 export const usingPostgres = Boolean(process.env.RDP_TEST_DATABASE_URL);
 
-export async function startPlatform(env: Record<string, string> = {}): Promise<TestPlatform> {
-  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'rdp-test-'));
-  const schemaPrefix = `t_${randomBytes(5).toString('hex')}`;
+/**
+ * With `sharing`, the platform opens the other one's stores and takes its public address instead
+ * of new ones, as a second API process of one deployment would; the stores are removed only when
+ * their owner closes.
+ */
+export async function startPlatform(
+  env: Record<string, string> = {},
+  options: { sharing?: TestPlatform } = {},
+): Promise<TestPlatform> {
+  const owner = !options.sharing;
+  const dataDir = options.sharing?.dataDir ?? fs.mkdtempSync(path.join(os.tmpdir(), 'rdp-test-'));
+  const schemaPrefix = options.sharing?.schemaPrefix ?? `t_${randomBytes(5).toString('hex')}`;
   const databaseUrl = process.env.RDP_TEST_DATABASE_URL;
   const clock = new ManualClock();
 
@@ -47,6 +59,8 @@ export async function startPlatform(env: Record<string, string> = {}): Promise<T
     RDP_DATA_DIR: dataDir,
     RDP_LOG_LEVEL: 'silent',
     ...(databaseUrl ? { RDP_DATABASE_URL: databaseUrl, RDP_DATABASE_SCHEMA_PREFIX: schemaPrefix } : {}),
+    // Copies of one deployment share its public address: the tokens' issuer and the links.
+    ...(options.sharing ? { RDP_PUBLIC_URL: options.sharing.origin } : {}),
     ...env,
   });
   const platform = await openPlatform(config, clock);
@@ -60,10 +74,13 @@ export async function startPlatform(env: Record<string, string> = {}): Promise<T
     clock,
     origin,
     authUrl: `${origin}/auth`,
+    dataDir,
+    schemaPrefix,
     regionUrl: (region) => `${origin}/${region}/reality`,
     async close() {
       await app.close();
       await platform.close();
+      if (!owner) return;
       if (databaseUrl) await dropPostgresSchemas(databaseUrl, schemaPrefix);
       fs.rmSync(dataDir, { recursive: true, force: true });
     },

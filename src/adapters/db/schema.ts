@@ -7,6 +7,9 @@ export interface OrganizationRow {
   storage_quota: number | null;
   seat_limit: number | null;
   email_domains: string; // JSON array of lower-case domains
+  /** The organization's request bucket size and refill per second; null: the configured default. */
+  rate_limit_bucket: number | null;
+  rate_limit_refill_per_second: number | null;
   created_at: string;
   updated_at: string;
 }
@@ -128,6 +131,8 @@ export interface NodeRow {
   trashed_at: string | null;
   /** The node whose soft delete put this one in the trash (itself for the node deleted). */
   trash_root_id: string | null;
+  /** Callers must have signed in through this identity provider, here and below (SSORestrictedResource). */
+  required_identity_provider: string | null;
   created_at: string;
   updated_at: string;
 }

@@ -76,6 +76,7 @@ export function registerErrorHandling(app: FastifyInstance): void {
   app.setErrorHandler((error: FastifyError | ApiError | OAuthError, request, reply) => {
     if (error instanceof OAuthError) {
       if (error.status === 401) reply.header('www-authenticate', 'Basic realm="oauth", charset="UTF-8"');
+      if (error.retryAfterSeconds !== undefined) reply.header('retry-after', error.retryAfterSeconds);
       return reply.code(error.status).header('cache-control', 'no-store').send(error.toBody());
     }
     const apiError = error instanceof ApiError ? error : fromFastify(error);

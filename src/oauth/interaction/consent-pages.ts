@@ -5,6 +5,7 @@ import { html, page } from './html.js';
 
 export const CONSENT_NOTICES = {
   'sign-in-failed': 'The e-mail address or password is not correct.',
+  'sign-in-throttled': 'Too many failed sign-ins. Wait a few minutes and try again.',
   'no-scope': 'Choose at least one permission to allow, or deny access.',
   'no-organization': 'Choose one of your organizations.',
 } as const;

@@ -1,7 +1,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Scope } from '../../domain/access/scopes.js';
 import type { Platform } from '../../platform.js';
-import { signIn } from '../../services/sign-in.js';
+import type { SignInGate } from '../../services/sign-in.js';
 import { issuerOf } from '../access-tokens.js';
 import { AuthorizationEndpoint } from '../authorization-endpoint.js';
 import { type ConsentNotice, consentPage, errorPage, isConsentNotice, signInPage } from './consent-pages.js';
@@ -31,8 +31,11 @@ function sendPage(reply: FastifyReply, status: number, body: string) {
  * The consent page at {auth_url}/consent and its two forms. Each request is validated again on
  * every step, so a form posted with a changed request cannot reach an unregistered address.
  */
-export async function consentRoutes(app: FastifyInstance, options: { platform: Platform; sessions: Sessions }) {
-  const { platform, sessions } = options;
+export async function consentRoutes(
+  app: FastifyInstance,
+  options: { platform: Platform; sessions: Sessions; signIns: SignInGate },
+) {
+  const { platform, sessions, signIns } = options;
   const endpoint = new AuthorizationEndpoint(platform);
   const consentUrl = `${issuerOf(platform.config.publicUrl)}/consent`;
   const cookiePath = new URL(consentUrl).pathname;
@@ -86,10 +89,13 @@ export async function consentRoutes(app: FastifyInstance, options: { platform: P
     const requestQuery = field(form, 'request') ?? '';
     const loaded = await endpoint.load(new URLSearchParams(requestQuery));
     if (!loaded.ok) return badRequest(reply, loaded.reason);
-    const user = await signIn(platform.directory, field(form, 'email') ?? '', field(form, 'password') ?? '');
-    if (!user) return backToConsent(reply, requestQuery, 'sign-in-failed');
+    const outcome = await signIns.attempt(field(form, 'email') ?? '', field(form, 'password') ?? '', request.ip);
+    if (!outcome.ok) {
+      if (outcome.throttled) reply.header('retry-after', String(outcome.retryAfterSeconds));
+      return backToConsent(reply, requestQuery, outcome.throttled ? 'sign-in-throttled' : 'sign-in-failed');
+    }
     if (session) await sessions.end(request, reply);
-    await sessions.start(reply, user.id);
+    await sessions.start(reply, outcome.user.id);
     return backToConsent(reply, requestQuery);
   });
 

@@ -3,6 +3,7 @@ import type { SessionRow, UserRow } from '../../adapters/db/schema.js';
 import { ApiError } from '../../domain/errors.js';
 import type { Platform } from '../../platform.js';
 import { ApplicationService, type ApplicationView } from '../../services/application-service.js';
+import type { SignInGate } from '../../services/sign-in.js';
 import { rememberSecretOnce, takeSecretOnce } from './one-time-secret.js';
 import { type Form, field, fields, lines, seeOther, sendPage } from './page-replies.js';
 import type { Sessions } from './sessions.js';
@@ -24,8 +25,11 @@ function validationMessage(error: unknown): string {
   throw error;
 }
 
-export async function settingsRoutes(app: FastifyInstance, options: { platform: Platform; sessions: Sessions }) {
-  const { platform, sessions } = options;
+export async function settingsRoutes(
+  app: FastifyInstance,
+  options: { platform: Platform; sessions: Sessions; signIns: SignInGate },
+) {
+  const { platform, sessions, signIns } = options;
   const applications = new ApplicationService(platform);
   const secureCookies = platform.config.publicUrl.startsWith('https:');
 
@@ -118,7 +122,7 @@ export async function settingsRoutes(app: FastifyInstance, options: { platform: 
     );
   }
 
-  await app.register(settingsSignInRoutes, { platform, sessions });
+  await app.register(settingsSignInRoutes, { sessions, signIns });
 
   app.get('/settings', async (_request, reply) => seeOther(reply, '/auth/settings/applications'));
 

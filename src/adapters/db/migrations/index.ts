@@ -3,9 +3,11 @@ import type { Dialect, Store } from '../database.js';
 import * as global0001 from './global-0001-init.js';
 import * as global0002 from './global-0002-sessions.js';
 import * as global0003 from './global-0003-authorization-codes.js';
+import * as global0004 from './global-0004-rate-limits.js';
 import * as regional0001 from './regional-0001-init.js';
 import * as regional0002 from './regional-0002-name-search.js';
 import * as regional0003 from './regional-0003-browse-order.js';
+import * as regional0004 from './regional-0004-sso-restriction.js';
 
 /** A migration that may need to know the dialect (column types, collations, indexes). */
 export interface DialectMigration {
@@ -51,9 +53,19 @@ async function migrate(store: AnyStore, migrations: Record<string, DialectMigrat
 }
 
 export function migrateGlobal(store: AnyStore): Promise<void> {
-  return migrate(store, { '0001-init': global0001, '0002-sessions': global0002, '0003-authorization-codes': global0003 });
+  return migrate(store, {
+    '0001-init': global0001,
+    '0002-sessions': global0002,
+    '0003-authorization-codes': global0003,
+    '0004-rate-limits': global0004,
+  });
 }
 
 export function migrateRegional(store: AnyStore): Promise<void> {
-  return migrate(store, { '0001-init': regional0001, '0002-name-search': regional0002, '0003-browse-order': regional0003 });
+  return migrate(store, {
+    '0001-init': regional0001,
+    '0002-name-search': regional0002,
+    '0003-browse-order': regional0003,
+    '0004-sso-restriction': regional0004,
+  });
 }

@@ -2,6 +2,7 @@ import { type CompiledQuery, type Kysely, sql, type Transaction } from 'kysely';
 import { type Permission, unionPermissions } from '../../../domain/access/permissions.js';
 import type { Dialect } from '../database.js';
 import type { NodeRow, RegionalSchema } from '../schema.js';
+import { notBelowForeignRestriction, reachingMemberships, requiredProvider } from './access-conditions.js';
 import { VersionedCache } from './versioned-cache.js';
 
 type Db = Kysely<RegionalSchema> | Transaction<RegionalSchema>;
@@ -56,17 +57,17 @@ export type NodeListing = Pick<NodeRow, (typeof LISTING_COLUMNS)[number]>;
 export interface NodeWithAccess {
   node: NodeRow;
   permissions: Set<Permission>;
+  /** The identity providers required on the node's path (itself and its ancestors): none, one, or a conflict. */
+  requiredIdentityProviders: readonly string[];
 }
 
-export type NameMatch = 'contains' | 'startsWith' | 'exact';
+type AccessRow = NodeRow & {
+  permissions?: string | null;
+  required_idp_min?: string | null;
+  required_idp_max?: string | null;
+};
 
-/**
- * Memberships that reach a node: held by the principal or one of its groups, on the node or an
- * ancestor (an id in its path).
- */
-const reachingMemberships = (principalId: string) => sql<boolean>`
-  m.principal_id IN (SELECT ${principalId} UNION ALL SELECT g.group_id FROM group_members g WHERE g.user_id = ${principalId})
-  AND n.path LIKE '%/' || m.node_id || '/%'`;
+export type NameMatch = 'contains' | 'startsWith' | 'exact';
 
 /**
  * A hot query built and compiled once: each call only binds its arguments, in place of the marker
@@ -111,7 +112,9 @@ export class NodeRepository {
     );
     this.accessQuery = precompiled(
       (orgId: string, nodeId: string, principalId: string) =>
-        sql`SELECT n.*, r.permissions FROM nodes n
+        sql`SELECT n.*, r.permissions,
+            ${requiredProvider('min')} AS required_idp_min, ${requiredProvider('max')} AS required_idp_max
+          FROM nodes n
           LEFT JOIN memberships m ON ${reachingMemberships(principalId)}
           LEFT JOIN roles r ON r.id = m.role_id
           WHERE n.id = ${nodeId} AND n.org_id = ${orgId}`.compile(db),
@@ -135,14 +138,17 @@ export class NodeRepository {
       const cached = this.accessCache.get(key, version);
       if (cached) return cached;
     }
-    const { rows } = await this.db.executeQuery<NodeRow & { permissions?: string | null }>(
-      this.accessQuery(orgId, nodeId, principalId),
-    );
+    const { rows } = await this.db.executeQuery<AccessRow>(this.accessQuery(orgId, nodeId, principalId));
     const first = rows[0];
     if (!first) return undefined;
     const permissions = unionPermissions(rows.map((row) => row.permissions ?? null));
+    const requiredIdentityProviders = [...new Set([first.required_idp_min, first.required_idp_max])].filter(
+      (provider): provider is string => provider !== null,
+    );
     delete first.permissions;
-    const found = { node: Object.freeze(first), permissions };
+    delete first.required_idp_min;
+    delete first.required_idp_max;
+    const found = { node: Object.freeze(first as NodeRow), permissions, requiredIdentityProviders };
     if (version !== undefined) this.accessCache.set(key, version, found);
     return found;
   }
@@ -155,6 +161,14 @@ export class NodeRepository {
     await this.db.updateTable('nodes').set(fields).where('id', '=', id).execute();
   }
 
+  async setRequiredIdentityProvider(id: string, provider: string | null, now: string): Promise<void> {
+    await this.db
+      .updateTable('nodes')
+      .set({ required_identity_provider: provider, updated_at: now })
+      .where('id', '=', id)
+      .execute();
+  }
+
   /**
    * Active nodes of the organization whose name matches, that the principal may read. The
    * access filter runs in the query so that pages stay full.
@@ -162,6 +176,7 @@ export class NodeRepository {
   async search(params: {
     orgId: string;
     principalId: string;
+    identityProvider: string;
     query: string;
     match: NameMatch;
     kinds: string[] | undefined;
@@ -194,6 +209,7 @@ export class NodeRepository {
     }
     if (!params.includeTrashed) query = query.where('n.trashed_at', 'is', null);
     return query
+      .where(notBelowForeignRestriction(params.identityProvider))
       .where(({ exists, selectFrom }) =>
         exists(
           selectFrom('memberships as m')
@@ -225,12 +241,14 @@ export class NodeRepository {
   }
 
   /** Trash roots of the organization that the principal may read, newest first. */
-  async listTrash(orgId: string, principalId: string, limit: number, offset: number): Promise<NodeRow[]> {
+  async listTrash(orgId: string, principal: { id: string; identityProvider: string }, limit: number, offset: number) {
+    const principalId = principal.id;
     return this.db
       .selectFrom('nodes as n')
       .selectAll('n')
       .where('n.org_id', '=', orgId)
       .where(sql<boolean>`n.trash_root_id = n.id`)
+      .where(notBelowForeignRestriction(principal.identityProvider))
       .where(({ exists, selectFrom }) =>
         exists(
           selectFrom('memberships as m')

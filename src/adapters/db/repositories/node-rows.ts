@@ -27,6 +27,7 @@ export function newNodeRow(
     is_failed: 0,
     trashed_at: null,
     trash_root_id: null,
+    required_identity_provider: null,
     created_at: fields.now,
     updated_at: fields.now,
   };

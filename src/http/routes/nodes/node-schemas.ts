@@ -82,6 +82,9 @@ export const ErrorSchema = Type.Object(
     statusCode: Type.Integer(),
     error: Type.String({ description: 'The code to branch on' }),
     message: Type.Optional(Type.String()),
+    errorCode: Type.Optional(
+      Type.String({ description: 'SSORestrictedResource on a 403 of a node that requires an identity provider' }),
+    ),
   },
   { $id: 'Error', title: 'Error', additionalProperties: true },
 );

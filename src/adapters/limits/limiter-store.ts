@@ -1,0 +1,62 @@
+import { Redis } from 'ioredis';
+import { type RateLimiterAbstract, RateLimiterMemory, RateLimiterRedis } from 'rate-limiter-flexible';
+import type { Config } from '../../config/config.js';
+
+/**
+ * Where counters of rate-limiter-flexible live: this process's memory (the embedded default) or
+ * Redis (RDP_REDIS_URL), so that every API process of a deployment draws on the same counters.
+ */
+export interface LimiterStore {
+  /** A fixed-window counter of `points` per `durationSeconds`, under its own key namespace. */
+  limiter(namespace: string, points: number, durationSeconds: number): RateLimiterAbstract;
+  readonly shared: boolean;
+  close(): Promise<void>;
+}
+
+const CONNECT_WAIT_MS = 2000;
+
+export function memoryLimiterStore(): LimiterStore {
+  return {
+    limiter: (namespace, points, duration) => new RateLimiterMemory({ keyPrefix: namespace, points, duration }),
+    shared: false,
+    close: async () => {},
+  };
+}
+
+/**
+ * Counters in Redis. Commands fail at once rather than queue while Redis is unreachable, and each
+ * limiter then falls back to an in-memory one of the same size (its insurance): requests stay
+ * limited per process instead of waiting or failing.
+ */
+export async function redisLimiterStore(url: string, keyPrefix: string, onError: (error: Error) => void): Promise<LimiterStore> {
+  // Auto-pipelining sends the counts of concurrent requests in one write: fewer round trips under load.
+  const client = new Redis(url, { enableOfflineQueue: false, maxRetriesPerRequest: 1, enableAutoPipelining: true });
+  client.on('error', onError);
+  // Until the connection is ready every request would take the insurance: wait for it a moment.
+  await new Promise<void>((resolve) => {
+    const timer = setTimeout(resolve, CONNECT_WAIT_MS);
+    client.once('ready', () => {
+      clearTimeout(timer);
+      resolve();
+    });
+  });
+  return {
+    limiter: (namespace, points, duration) =>
+      new RateLimiterRedis({
+        storeClient: client,
+        keyPrefix: `${keyPrefix}:${namespace}`,
+        points,
+        duration,
+        rejectIfRedisNotReady: true,
+        insuranceLimiter: new RateLimiterMemory({ keyPrefix: namespace, points, duration }),
+      }),
+    shared: true,
+    close: async () => {
+      await client.quit().catch(() => client.disconnect());
+    },
+  };
+}
+
+export async function openLimiterStore(config: Config, onError: (error: Error) => void): Promise<LimiterStore> {
+  return config.redisUrl ? redisLimiterStore(config.redisUrl, config.redisKeyPrefix, onError) : memoryLimiterStore();
+}
