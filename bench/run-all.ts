@@ -2,6 +2,7 @@ import { runBrowse } from './browse.js';
 import { runScale } from './scale.js';
 import { runStartup } from './startup.js';
 import { log, quick, runMain, type SummaryRow } from './support/report.js';
+import { runToken } from './token.js';
 
 /**
  * Every benchmark in turn, then one table of ratios. `npm run bench -- --quick` (or
@@ -11,7 +12,7 @@ import { log, quick, runMain, type SummaryRow } from './support/report.js';
 export async function runAll(): Promise<SummaryRow[]> {
   log(`Reality Data Platform benchmarks${quick ? ' (quick)' : ''}: ratios against baselines measured in the same run`);
   const rows: SummaryRow[] = [];
-  for (const bench of [runBrowse, runScale, runStartup]) {
+  for (const bench of [runBrowse, runToken, runScale, runStartup]) {
     rows.push(...(await bench()));
     log('');
   }

@@ -8,17 +8,25 @@ export interface LoadResult {
   errors: number;
 }
 
+export interface LoadOptions {
+  connections: number;
+  seconds: number;
+  headers?: Record<string, string>;
+  /** GET when absent; a POST sends the same body on every request. */
+  method?: 'GET' | 'POST';
+  body?: string;
+}
+
 /** Closed-loop load on one URL from this process (the server runs in another): 127.0.0.1 only. */
-export async function load(
-  url: string,
-  options: { connections: number; seconds: number; headers?: Record<string, string> },
-): Promise<LoadResult> {
+export async function load(url: string, options: LoadOptions): Promise<LoadResult> {
   if (!url.startsWith('http://127.0.0.1:')) throw new Error(`refusing to load ${url}: benchmarks stay on 127.0.0.1`);
   const result = await autocannon({
     url,
     connections: options.connections,
     duration: options.seconds,
     headers: options.headers ?? {},
+    method: options.method ?? 'GET',
+    body: options.body,
   });
   return {
     requestsPerSecond: result.requests.average,
@@ -30,10 +38,7 @@ export async function load(
 }
 
 /** A short run first so that both servers are measured warm (JIT, statement caches, token cache). */
-export async function warmedLoad(
-  url: string,
-  options: { connections: number; seconds: number; warmupSeconds: number; headers?: Record<string, string> },
-): Promise<LoadResult> {
+export async function warmedLoad(url: string, options: LoadOptions & { warmupSeconds: number }): Promise<LoadResult> {
   await load(url, { ...options, seconds: options.warmupSeconds });
   const result = await load(url, options);
   if (result.non2xx > 0 || result.errors > 0) {
