@@ -5,6 +5,7 @@ import type { AccessTokenIssuer, IssueRequest } from './access-tokens.js';
 import { authenticateClient, readClientCredentials } from './client-authentication.js';
 import { clientCredentialsGrant } from './grants/client-credentials.js';
 import { OAuthError } from './oauth-error.js';
+import { type ClientDirectory, RecentDirectory } from './recent-directory.js';
 import { hashToken, randomToken } from './secrets.js';
 
 export interface TokenSet {
@@ -18,6 +19,8 @@ export interface TokenSet {
 export interface GrantContext {
   platform: Platform;
   application: OAuthApplicationRow;
+  /** Applications and users at most a second old (recent-directory.ts): for the checks of every request. */
+  directory: ClientDirectory;
   form: Record<string, string | undefined>;
   issueTokens(request: IssueRequest, familyId?: string): Promise<TokenSet>;
 }
@@ -46,10 +49,14 @@ const GRANTS: Record<string, Grant> = {
  * the other sample (expiresIn: the access token's lifetime).
  */
 export class TokenEndpoint {
+  private readonly directory: ClientDirectory;
+
   constructor(
     private readonly platform: Platform,
     private readonly issuer: AccessTokenIssuer,
-  ) {}
+  ) {
+    this.directory = new RecentDirectory(platform.directory);
+  }
 
   /** The form as the body parser gave it: a repeated field arrives as an array. */
   async handle(authorization: string | undefined, body: Record<string, string | string[] | undefined>) {
@@ -59,10 +66,11 @@ export class TokenEndpoint {
     if (!grantType) throw new OAuthError('invalid_request', 'grant_type is required');
     const grant = GRANTS[grantType];
     if (!grant) throw new OAuthError('unsupported_grant_type', `grant_type ${grantType} is not supported`);
-    const application = await authenticateClient(this.platform.directory, credentials);
+    const application = await authenticateClient(this.directory, credentials);
     const tokens = await grant({
       platform: this.platform,
       application,
+      directory: this.directory,
       form,
       issueTokens: (request, familyId) => this.issueTokens(request, familyId),
     });
