@@ -1,4 +1,5 @@
 import autocannon from 'autocannon';
+import { processCpuMicros } from './process-cpu.js';
 
 export interface LoadResult {
   requestsPerSecond: number;
@@ -6,6 +7,8 @@ export interface LoadResult {
   p99: number;
   non2xx: number;
   errors: number;
+  /** The server's CPU time per request over the measured run, when its pid was given (Linux). */
+  cpuMicrosPerRequest?: number;
 }
 
 export interface LoadOptions {
@@ -38,9 +41,17 @@ export async function load(url: string, options: LoadOptions): Promise<LoadResul
 }
 
 /** A short run first so that both servers are measured warm (JIT, statement caches, token cache). */
-export async function warmedLoad(url: string, options: LoadOptions & { warmupSeconds: number }): Promise<LoadResult> {
+export async function warmedLoad(
+  url: string,
+  options: LoadOptions & { warmupSeconds: number; serverPid?: number },
+): Promise<LoadResult> {
   await load(url, { ...options, seconds: options.warmupSeconds });
+  const before = processCpuMicros(options.serverPid);
   const result = await load(url, options);
+  const after = processCpuMicros(options.serverPid);
+  if (before !== undefined && after !== undefined && result.requestsPerSecond > 0) {
+    result.cpuMicrosPerRequest = (after - before) / (result.requestsPerSecond * options.seconds);
+  }
   if (result.non2xx > 0 || result.errors > 0) {
     throw new Error(`${url}: ${result.non2xx} non-2xx answers and ${result.errors} errors under load`);
   }

@@ -47,20 +47,16 @@ export class SigningKeys {
   }
 
   /**
-   * A compact JWS (RFC 7515) of the claims with iat and exp. Signed with node:crypto's
-   * asynchronous sign and the key imported once at start: the signature runs in the thread pool
-   * and the event loop spends about 10 us per token, against 35 us or more for jose's SignJWT
-   * (bench/token.ts; docs/performance.md).
+   * A compact JWS (RFC 7515) of the claims with iat and exp, signed with node:crypto and the key
+   * imported once at start. Synchronous on purpose: an Ed25519 signature is about 25 us, and
+   * jose's SignJWT (WebCrypto) or crypto.sign's thread-pool variant cost more CPU per token in
+   * all (hops between threads, promises); bench/token.ts measured 110 against 124 us of server
+   * CPU per request for the thread-pool variant.
    */
   sign(claims: JWTPayload, issuedAt: number, expiresAt: number): Promise<string> {
     const payload = Buffer.from(JSON.stringify({ ...claims, iat: issuedAt, exp: expiresAt })).toString('base64url');
     const input = `${this.header}.${payload}`;
-    return new Promise((resolve, reject) => {
-      signBytes(null, Buffer.from(input), this.privateKey, (error, signature) => {
-        if (error) reject(error);
-        else resolve(`${input}.${signature.toString('base64url')}`);
-      });
-    });
+    return Promise.resolve(`${input}.${signBytes(null, Buffer.from(input), this.privateKey).toString('base64url')}`);
   }
 
   /** The published key set (RFC 7517): what every region verifies tokens with. */
