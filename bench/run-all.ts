@@ -3,6 +3,7 @@ import { runRateLimit } from './rate-limit.js';
 import { runScale } from './scale.js';
 import { runStartup } from './startup.js';
 import { log, quick, runMain, type SummaryRow } from './support/report.js';
+import { runToken } from './token.js';
 
 /**
  * Every benchmark in turn, then one table of ratios. `npm run bench -- --quick` (or
@@ -12,7 +13,7 @@ import { log, quick, runMain, type SummaryRow } from './support/report.js';
 export async function runAll(): Promise<SummaryRow[]> {
   log(`Reality Data Platform benchmarks${quick ? ' (quick)' : ''}: ratios against baselines measured in the same run`);
   const rows: SummaryRow[] = [];
-  for (const bench of [runBrowse, runRateLimit, runScale, runStartup]) {
+  for (const bench of [runBrowse, runRateLimit, runToken, runScale, runStartup]) {
     rows.push(...(await bench()));
     log('');
   }

@@ -1,6 +1,6 @@
-import type { DirectoryRepository } from '../adapters/db/repositories/directory-repository.js';
 import type { OAuthApplicationRow } from '../adapters/db/schema.js';
 import { OAuthError } from './oauth-error.js';
+import type { ClientDirectory } from './recent-directory.js';
 import { tokenMatches } from './secrets.js';
 
 export interface ClientCredentials {
@@ -50,7 +50,7 @@ export function readClientCredentials(
  * application has one; every mismatch gets the same answer, so ids cannot be probed.
  */
 export async function authenticateClient(
-  directory: DirectoryRepository,
+  directory: Pick<ClientDirectory, 'findApplication'>,
   credentials: ClientCredentials | undefined,
 ): Promise<OAuthApplicationRow> {
   if (!credentials) throw new OAuthError('invalid_client', 'Client authentication is required');

@@ -8,6 +8,7 @@ import { clientCredentialsGrant } from './grants/client-credentials.js';
 import { refreshTokenGrant } from './grants/refresh-token.js';
 import type { LoginThrottle, ThrottleKey } from './login-throttle.js';
 import { OAuthError } from './oauth-error.js';
+import { type ClientDirectory, RecentDirectory } from './recent-directory.js';
 import { hashToken, randomToken } from './secrets.js';
 
 export interface TokenSet {
@@ -21,6 +22,8 @@ export interface TokenSet {
 export interface GrantContext {
   platform: Platform;
   application: OAuthApplicationRow;
+  /** Applications and users at most a second old (recent-directory.ts): for the checks of every request. */
+  directory: ClientDirectory;
   form: Record<string, string | undefined>;
   /** Issues an access token and a refresh token of the family (a new family when none is given). */
   issueTokens(request: IssueRequest, familyId?: string): Promise<TokenSet>;
@@ -52,11 +55,15 @@ const GRANTS: Record<string, Grant> = {
  * the other sample (expiresIn: the access token's lifetime).
  */
 export class TokenEndpoint {
+  private readonly directory: ClientDirectory;
+
   constructor(
     private readonly platform: Platform,
     private readonly issuer: AccessTokenIssuer,
     private readonly throttle: LoginThrottle,
-  ) {}
+  ) {
+    this.directory = new RecentDirectory(platform.directory);
+  }
 
   /**
    * The form as the body parser gave it: a repeated field arrives as an array. Failed client
@@ -76,11 +83,12 @@ export class TokenEndpoint {
     if (!grantType) throw new OAuthError('invalid_request', 'grant_type is required');
     const grant = GRANTS[grantType];
     if (!grant) throw new OAuthError('unsupported_grant_type', `grant_type ${grantType} is not supported`);
-    const application = await this.counted(keys, () => authenticateClient(this.platform.directory, credentials));
+    const application = await this.counted(keys, () => authenticateClient(this.directory, credentials));
     if (verdict.failures) await this.throttle.succeed(keys);
     const tokens = await grant({
       platform: this.platform,
       application,
+      directory: this.directory,
       form,
       issueTokens: (request, familyId) => this.issueTokens(request, familyId),
     });

@@ -4,7 +4,7 @@ import type { GrantContext, TokenSet } from '../token-endpoint.js';
 
 /** grant_type=client_credentials: the application acts as its own service user. */
 export async function clientCredentialsGrant(context: GrantContext): Promise<TokenSet> {
-  const { application, form, platform } = context;
+  const { application, form, directory } = context;
   if (application.flow !== 'client-credentials' || !application.service_user_id) {
     throw new OAuthError('unauthorized_client', 'This application may not use the client_credentials grant');
   }
@@ -18,7 +18,7 @@ export async function clientCredentialsGrant(context: GrantContext): Promise<Tok
     if (outside.length > 0) throw new OAuthError('invalid_scope', `Scopes not granted to this application: ${outside.join(' ')}`);
     scopes = requested.scopes;
   }
-  const serviceUser = await platform.directory.findUser(application.service_user_id);
+  const serviceUser = await directory.findUser(application.service_user_id);
   if (!serviceUser || serviceUser.deactivated_at) throw new OAuthError('invalid_grant', 'The service user is deactivated');
 
   return context.issueTokens({ userId: serviceUser.id, orgId: application.org_id, clientId: application.client_id, scopes });

@@ -1,8 +1,14 @@
 import type { Kysely } from 'kysely';
 import type { AuthorizationCodeRow, GlobalSchema, RefreshTokenRow, SigningKeyRow } from '../schema.js';
+import { GroupCommit } from './group-commit.js';
 
 /** Signing keys, refresh tokens and authorization codes: the authorization server's own records. */
 export class TokenRepository {
+  /** The token endpoint inserts a refresh token per request: concurrent ones share a statement. */
+  private readonly refreshTokens = new GroupCommit<RefreshTokenRow>(async (rows) => {
+    await this.db.insertInto('refresh_tokens').values(rows).execute();
+  });
+
   constructor(readonly db: Kysely<GlobalSchema>) {}
 
   async activeSigningKeys(): Promise<SigningKeyRow[]> {
@@ -17,8 +23,10 @@ export class TokenRepository {
       .execute();
   }
 
+  /** Resolves once the row has committed, batched with the rows of concurrent calls (inside a transaction: at once). */
   async insertRefreshToken(row: RefreshTokenRow): Promise<void> {
-    await this.db.insertInto('refresh_tokens').values(row).execute();
+    if (this.db.isTransaction) await this.db.insertInto('refresh_tokens').values(row).execute();
+    else await this.refreshTokens.add(row);
   }
 
   async findRefreshToken(tokenHash: string): Promise<RefreshTokenRow | undefined> {
