@@ -7,6 +7,7 @@ import { TokenRepository } from './adapters/db/repositories/token-repository.js'
 import type { RegionalSchema } from './adapters/db/schema.js';
 import type { Config } from './config/config.js';
 import { REGIONS, type Region } from './domain/regions.js';
+import { RecentDirectory } from './oauth/recent-directory.js';
 import { type Clock, systemClock } from './ports/clock.js';
 
 /** One region's store and the repositories over it. */
@@ -24,6 +25,8 @@ export interface Platform {
   clock: Clock;
   stores: Stores;
   directory: DirectoryRepository;
+  /** Applications and users at most a second old, for the token endpoint's every request. */
+  recentDirectory: RecentDirectory;
   tokens: TokenRepository;
   regions: Record<Region, RegionContext>;
   close(): Promise<void>;
@@ -42,11 +45,13 @@ export async function openPlatform(config: Config, clock: Clock = systemClock): 
       access: new AccessRepository(store.db),
     };
   }
+  const directory = new DirectoryRepository(stores.global.db);
   return {
     config,
     clock,
     stores,
-    directory: new DirectoryRepository(stores.global.db),
+    directory,
+    recentDirectory: new RecentDirectory(directory),
     tokens: new TokenRepository(stores.global.db),
     regions,
     close: () => stores.close(),

@@ -18,6 +18,8 @@ export interface Principal {
   scopes: ReadonlySet<string>;
   /** Seconds since the epoch. */
   issuedAt: number;
+  /** Milliseconds since the epoch (the iat_ms claim): revocation compares at this precision. */
+  issuedAtMs: number;
   expiresAt: number;
   /** How the session was authenticated: "local" now; an SSO sign-in sets its provider. */
   identityProvider: string;
@@ -47,7 +49,8 @@ export class AccessTokenIssuer {
 
   /** familyId: the grant the token belongs to (its refresh family), named in the `grant` claim. */
   async issue(request: IssueRequest, familyId: string): Promise<{ token: string; issuedAt: number; expiresAt: number }> {
-    const issuedAt = Math.floor(this.clock.now().getTime() / 1000);
+    const issuedAtMs = this.clock.now().getTime();
+    const issuedAt = Math.floor(issuedAtMs / 1000);
     const expiresAt = issuedAt + this.ttlSeconds;
     const token = await this.keys.sign(
       {
@@ -59,6 +62,8 @@ export class AccessTokenIssuer {
         scope: request.scopes.join(' '),
         idp: request.identityProvider ?? 'local',
         grant: familyId,
+        // iat has whole seconds; a revocation and a new token often share one.
+        iat_ms: issuedAtMs,
         jti: randomUUID(),
       },
       issuedAt,
@@ -74,6 +79,7 @@ const REVOCATION_TTL_MS = 1000;
 interface PrincipalStatus {
   checkedAt: number;
   active: boolean;
+  /** Milliseconds: tokens issued before this instant are refused. */
   notBefore: number;
 }
 
@@ -130,7 +136,7 @@ export class AccessTokenVerifier {
       this.status(principal.userId, nowMs),
       this.grantStatus(principal.clientId, principal.grantId, nowMs),
     ]);
-    if (!status.active || principal.issuedAt < status.notBefore || !grant.valid) {
+    if (!status.active || principal.issuedAtMs < status.notBefore || !grant.valid) {
       throw new ApiError('invalid_token', 'The access token has been revoked');
     }
     return principal;
@@ -148,7 +154,7 @@ export class AccessTokenVerifier {
         audience: ACCESS_TOKEN_AUDIENCE,
         currentDate: this.clock.now(),
       });
-      const { sub, org, client_id, scope, iat, exp, idp, grant } = payload as Record<string, unknown>;
+      const { sub, org, client_id, scope, iat, iat_ms, exp, idp, grant } = payload as Record<string, unknown>;
       if (typeof sub !== 'string' || typeof org !== 'string' || typeof client_id !== 'string') throw new Error();
       return {
         userId: sub,
@@ -156,6 +162,7 @@ export class AccessTokenVerifier {
         clientId: client_id,
         scopes: new Set(typeof scope === 'string' ? scope.split(' ') : []),
         issuedAt: Number(iat),
+        issuedAtMs: typeof iat_ms === 'number' ? iat_ms : Number(iat) * 1000,
         expiresAt: Number(exp),
         identityProvider: typeof idp === 'string' ? idp : 'local',
         grantId: typeof grant === 'string' ? grant : undefined,
@@ -172,8 +179,7 @@ export class AccessTokenVerifier {
     const status: PrincipalStatus = {
       checkedAt: nowMs,
       active: row !== undefined && row.deactivated_at === null,
-      // iat has whole seconds: a token of the revocation's own second may predate it, so it is refused too.
-      notBefore: row?.tokens_not_before ? Math.ceil(Date.parse(row.tokens_not_before) / 1000) : 0,
+      notBefore: row?.tokens_not_before ? Date.parse(row.tokens_not_before) : 0,
     };
     if (this.statuses.size >= MAX_CACHED_TOKENS) this.statuses.clear();
     this.statuses.set(userId, status);

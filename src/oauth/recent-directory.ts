@@ -27,13 +27,18 @@ class RecentRows<Row> {
     row.catch(() => this.entries.delete(key));
     return row;
   }
+
+  forget(key: string): void {
+    this.entries.delete(key);
+  }
 }
 
 /**
  * Applications and users as the token endpoint reads them: each row at most a second old. Every
  * client-credentials request needs both, and they change rarely; a deleted application, a new
  * secret or a deactivated service user takes effect within a second, as revocation does for
- * tokens already issued. Rows are shared: callers must not change them.
+ * tokens already issued. Changes made in this process are seen at once (forgetApplication); other
+ * processes see them within the second. Rows are shared: callers must not change them.
  */
 export class RecentDirectory implements ClientDirectory {
   private readonly applications: RecentRows<OAuthApplicationRow>;
@@ -50,5 +55,11 @@ export class RecentDirectory implements ClientDirectory {
 
   findUser(id: string): Promise<UserRow | undefined> {
     return this.users.get(id);
+  }
+
+  /** Drops what this process keeps of an application (and its service user) it has just changed. */
+  forgetApplication(clientId: string, serviceUserId?: string | null): void {
+    this.applications.forget(clientId);
+    if (serviceUserId) this.users.forget(serviceUserId);
   }
 }

@@ -8,7 +8,7 @@ import { clientCredentialsGrant } from './grants/client-credentials.js';
 import { refreshTokenGrant } from './grants/refresh-token.js';
 import type { LoginThrottle, ThrottleKey } from './login-throttle.js';
 import { OAuthError } from './oauth-error.js';
-import { type ClientDirectory, RecentDirectory } from './recent-directory.js';
+import type { ClientDirectory } from './recent-directory.js';
 import { hashToken, randomToken } from './secrets.js';
 
 export interface TokenSet {
@@ -62,7 +62,7 @@ export class TokenEndpoint {
     private readonly issuer: AccessTokenIssuer,
     private readonly throttle: LoginThrottle,
   ) {
-    this.directory = new RecentDirectory(platform.directory);
+    this.directory = platform.recentDirectory;
   }
 
   /**

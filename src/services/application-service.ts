@@ -172,6 +172,7 @@ export class ApplicationService {
       },
       narrowed ? { at: now, serviceUserId: current.serviceUserId } : undefined,
     );
+    this.platform.recentDirectory.forgetApplication(clientId, current.serviceUserId);
     return { clientId, clientSecret, scopes };
   }
 
@@ -182,6 +183,7 @@ export class ApplicationService {
   async delete(clientId: string): Promise<void> {
     const current = await this.requireApplication(clientId);
     await this.platform.directory.deleteApplication(clientId, { at: this.now(), serviceUserId: current.serviceUserId });
+    this.platform.recentDirectory.forgetApplication(clientId, current.serviceUserId);
   }
 
   private async requireApplication(clientId: string): Promise<ApplicationView> {

@@ -179,7 +179,8 @@ describe('settings pages in a browser', () => {
     const api = new ApiClient(t.regionUrl('eu'), token);
     // The application now holds write:hierarchy (the previous test): a division is a cheap call that needs it.
     const createDivision = () => api.post(`/v1/nodes/${orgId}/division`, { name: `Division ${Date.now()}` });
-    expect((await createDivision()).status).toBe(201);
+    const first = await createDivision();
+    expect(first.status, JSON.stringify(first.body)).toBe(201);
 
     await page.goto(`${t.authUrl}/settings/applications/${serviceClientId}`);
     const [response] = await Promise.all([
