@@ -1,13 +1,17 @@
 import { Redis } from 'ioredis';
 import { type RateLimiterAbstract, RateLimiterMemory, RateLimiterRedis } from 'rate-limiter-flexible';
 import type { Config } from '../../config/config.js';
+import { memoryTokenBuckets, redisTokenBuckets, type TokenBuckets } from './token-buckets.js';
 
 /**
- * Where counters of rate-limiter-flexible live: this process's memory (the embedded default) or
- * Redis (RDP_REDIS_URL), so that every API process of a deployment draws on the same counters.
+ * Where the request buckets and the counters of rate-limiter-flexible live: this process's memory
+ * (the embedded default) or Redis (RDP_REDIS_URL), so that every API process of a deployment
+ * draws on the same ones.
  */
 export interface LimiterStore {
-  /** A fixed-window counter of `points` per `durationSeconds`, under its own key namespace. */
+  /** Token buckets: the organizations' request budgets. */
+  buckets: TokenBuckets;
+  /** A fixed-window counter of `points` per `durationSeconds`, under its own key namespace (failed sign-ins). */
   limiter(namespace: string, points: number, durationSeconds: number): RateLimiterAbstract;
   readonly shared: boolean;
   close(): Promise<void>;
@@ -17,6 +21,7 @@ const CONNECT_WAIT_MS = 2000;
 
 export function memoryLimiterStore(): LimiterStore {
   return {
+    buckets: memoryTokenBuckets(),
     limiter: (namespace, points, duration) => new RateLimiterMemory({ keyPrefix: namespace, points, duration }),
     shared: false,
     close: async () => {},
@@ -41,6 +46,7 @@ export async function redisLimiterStore(url: string, keyPrefix: string, onError:
     });
   });
   return {
+    buckets: redisTokenBuckets(client, `${keyPrefix}:bucket`, memoryTokenBuckets()),
     limiter: (namespace, points, duration) =>
       new RateLimiterRedis({
         storeClient: client,

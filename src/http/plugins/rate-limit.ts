@@ -20,7 +20,7 @@ export function registerRateLimit(app: FastifyInstance, limiter: OrganizationRat
     const bucket = await limiter.take(request.principal.orgId);
     setHeaders(reply, bucket);
     if (!bucket.allowed) {
-      reply.header('retry-after', bucket.resetSeconds);
+      reply.header('retry-after', bucket.retryAfterSeconds);
       throw new ApiError('rate_limited');
     }
   });
