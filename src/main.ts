@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 import { ConfigError, loadConfig } from './config/config.js';
 import { buildApp } from './http/app.js';
-import { scheduleTrashPurge } from './jobs/trash-purge.js';
+import { scheduleHousekeeping } from './jobs/housekeeping.js';
 import { openPlatform } from './platform.js';
 
 /** Composition root: configuration once, stores, then the HTTP surface and the scheduled jobs. */
@@ -18,7 +18,7 @@ async function main(): Promise<void> {
   }
   const platform = await openPlatform(config);
   const app = await buildApp(platform);
-  const stopPurge = scheduleTrashPurge(platform, app.log);
+  const stopPurge = scheduleHousekeeping(platform, app.log);
 
   const shutdown = async () => {
     stopPurge();

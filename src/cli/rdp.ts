@@ -2,7 +2,7 @@
 import { parseArgs } from 'node:util';
 import { ConfigError, loadConfig } from '../config/config.js';
 import { ApiError } from '../domain/errors.js';
-import { purgeTrash } from '../jobs/trash-purge.js';
+import { purgeTrash } from '../jobs/housekeeping.js';
 import { openPlatform, type Platform } from '../platform.js';
 import { AdminService } from '../services/admin-service.js';
 

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DAY_MS } from '../../src/domain/nodes/delete.js';
-import { purgeTrash } from '../../src/jobs/trash-purge.js';
+import { purgeTrash } from '../../src/jobs/housekeeping.js';
 import { createNode, createOrg, insertDataNode, link, type OrgFixture, requestBetweenSnapshots } from '../support/fixtures.js';
 import { startPlatform, type TestPlatform } from '../support/platform.js';
 

@@ -17,7 +17,8 @@ export class SessionRepository {
     await this.db.deleteFrom('sessions').where('id_hash', '=', idHash).execute();
   }
 
-  async deleteExpired(now: string): Promise<void> {
-    await this.db.deleteFrom('sessions').where('expires_at', '<=', now).execute();
+  async deleteExpired(now: string): Promise<number> {
+    const result = await this.db.deleteFrom('sessions').where('expires_at', '<=', now).executeTakeFirst();
+    return Number(result.numDeletedRows);
   }
 }

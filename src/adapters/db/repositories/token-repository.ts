@@ -65,6 +65,13 @@ export class TokenRepository {
     return row !== undefined;
   }
 
+  /** Removes refresh tokens and authorization codes that expired before the cutoff; returns how many. */
+  async deleteExpired(cutoff: string): Promise<number> {
+    const tokens = await this.db.deleteFrom('refresh_tokens').where('expires_at', '<', cutoff).executeTakeFirst();
+    const codes = await this.db.deleteFrom('authorization_codes').where('expires_at', '<', cutoff).executeTakeFirst();
+    return Number(tokens.numDeletedRows) + Number(codes.numDeletedRows);
+  }
+
   async insertAuthorizationCode(row: AuthorizationCodeRow): Promise<void> {
     await this.db.insertInto('authorization_codes').values(row).execute();
   }

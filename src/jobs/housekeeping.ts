@@ -1,0 +1,47 @@
+import { SessionRepository } from '../adapters/db/repositories/session-repository.js';
+import { REGIONS } from '../domain/regions.js';
+import { regionServices } from '../http/region-app.js';
+import type { Platform } from '../platform.js';
+
+/** Removes, in every region, what has been in the trash longer than the retention period. */
+export async function purgeTrash(platform: Platform): Promise<Record<string, number>> {
+  const purged: Record<string, number> = {};
+  for (const region of REGIONS) purged[region] = await regionServices(platform, region).tree.purgeExpired();
+  return purged;
+}
+
+/** What is kept of an expired grant for a day: a late retry gets invalid_grant, not a surprise. */
+const EXPIRED_GRANT_GRACE_MS = 86_400_000;
+
+/** Removes expired browser sessions, and refresh tokens and authorization codes a day past expiry. */
+export async function purgeExpiredGrants(platform: Platform): Promise<number> {
+  const now = platform.clock.now();
+  const sessions = await new SessionRepository(platform.stores.global.db).deleteExpired(now.toISOString());
+  const cutoff = new Date(now.getTime() - EXPIRED_GRANT_GRACE_MS).toISOString();
+  return sessions + (await platform.tokens.deleteExpired(cutoff));
+}
+
+/**
+ * Runs the housekeeping on a schedule: the trash purge and the expired grants. Each run is
+ * idempotent (the trash transactional per entry), so several processes may run it; a failed run
+ * is logged and retried at the next tick.
+ */
+export function scheduleHousekeeping(platform: Platform, log: { error(o: object, m: string): void }): () => void {
+  let running = false;
+  const tick = async () => {
+    if (running) return;
+    running = true;
+    try {
+      await purgeTrash(platform);
+      await purgeExpiredGrants(platform);
+    } catch (err) {
+      log.error({ err }, 'trash purge failed');
+    } finally {
+      running = false;
+    }
+  };
+  const timer = setInterval(tick, platform.config.trashPurgeIntervalSeconds * 1000);
+  timer.unref();
+  void tick();
+  return () => clearInterval(timer);
+}
