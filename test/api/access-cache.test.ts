@@ -1,13 +1,9 @@
-import { execFile } from 'node:child_process';
-import { fileURLToPath } from 'node:url';
-import { promisify } from 'node:util';
 import SQLite from 'better-sqlite3';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createOrg, createTree, type OrgFixture } from '../support/fixtures.js';
 import { startPlatform, type TestPlatform, usingPostgres } from '../support/platform.js';
-
-const ROOT = fileURLToPath(new URL('../..', import.meta.url));
+import { rdpAdmin } from '../support/rdp-cli.js';
 
 /**
  * Access results are cached while the store is unchanged (SQLite's data_version). A change made
@@ -21,20 +17,6 @@ describe('access checks after another process changes memberships', () => {
     org = await createOrg(t);
   });
   afterAll(() => t.close());
-
-  /** Runs `rdp admin …` as its own process on the platform's stores. */
-  async function rdp(...args: string[]) {
-    const { config } = t.platform;
-    const env = {
-      ...process.env,
-      RDP_DATA_DIR: config.dataDir,
-      RDP_LOG_LEVEL: 'silent',
-      ...(config.databaseUrl
-        ? { RDP_DATABASE_URL: config.databaseUrl, RDP_DATABASE_SCHEMA_PREFIX: config.databaseSchemaPrefix }
-        : {}),
-    };
-    await promisify(execFile)(process.execPath, ['--import', 'tsx', 'src/cli/rdp.ts', 'admin', ...args], { cwd: ROOT, env });
-  }
 
   /** Deletes memberships through a connection of its own, as another process would. */
   async function revokeElsewhere(principalId: string) {
@@ -59,7 +41,17 @@ describe('access checks after another process changes memberships', () => {
     const path = `/v1/nodes/${tree.siteId}/browse`;
     for (let i = 0; i < 3; i += 1) expect((await viewer.client.get(path)).status).toBe(403);
 
-    await rdp('membership', 'grant', '--node', tree.siteId, '--principal', viewer.userId, '--role', org.roles.Viewer as string);
+    await rdpAdmin(
+      t,
+      'membership',
+      'grant',
+      '--node',
+      tree.siteId,
+      '--principal',
+      viewer.userId,
+      '--role',
+      org.roles.Viewer as string,
+    );
     expect((await viewer.client.get(path)).status).toBe(200);
     expect((await viewer.client.get(path)).status).toBe(200);
 

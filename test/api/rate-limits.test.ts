@@ -1,9 +1,7 @@
-import { execFile } from 'node:child_process';
-import { fileURLToPath } from 'node:url';
-import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type ApiResponse, basicAuthorization, createOrg } from '../support/fixtures.js';
 import { startPlatform, type TestPlatform } from '../support/platform.js';
+import { rdpAdmin } from '../support/rdp-cli.js';
 
 const RATE_LIMITED = {
   statusCode: 429,
@@ -19,8 +17,6 @@ function rateLimitHeaders(response: ApiResponse) {
   };
 }
 
-const ROOT = fileURLToPath(new URL('../..', import.meta.url));
-
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 describe('per-organization request buckets', () => {
@@ -29,25 +25,6 @@ describe('per-organization request buckets', () => {
     t = await startPlatform();
   });
   afterAll(() => t.close());
-
-  /** Runs `rdp admin … --json` as its own process on the platform's stores. */
-  async function rdp(...args: string[]) {
-    const { config } = t.platform;
-    const env = {
-      ...process.env,
-      RDP_DATA_DIR: config.dataDir,
-      RDP_LOG_LEVEL: 'silent',
-      ...(config.databaseUrl
-        ? { RDP_DATABASE_URL: config.databaseUrl, RDP_DATABASE_SCHEMA_PREFIX: config.databaseSchemaPrefix }
-        : {}),
-    };
-    const run = promisify(execFile);
-    const { stdout } = await run(process.execPath, ['--import', 'tsx', 'src/cli/rdp.ts', 'admin', ...args, '--json'], {
-      cwd: ROOT,
-      env,
-    });
-    return JSON.parse(stdout);
-  }
 
   it('answers 429 rate_limited past the bucket, leaves other organizations alone, and serves again after the refill', async () => {
     const small = await createOrg(t);
@@ -116,13 +93,13 @@ describe('per-organization request buckets', () => {
       t.admin.setOrganizationRateLimit('00000000-0000-0000-0000-000000000000', { bucket: 5, refillPerSecond: 1 }),
     ).rejects.toThrow(/not found/);
     // The command line, as an operator runs it, on the server's stores.
-    expect(await rdp('org', 'set-rate-limit', '--org', org.orgId, '--bucket', '50', '--refill', '5')).toEqual({
+    expect(await rdpAdmin(t, 'org', 'set-rate-limit', '--org', org.orgId, '--bucket', '50', '--refill', '5')).toEqual({
       id: org.orgId,
       bucket: 50,
       refillPerSecond: 5,
     });
     expect(rateLimitHeaders(await org.admin.get(`/v1/nodes/${org.orgId}`)).limit).toBe('50');
-    expect(await rdp('org', 'set-rate-limit', '--org', org.orgId, '--bucket', 'default', '--refill', 'default')).toEqual({
+    expect(await rdpAdmin(t, 'org', 'set-rate-limit', '--org', org.orgId, '--bucket', 'default', '--refill', 'default')).toEqual({
       id: org.orgId,
       bucket: null,
       refillPerSecond: null,

@@ -1,14 +1,10 @@
-import { execFile } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import { fileURLToPath } from 'node:url';
-import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { AccessTokenIssuer, issuerOf } from '../../src/oauth/access-tokens.js';
 import { SigningKeys } from '../../src/oauth/signing-keys.js';
 import { createOrg, createTree, type OrgFixture } from '../support/fixtures.js';
 import { startPlatform, type TestPlatform } from '../support/platform.js';
-
-const ROOT = fileURLToPath(new URL('../..', import.meta.url));
+import { rdpAdmin } from '../support/rdp-cli.js';
 
 const SSO_RESTRICTED = {
   statusCode: 403,
@@ -29,28 +25,6 @@ describe('SSORestrictedResource', () => {
     tree = await createTree(org);
   });
   afterAll(() => t.close());
-
-  /** Runs `rdp admin …` as its own process on the platform's stores, printing JSON. */
-  async function rdp(...args: string[]) {
-    const { config } = t.platform;
-    const env = {
-      ...process.env,
-      RDP_DATA_DIR: config.dataDir,
-      RDP_LOG_LEVEL: 'silent',
-      ...(config.databaseUrl
-        ? { RDP_DATABASE_URL: config.databaseUrl, RDP_DATABASE_SCHEMA_PREFIX: config.databaseSchemaPrefix }
-        : {}),
-    };
-    const { stdout } = await promisify(execFile)(
-      process.execPath,
-      ['--import', 'tsx', 'src/cli/rdp.ts', 'admin', ...args, '--json'],
-      {
-        cwd: ROOT,
-        env,
-      },
-    );
-    return JSON.parse(stdout);
-  }
 
   /** A token of the organization's administrator application as an SSO sign-in would have it issued. */
   async function tokenThrough(identityProvider: string): Promise<string> {
@@ -80,7 +54,7 @@ describe('SSORestrictedResource', () => {
     // Seen before the restriction: the access cache must not keep serving it afterwards.
     expect((await org.admin.get(`/v1/nodes/${tree.folderId}`)).status).toBe(200);
 
-    const restricted = await rdp('node', 'restrict-sso', '--node', tree.siteId, '--provider', 'corporate-okta');
+    const restricted = await rdpAdmin(t, 'node', 'restrict-sso', '--node', tree.siteId, '--provider', 'corporate-okta');
     expect(restricted).toEqual({ nodeId: tree.siteId, requiredIdentityProvider: 'corporate-okta' });
 
     for (const path of [`/v1/nodes/${tree.siteId}`, `/v1/nodes/${tree.folderId}`, `/v1/nodes/${tree.siteId}/browse`]) {
