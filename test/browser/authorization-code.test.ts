@@ -10,6 +10,7 @@ import {
   discover,
   insecure,
   newPkce,
+  type Pkce,
   REDIRECT_URI,
   registerCodeApp,
 } from '../support/oauth-flow.js';
@@ -63,6 +64,22 @@ describe('authorization code with PKCE in a real browser', () => {
     expect(as.token_endpoint_auth_methods_supported).toContain('none');
   });
 
+  /** What the client does with the redirect: check it (state included) and exchange the code as a public client. */
+  async function exchange(redirect: URL, pkce: Pkce) {
+    const client: oauth.Client = { client_id: app.clientId };
+    const params = oauth.validateAuthResponse(as, client, redirect, pkce.state);
+    const response = await oauth.authorizationCodeGrantRequest(
+      as,
+      client,
+      oauth.None(),
+      params,
+      REDIRECT_URI,
+      pkce.verifier,
+      insecure,
+    );
+    return oauth.processAuthorizationCodeResponse(as, client, response);
+  }
+
   it('signs in, picks the organization, approves, and the client browses as that user', async () => {
     const user = await createMember(t, org, 'Organization Administrator');
     const otherOrg = await createOrg(t);
@@ -81,18 +98,7 @@ describe('authorization code with PKCE in a real browser', () => {
     const redirect = await callback;
     expect(`${redirect.origin}${redirect.pathname}`).toBe(REDIRECT_URI);
 
-    const client: oauth.Client = { client_id: app.clientId };
-    const params = oauth.validateAuthResponse(as, client, redirect, pkce.state);
-    const response = await oauth.authorizationCodeGrantRequest(
-      as,
-      client,
-      oauth.None(),
-      params,
-      REDIRECT_URI,
-      pkce.verifier,
-      insecure,
-    );
-    const tokens = await oauth.processAuthorizationCodeResponse(as, client, response);
+    const tokens = await exchange(redirect, pkce);
     expect(tokens.token_type).toBe('bearer');
     expect(tokens.scope).toBe('read:basic read:hierarchy');
     expect(typeof tokens.refresh_token).toBe('string');
@@ -115,18 +121,7 @@ describe('authorization code with PKCE in a real browser', () => {
     const { page, callback } = await userAgent();
     await signIn(page, consentUrl(t, app, pkce), user);
     await page.click('button[value=allow]');
-    const client: oauth.Client = { client_id: app.clientId };
-    const params = oauth.validateAuthResponse(as, client, await callback, pkce.state);
-    const response = await oauth.authorizationCodeGrantRequest(
-      as,
-      client,
-      oauth.None(),
-      params,
-      REDIRECT_URI,
-      pkce.verifier,
-      insecure,
-    );
-    const tokens = await oauth.processAuthorizationCodeResponse(as, client, response);
+    const tokens = await exchange(await callback, pkce);
     const browse = await new ApiClient(t.regionUrl(org.region), tokens.access_token).get(`/v1/nodes/${org.orgId}/browse`);
     expect(browse.status).toBe(403);
     await page.context().close();
@@ -139,18 +134,7 @@ describe('authorization code with PKCE in a real browser', () => {
     await signIn(page, consentUrl(t, app, pkce, {}, ['read:basic', 'read:hierarchy', 'write:hierarchy']), user);
     await page.uncheck('input[name=scopes][value="write:hierarchy"]');
     await page.click('button[value=allow]');
-    const client: oauth.Client = { client_id: app.clientId };
-    const params = oauth.validateAuthResponse(as, client, await callback, pkce.state);
-    const response = await oauth.authorizationCodeGrantRequest(
-      as,
-      client,
-      oauth.None(),
-      params,
-      REDIRECT_URI,
-      pkce.verifier,
-      insecure,
-    );
-    const tokens = await oauth.processAuthorizationCodeResponse(as, client, response);
+    const tokens = await exchange(await callback, pkce);
     expect(tokens.scope).toBe('read:basic read:hierarchy');
     await page.context().close();
   });
