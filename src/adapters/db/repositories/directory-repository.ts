@@ -1,5 +1,15 @@
-import type { Kysely } from 'kysely';
+import type { Kysely, Transaction } from 'kysely';
 import type { GlobalSchema, OAuthApplicationRow, OrganizationRow, UserRow } from '../schema.js';
+
+/** Revokes every refresh token of an application that is still live. */
+function revokeRefreshTokens(tx: Transaction<GlobalSchema>, clientId: string, at: string) {
+  return tx
+    .updateTable('refresh_tokens')
+    .set({ revoked_at: at })
+    .where('client_id', '=', clientId)
+    .where('revoked_at', 'is', null)
+    .execute();
+}
 
 /**
  * The global store's directory: organizations, users (people and service users) and OAuth
@@ -116,12 +126,7 @@ export class DirectoryRepository {
     await this.db.transaction().execute(async (tx) => {
       await tx.updateTable('oauth_applications').set(fields).where('client_id', '=', clientId).execute();
       if (!endGrants) return;
-      await tx
-        .updateTable('refresh_tokens')
-        .set({ revoked_at: endGrants.at })
-        .where('client_id', '=', clientId)
-        .where('revoked_at', 'is', null)
-        .execute();
+      await revokeRefreshTokens(tx, clientId, endGrants.at);
       if (endGrants.serviceUserId) {
         await tx
           .updateTable('users')
@@ -135,12 +140,7 @@ export class DirectoryRepository {
   /** Deletes an application, revokes its refresh tokens and deactivates its service user, at once. */
   async deleteApplication(clientId: string, options: { at: string; serviceUserId: string | null }): Promise<void> {
     await this.db.transaction().execute(async (tx) => {
-      await tx
-        .updateTable('refresh_tokens')
-        .set({ revoked_at: options.at })
-        .where('client_id', '=', clientId)
-        .where('revoked_at', 'is', null)
-        .execute();
+      await revokeRefreshTokens(tx, clientId, options.at);
       if (options.serviceUserId) {
         await tx
           .updateTable('users')
