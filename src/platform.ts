@@ -3,6 +3,7 @@ import { AccessRepository } from './adapters/db/repositories/access-repository.j
 import { DirectoryRepository } from './adapters/db/repositories/directory-repository.js';
 import { NodeRepository } from './adapters/db/repositories/node-repository.js';
 import { NodeTreeRepository } from './adapters/db/repositories/node-tree-repository.js';
+import { ServerSecretRepository } from './adapters/db/repositories/server-secret-repository.js';
 import { TokenRepository } from './adapters/db/repositories/token-repository.js';
 import type { RegionalSchema } from './adapters/db/schema.js';
 import type { Config } from './config/config.js';
@@ -29,7 +30,16 @@ export interface Platform {
   recentDirectory: RecentDirectory;
   tokens: TokenRepository;
   regions: Record<Region, RegionContext>;
+  /** Keys generated once per deployment and shared by every copy through the global store. */
+  secrets: PlatformSecrets;
   close(): Promise<void>;
+}
+
+export interface PlatformSecrets {
+  /** Seals refresh tokens (src/oauth/refresh-tokens.ts). */
+  refreshTokens: Buffer;
+  /** Signs the embedded blob endpoint's upload and download addresses. */
+  blobUrls: Buffer;
 }
 
 export async function openPlatform(config: Config, clock: Clock = systemClock): Promise<Platform> {
@@ -46,6 +56,12 @@ export async function openPlatform(config: Config, clock: Clock = systemClock): 
     };
   }
   const directory = new DirectoryRepository(stores.global.db);
+  const serverSecrets = new ServerSecretRepository(stores.global.db);
+  const now = clock.now().toISOString();
+  const secrets: PlatformSecrets = {
+    refreshTokens: await serverSecrets.secret('refresh-tokens', now),
+    blobUrls: await serverSecrets.secret('blob-urls', now),
+  };
   return {
     config,
     clock,
@@ -54,6 +70,7 @@ export async function openPlatform(config: Config, clock: Clock = systemClock): 
     recentDirectory: new RecentDirectory(directory),
     tokens: new TokenRepository(stores.global.db),
     regions,
+    secrets,
     close: () => stores.close(),
   };
 }

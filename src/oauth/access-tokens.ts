@@ -87,6 +87,8 @@ interface GrantStatus {
   checkedAt: number;
   /** The client application still exists and the grant's family is not revoked. */
   valid: boolean;
+  /** The application's grants_not_before in milliseconds: its tokens issued earlier are refused. */
+  notBefore: number;
 }
 
 /**
@@ -136,7 +138,8 @@ export class AccessTokenVerifier {
       this.status(principal.userId, nowMs),
       this.grantStatus(principal.clientId, principal.grantId, nowMs),
     ]);
-    if (!status.active || principal.issuedAtMs < status.notBefore || !grant.valid) {
+    const notBefore = Math.max(status.notBefore, grant.notBefore);
+    if (!status.active || !grant.valid || principal.issuedAtMs < notBefore) {
       throw new ApiError('invalid_token', 'The access token has been revoked');
     }
     return principal;
@@ -195,7 +198,11 @@ export class AccessTokenVerifier {
       this.directory.findApplication(clientId),
       grantId ? this.tokens.familyRevoked(grantId) : false,
     ]);
-    const status: GrantStatus = { checkedAt: nowMs, valid: application !== undefined && !revoked };
+    const status: GrantStatus = {
+      checkedAt: nowMs,
+      valid: application !== undefined && !revoked,
+      notBefore: application?.grants_not_before ? Date.parse(application.grants_not_before) : 0,
+    };
     if (this.grants.size >= MAX_CACHED_TOKENS) this.grants.clear();
     this.grants.set(key, status);
     return status;

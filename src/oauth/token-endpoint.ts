@@ -9,7 +9,7 @@ import { refreshTokenGrant } from './grants/refresh-token.js';
 import type { LoginThrottle, ThrottleKey } from './login-throttle.js';
 import { OAuthError } from './oauth-error.js';
 import type { ClientDirectory } from './recent-directory.js';
-import { hashToken, randomToken } from './secrets.js';
+import { sealRefreshToken } from './refresh-tokens.js';
 
 export interface TokenSet {
   accessToken: string;
@@ -115,24 +115,20 @@ export class TokenEndpoint {
     }
   }
 
+  /** Signs the access token and seals the refresh token: nothing is written (refresh-tokens.ts). */
   private async issueTokens(request: IssueRequest, familyId: string = randomUUID()): Promise<TokenSet> {
-    const { config, clock, tokens } = this.platform;
+    const { config, clock, secrets } = this.platform;
     const access = await this.issuer.issue(request, familyId);
-    const refreshToken = randomToken();
-    const now = clock.now();
-    await tokens.insertRefreshToken({
-      id: randomUUID(),
-      token_hash: hashToken(refreshToken),
-      family_id: familyId,
-      client_id: request.clientId,
-      user_id: request.userId,
-      org_id: request.orgId,
-      scopes: request.scopes.join(' '),
-      expires_at: new Date(now.getTime() + config.refreshTokenTtlSeconds * 1000).toISOString(),
-      created_at: now.toISOString(),
-      used_at: null,
-      revoked_at: null,
-      identity_provider: request.identityProvider ?? 'local',
+    const issuedAtMs = clock.now().getTime();
+    const refreshToken = sealRefreshToken(secrets.refreshTokens, {
+      familyId,
+      clientId: request.clientId,
+      userId: request.userId,
+      orgId: request.orgId,
+      scopes: request.scopes,
+      identityProvider: request.identityProvider ?? 'local',
+      issuedAtMs,
+      expiresAtMs: issuedAtMs + config.refreshTokenTtlSeconds * 1000,
     });
     return {
       accessToken: access.token,

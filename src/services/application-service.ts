@@ -123,6 +123,7 @@ export class ApplicationService {
         secret_hash: clientSecret ? hashToken(clientSecret) : null,
         scopes: scopes.join(' '),
         service_user_id: serviceUserId ?? null,
+        grants_not_before: null,
         created_at: now,
         updated_at: now,
       },
@@ -147,7 +148,7 @@ export class ApplicationService {
   /**
    * Changes name, redirect URIs, native switch and scopes; the flow stays. With `newSecret` a
    * fresh secret replaces the old one and is returned once. Dropping a scope ends the grants
-   * that carry it: the refresh tokens are revoked, and a service user's access tokens stop.
+   * issued until then (grants_not_before): their refresh and access tokens are refused.
    */
   async update(
     clientId: string,
@@ -160,25 +161,22 @@ export class ApplicationService {
     const narrowed = normalizeScopes(current.scopes).scopes.some((scope) => !kept.has(scope));
     const clientSecret = changes.newSecret ? randomToken() : undefined;
     const now = this.now();
-    await this.platform.directory.updateApplication(
-      clientId,
-      {
-        name: changes.name.trim(),
-        is_native: changes.native ? 1 : 0,
-        redirect_uris: JSON.stringify(redirectUris),
-        scopes: scopes.join(' '),
-        updated_at: now,
-        ...(clientSecret ? { secret_hash: hashToken(clientSecret) } : {}),
-      },
-      narrowed ? { at: now, serviceUserId: current.serviceUserId } : undefined,
-    );
+    await this.platform.directory.updateApplication(clientId, {
+      name: changes.name.trim(),
+      is_native: changes.native ? 1 : 0,
+      redirect_uris: JSON.stringify(redirectUris),
+      scopes: scopes.join(' '),
+      updated_at: now,
+      ...(clientSecret ? { secret_hash: hashToken(clientSecret) } : {}),
+      ...(narrowed ? { grants_not_before: now } : {}),
+    });
     this.platform.recentDirectory.forgetApplication(clientId, current.serviceUserId);
     return { clientId, clientSecret, scopes };
   }
 
   /**
-   * Removes an application: its refresh tokens are revoked and its service user (client
-   * credentials) deactivated, so that the tokens already issued stop within a second.
+   * Removes an application: its refresh tokens no longer authenticate and its service user
+   * (client credentials) is deactivated, so that the tokens already issued stop within a second.
    */
   async delete(clientId: string): Promise<void> {
     const current = await this.requireApplication(clientId);

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { purgeExpiredGrants } from '../../src/jobs/housekeeping.js';
-import { clientCredentialsToken, createOrg, type OrgFixture } from '../support/fixtures.js';
+import { basicAuthorization, createOrg, type OrgFixture, requestToken } from '../support/fixtures.js';
 import { authorizeWithForms, consentUrl, createMember, newPkce, registerCodeApp } from '../support/oauth-flow.js';
 import { startPlatform, type TestPlatform } from '../support/platform.js';
 
@@ -18,7 +18,7 @@ describe('housekeeping of expired grants', () => {
 
   const counts = async () => {
     const db = t.platform.stores.global.db;
-    const count = async (table: 'sessions' | 'authorization_codes' | 'refresh_tokens') =>
+    const count = async (table: 'sessions' | 'authorization_codes' | 'refresh_token_uses' | 'revoked_grants') =>
       Number(
         (
           await db
@@ -30,7 +30,7 @@ describe('housekeeping of expired grants', () => {
     return {
       sessions: await count('sessions'),
       codes: await count('authorization_codes'),
-      refresh: await count('refresh_tokens'),
+      refresh: (await count('refresh_token_uses')) + (await count('revoked_grants')),
     };
   };
 
@@ -42,7 +42,20 @@ describe('housekeeping of expired grants', () => {
       orgId: org.orgId,
     });
     expect(redirected.searchParams.get('code')).toBeTruthy();
+    // A used refresh token and a revoked grant: the two records refresh tokens leave.
+    const service = await t.admin.createApplication({
+      orgId: org.orgId,
+      name: 'Live',
+      flow: 'client-credentials',
+      scopes: ['read:basic'],
+    });
+    const basic = basicAuthorization(service.clientId, service.clientSecret as string);
+    const issued: string = (await requestToken(t, { grant_type: 'client_credentials' }, basic)).body.refresh_token;
+    const refreshWith = (token: string) => requestToken(t, { grant_type: 'refresh_token', refresh_token: token }, basic);
+    expect((await refreshWith(issued)).status).toBe(200);
+    expect((await refreshWith(issued)).body.error).toBe('invalid_grant'); // reuse: the family is revoked
     const live = await counts();
+    expect(live.refresh).toBe(2);
     expect(live.sessions).toBeGreaterThan(0);
     expect(live.codes).toBeGreaterThan(0);
     expect(live.refresh).toBeGreaterThan(0);
@@ -51,13 +64,15 @@ describe('housekeeping of expired grants', () => {
     expect(await counts()).toEqual(live);
 
     t.clock.advance(32 * DAY_MS); // past the session, the code and the 30-day refresh tokens, plus the day's grace
-    const service = await t.admin.createApplication({
+    const later = await t.admin.createApplication({
       orgId: org.orgId,
       name: 'Fresh',
       flow: 'client-credentials',
       scopes: ['read:basic'],
     });
-    await clientCredentialsToken(t, service.clientId, service.clientSecret as string);
+    const fresh = basicAuthorization(later.clientId, later.clientSecret as string);
+    const token: string = (await requestToken(t, { grant_type: 'client_credentials' }, fresh)).body.refresh_token;
+    expect((await requestToken(t, { grant_type: 'refresh_token', refresh_token: token }, fresh)).status).toBe(200);
     expect(await purgeExpiredGrants(t.platform)).toBe(live.sessions + live.codes + live.refresh);
     expect(await counts()).toEqual({ sessions: 0, codes: 0, refresh: 1 });
   });

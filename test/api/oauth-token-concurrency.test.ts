@@ -25,18 +25,32 @@ describe('POST {auth_url}/oauth/token under concurrency', () => {
     return basicAuthorization(created.clientId, created.clientSecret as string);
   }
 
-  it('answers 50 concurrent requests with 50 refresh tokens, each stored before its response', async () => {
+  it('answers 50 concurrent requests with 50 distinct refresh tokens, each good for one concurrent refresh', async () => {
     const basic = await newApplication('Concurrent');
-    const stored = await Promise.all(
-      Array.from({ length: 50 }, async () => {
-        const response = await requestToken(t, grant, basic);
-        expect(response.status).toBe(200);
-        const hash = createHash('sha256').update(response.body.refresh_token).digest('base64url');
-        return (await t.platform.tokens.findRefreshToken(hash))?.token_hash;
-      }),
-    );
-    expect(stored.every((hash) => typeof hash === 'string')).toBe(true);
-    expect(new Set(stored).size).toBe(50);
+    const issued = await Promise.all(Array.from({ length: 50 }, () => requestToken(t, grant, basic)));
+    expect(issued.every((response) => response.status === 200)).toBe(true);
+    const tokens = issued.map((response) => response.body.refresh_token as string);
+    expect(new Set(tokens).size).toBe(50);
+
+    const refreshOnce = (token: string) => requestToken(t, { grant_type: 'refresh_token', refresh_token: token }, basic);
+    const refreshed = await Promise.all(tokens.map(refreshOnce));
+    expect(refreshed.map((response) => response.status)).toEqual(tokens.map(() => 200));
+    const uses = await t.platform.stores.global.db.selectFrom('refresh_token_uses').select('token_hash').execute();
+    const hashes = new Set(uses.map((row) => row.token_hash));
+    for (const token of tokens) expect(hashes.has(createHash('sha256').update(token).digest('base64url'))).toBe(true);
+  });
+
+  it('lets exactly one of two concurrent refreshes with one token win, and revokes the family', async () => {
+    const basic = await newApplication('Raced');
+    const token: string = (await requestToken(t, grant, basic)).body.refresh_token;
+    const refreshOnce = () => requestToken(t, { grant_type: 'refresh_token', refresh_token: token }, basic);
+    const answers = await Promise.all([refreshOnce(), refreshOnce(), refreshOnce()]);
+    const winners = answers.filter((response) => response.status === 200);
+    expect(winners).toHaveLength(1);
+    expect(answers.filter((response) => response.body.error === 'invalid_grant')).toHaveLength(2);
+    // The reuse revoked the family: the winner's new refresh token no longer works either.
+    const next = await requestToken(t, { grant_type: 'refresh_token', refresh_token: winners[0]?.body.refresh_token }, basic);
+    expect(next.body.error).toBe('invalid_grant');
   });
 
   it('refuses a deleted application within about a second', async () => {

@@ -70,15 +70,35 @@ describe('POST {auth_url}/oauth/token with client credentials', () => {
     expect(body.scope.split(' ').sort()).toEqual(['read:hierarchy', 'write:hierarchy']);
   });
 
-  it('stores the refresh token hashed, never in plain', async () => {
-    const response = await requestToken(t, grant, basicAuthorization(app.clientId, app.clientSecret));
+  it('stores nothing to issue a refresh token, and only its hash once it is used', async () => {
+    const basic = basicAuthorization(app.clientId, app.clientSecret);
+    const before = await globalSnapshot(t);
+    const response = await requestToken(t, grant, basic);
     const plain: string = response.body.refresh_token;
-    const rows = await t.platform.stores.global.db.selectFrom('refresh_tokens').selectAll().execute();
-    for (const row of rows) expect(JSON.stringify(row)).not.toContain(plain);
+    expect(await globalSnapshot(t)).toEqual(before);
+
+    const refreshed = await requestToken(t, { grant_type: 'refresh_token', refresh_token: plain }, basic);
+    expect(refreshed.status).toBe(200);
+    const after = await globalSnapshot(t);
+    expect(JSON.stringify(after)).not.toContain(plain);
     const hashed = createHash('sha256').update(plain).digest('base64url');
-    const stored = rows.filter((row) => row.token_hash === hashed);
-    expect(stored).toHaveLength(1);
-    expect(stored[0]).toMatchObject({ client_id: app.clientId, org_id: org.orgId, used_at: null, revoked_at: null });
+    const uses = after.refreshTokenUses.filter((row) => row.token_hash === hashed);
+    expect(uses).toHaveLength(1);
+    expect(uses[0]).toMatchObject({ client_id: app.clientId });
+  });
+
+  it('refuses a refresh token altered in any character, storing nothing', async () => {
+    const basic = basicAuthorization(app.clientId, app.clientSecret);
+    const plain: string = (await requestToken(t, grant, basic)).body.refresh_token;
+    const before = await globalSnapshot(t);
+    for (const index of [0, 5, Math.floor(plain.length / 2), plain.length - 1]) {
+      const flipped = plain[index] === 'A' ? 'B' : 'A';
+      const altered = `${plain.slice(0, index)}${flipped}${plain.slice(index + 1)}`;
+      const response = await requestToken(t, { grant_type: 'refresh_token', refresh_token: altered }, basic);
+      expect(response.status).toBe(400);
+      expect(response.body.error).toBe('invalid_grant');
+    }
+    expect(await globalSnapshot(t)).toEqual(before);
   });
 
   it('is 401 invalid_client with WWW-Authenticate for a wrong client id or secret', async () => {

@@ -195,9 +195,10 @@ export async function requestToken(t: TestPlatform, form: Record<string, string>
 /** Rows of the global store a token request may write: compare before and after a refused one. */
 export async function globalSnapshot(t: TestPlatform) {
   const db = t.platform.stores.global.db;
-  const refreshTokens = await db.selectFrom('refresh_tokens').selectAll().orderBy('id').execute();
+  const refreshTokenUses = await db.selectFrom('refresh_token_uses').selectAll().orderBy('token_hash').execute();
+  const revokedGrants = await db.selectFrom('revoked_grants').selectAll().orderBy('family_id').execute();
   const applications = await db.selectFrom('oauth_applications').selectAll().orderBy('client_id').execute();
-  return { refreshTokens, applications };
+  return { refreshTokenUses, revokedGrants, applications };
 }
 
 /** Fails when an error body leaks internals: stack lines, SQL, driver or file names. */

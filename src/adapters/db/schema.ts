@@ -45,6 +45,8 @@ export interface OAuthApplicationRow {
   secret_hash: string | null;
   scopes: string; // space separated
   service_user_id: string | null;
+  /** Grants (refresh and access tokens) issued before this instant are refused: set when scopes are dropped. */
+  grants_not_before: string | null;
   created_at: string;
   updated_at: string;
 }
@@ -58,20 +60,30 @@ export interface SigningKeyRow {
   retired_at: string | null;
 }
 
-export interface RefreshTokenRow {
-  id: string;
+/** A refresh token that has been used: its hash, so a second use is recognized (rotation, reuse detection). */
+export interface RefreshTokenUseRow {
   token_hash: string;
   family_id: string;
   client_id: string;
-  user_id: string;
-  org_id: string;
-  scopes: string;
+  used_at: string;
+  /** When the token would have expired anyway: the row is kept until then. */
   expires_at: string;
+}
+
+/** A grant (refresh family) ended before its time: its refresh and access tokens are refused. */
+export interface RevokedGrantRow {
+  family_id: string;
+  client_id: string;
+  revoked_at: string;
+  /** When every token of the family has expired anyway: the row is kept until then. */
+  expires_at: string;
+}
+
+/** Secrets the authorization server generates once and every copy shares (e.g. the refresh-token key). */
+export interface ServerSecretRow {
+  name: string;
+  secret: string; // base64
   created_at: string;
-  used_at: string | null;
-  revoked_at: string | null;
-  /** How the user signed in when the family started; copied into each access token. */
-  identity_provider: string;
 }
 
 export interface AuthorizationCodeRow {
@@ -107,7 +119,9 @@ export interface GlobalSchema {
   user_organizations: UserOrganizationRow;
   oauth_applications: OAuthApplicationRow;
   signing_keys: SigningKeyRow;
-  refresh_tokens: RefreshTokenRow;
+  refresh_token_uses: RefreshTokenUseRow;
+  revoked_grants: RevokedGrantRow;
+  server_secrets: ServerSecretRow;
   authorization_codes: AuthorizationCodeRow;
 }
 

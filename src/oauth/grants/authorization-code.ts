@@ -3,6 +3,7 @@ import { isCodeVerifier, s256Challenge } from '../../domain/oauth/authorization-
 import { OAuthError } from '../oauth-error.js';
 import { hashToken } from '../secrets.js';
 import type { GrantContext, TokenSet } from '../token-endpoint.js';
+import { revokeGrant } from './revoke-grant.js';
 
 /**
  * grant_type=authorization_code (RFC 6749 section 4.1.3 with RFC 7636). The client is already
@@ -28,17 +29,18 @@ export async function authorizationCodeGrant(context: GrantContext): Promise<Tok
   const invalid = new OAuthError('invalid_grant', 'The authorization code is invalid, expired or already used');
   // A code issued to another client is refused without touching it (code injection, RFC 9700 4.5).
   if (!row || row.client_id !== application.client_id) throw invalid;
-  const now = clock.now().toISOString();
+  const at = clock.now();
+  const now = at.toISOString();
   if (row.used_at !== null) {
     // RFC 6749 section 4.1.2: a code used twice was probably stolen; revoke what the first use issued.
-    await tokens.revokeFamily(row.family_id, now);
+    await revokeGrant(platform, row.family_id, row.client_id, at);
     throw invalid;
   }
   if (row.expires_at <= now) throw invalid;
   if (row.redirect_uri !== redirectUri) throw invalid;
   if (s256Challenge(verifier) !== row.code_challenge) throw invalid;
   if (!(await tokens.consumeAuthorizationCode(codeHash, now))) {
-    await tokens.revokeFamily(row.family_id, now);
+    await revokeGrant(platform, row.family_id, row.client_id, at);
     throw invalid;
   }
 

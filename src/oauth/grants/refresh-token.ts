@@ -1,9 +1,11 @@
-import type { RefreshTokenRow } from '../../adapters/db/schema.js';
+import type { RefreshTokenUseRow } from '../../adapters/db/schema.js';
 import { normalizeScopes, parseScopeString } from '../../domain/access/scopes.js';
 import type { Platform } from '../../platform.js';
 import { OAuthError } from '../oauth-error.js';
+import { openRefreshToken, type RefreshTokenClaims } from '../refresh-tokens.js';
 import { hashToken } from '../secrets.js';
 import type { GrantContext, TokenSet } from '../token-endpoint.js';
+import { revokeGrant } from './revoke-grant.js';
 
 const INVALID = 'The refresh token is invalid, expired or revoked';
 
@@ -11,18 +13,18 @@ const INVALID = 'The refresh token is invalid, expired or revoked';
  * A used token presented again. Within the grace period it is taken as a retry whose response
  * was lost; otherwise it was probably stolen, and the whole family is revoked (RFC 9700 4.14.2).
  */
-async function reuse(platform: Platform, row: RefreshTokenRow, now: Date): Promise<void> {
+async function reuse(platform: Platform, claims: RefreshTokenClaims, use: RefreshTokenUseRow | undefined, now: Date) {
   const graceMs = platform.config.refreshReuseGraceSeconds * 1000;
-  const usedAt = row.used_at ? Date.parse(row.used_at) : now.getTime();
+  const usedAt = use ? Date.parse(use.used_at) : now.getTime();
   if (graceMs > 0 && now.getTime() - usedAt <= graceMs) return;
-  await platform.tokens.revokeFamily(row.family_id, now.toISOString());
+  await revokeGrant(platform, claims.familyId, claims.clientId, now);
   throw new OAuthError('invalid_grant', INVALID);
 }
 
 /** The scopes of the new tokens: a `scope` parameter may only narrow them (RFC 6749 section 6). */
-function narrowedScopes(row: RefreshTokenRow, applicationScopes: string[], requested: string | undefined): string[] {
+function narrowedScopes(claims: RefreshTokenClaims, applicationScopes: string[], requested: string | undefined): string[] {
   // An application that lost a scope since the grant no longer gets it.
-  const granted = parseScopeString(row.scopes).filter((scope) => applicationScopes.includes(scope));
+  const granted = claims.scopes.filter((scope) => applicationScopes.includes(scope));
   if (granted.length === 0) throw new OAuthError('invalid_grant', 'The application no longer has any of the granted scopes');
   if (requested === undefined) return granted;
   const { scopes, unknown } = normalizeScopes(parseScopeString(requested));
@@ -32,30 +34,52 @@ function narrowedScopes(row: RefreshTokenRow, applicationScopes: string[], reque
   return scopes;
 }
 
-/** grant_type=refresh_token with rotation: each use issues a new token of the family and retires the old one. */
+/**
+ * grant_type=refresh_token with rotation: each use issues a new token of the family and retires
+ * the old one. The token is sealed (refresh-tokens.ts); the store holds what happened to it:
+ * its use, its family's revocation, and the application's grants_not_before.
+ */
 export async function refreshTokenGrant(context: GrantContext): Promise<TokenSet> {
   const { application, form, platform } = context;
   const presented = form.refresh_token;
   if (!presented) throw new OAuthError('invalid_request', 'refresh_token is required');
 
   const now = platform.clock.now();
-  const row = await platform.tokens.findRefreshToken(hashToken(presented));
+  const claims = openRefreshToken(platform.secrets.refreshTokens, presented);
   // Another client's token is refused without effect: it cannot revoke the owner's family.
-  if (!row || row.client_id !== application.client_id) throw new OAuthError('invalid_grant', INVALID);
-  if (row.revoked_at !== null || row.expires_at <= now.toISOString()) throw new OAuthError('invalid_grant', INVALID);
+  if (!claims || claims.clientId !== application.client_id) throw new OAuthError('invalid_grant', INVALID);
+  if (claims.expiresAtMs <= now.getTime()) throw new OAuthError('invalid_grant', INVALID);
+  const notBefore = application.grants_not_before ? Date.parse(application.grants_not_before) : 0;
+  if (claims.issuedAtMs < notBefore) throw new OAuthError('invalid_grant', INVALID);
+  if (await platform.tokens.familyRevoked(claims.familyId)) throw new OAuthError('invalid_grant', INVALID);
+
+  const tokenHash = hashToken(presented);
   // Reuse is judged first, so a replay is detected whatever else the request gets wrong.
-  if (row.used_at !== null) await reuse(platform, row, now);
-  const scopes = narrowedScopes(row, parseScopeString(application.scopes), form.scope);
-  if (row.used_at === null && !(await platform.tokens.markRefreshTokenUsed(row.id, now.toISOString()))) {
+  const earlierUse = await platform.tokens.findRefreshTokenUse(tokenHash);
+  if (earlierUse) await reuse(platform, claims, earlierUse, now);
+  const scopes = narrowedScopes(claims, parseScopeString(application.scopes), form.scope);
+  if (!earlierUse) {
+    const recorded = await platform.tokens.recordRefreshTokenUse({
+      token_hash: tokenHash,
+      family_id: claims.familyId,
+      client_id: claims.clientId,
+      used_at: now.toISOString(),
+      expires_at: new Date(claims.expiresAtMs).toISOString(),
+    });
     // Two requests raced with one token: the loser is a reuse, judged by the winner's time.
-    const current = await platform.tokens.findRefreshToken(row.token_hash);
-    await reuse(platform, current ?? row, now);
+    if (!recorded) await reuse(platform, claims, await platform.tokens.findRefreshTokenUse(tokenHash), now);
   }
 
-  const user = await platform.directory.findUser(row.user_id);
+  const user = await platform.directory.findUser(claims.userId);
   if (!user || user.deactivated_at !== null) throw new OAuthError('invalid_grant', INVALID);
   return context.issueTokens(
-    { userId: row.user_id, orgId: row.org_id, clientId: row.client_id, scopes, identityProvider: row.identity_provider },
-    row.family_id,
+    {
+      userId: claims.userId,
+      orgId: claims.orgId,
+      clientId: claims.clientId,
+      scopes,
+      identityProvider: claims.identityProvider,
+    },
+    claims.familyId,
   );
 }

@@ -1,15 +1,5 @@
-import type { Kysely, Transaction } from 'kysely';
+import type { Kysely } from 'kysely';
 import type { GlobalSchema, OAuthApplicationRow, OrganizationRow, UserRow } from '../schema.js';
-
-/** Revokes every refresh token of an application that is still live. */
-function revokeRefreshTokens(tx: Transaction<GlobalSchema>, clientId: string, at: string) {
-  return tx
-    .updateTable('refresh_tokens')
-    .set({ revoked_at: at })
-    .where('client_id', '=', clientId)
-    .where('revoked_at', 'is', null)
-    .execute();
-}
 
 /**
  * The global store's directory: organizations, users (people and service users) and OAuth
@@ -115,32 +105,22 @@ export class DirectoryRepository {
   }
 
   /**
-   * Changes an application's row; with `endGrants`, in the same transaction its refresh tokens
-   * are revoked and its service user's tokens issued before then stop being honoured.
+   * Changes an application's row. Ending its grants is a field of it, grants_not_before: refresh
+   * and access tokens issued before that instant are refused.
    */
   async updateApplication(
     clientId: string,
     fields: Partial<Omit<OAuthApplicationRow, 'client_id' | 'org_id' | 'flow'>>,
-    endGrants?: { at: string; serviceUserId: string | null },
   ): Promise<void> {
-    await this.db.transaction().execute(async (tx) => {
-      await tx.updateTable('oauth_applications').set(fields).where('client_id', '=', clientId).execute();
-      if (!endGrants) return;
-      await revokeRefreshTokens(tx, clientId, endGrants.at);
-      if (endGrants.serviceUserId) {
-        await tx
-          .updateTable('users')
-          .set({ tokens_not_before: endGrants.at, updated_at: endGrants.at })
-          .where('id', '=', endGrants.serviceUserId)
-          .execute();
-      }
-    });
+    await this.db.updateTable('oauth_applications').set(fields).where('client_id', '=', clientId).execute();
   }
 
-  /** Deletes an application, revokes its refresh tokens and deactivates its service user, at once. */
+  /**
+   * Deletes an application and deactivates its service user, at once. Its refresh tokens die
+   * with it: they name a client that no longer authenticates.
+   */
   async deleteApplication(clientId: string, options: { at: string; serviceUserId: string | null }): Promise<void> {
     await this.db.transaction().execute(async (tx) => {
-      await revokeRefreshTokens(tx, clientId, options.at);
       if (options.serviceUserId) {
         await tx
           .updateTable('users')

@@ -1,14 +1,8 @@
 import type { Kysely } from 'kysely';
-import type { AuthorizationCodeRow, GlobalSchema, RefreshTokenRow, SigningKeyRow } from '../schema.js';
-import { GroupCommit } from './group-commit.js';
+import type { AuthorizationCodeRow, GlobalSchema, RefreshTokenUseRow, RevokedGrantRow, SigningKeyRow } from '../schema.js';
 
-/** Signing keys, refresh tokens and authorization codes: the authorization server's own records. */
+/** Signing keys, used refresh tokens, revoked grants and authorization codes: the authorization server's own records. */
 export class TokenRepository {
-  /** The token endpoint inserts a refresh token per request: concurrent ones share a statement. */
-  private readonly refreshTokens = new GroupCommit<RefreshTokenRow>(async (rows) => {
-    await this.db.insertInto('refresh_tokens').values(rows).execute();
-  });
-
   constructor(readonly db: Kysely<GlobalSchema>) {}
 
   async activeSigningKeys(): Promise<SigningKeyRow[]> {
@@ -23,53 +17,47 @@ export class TokenRepository {
       .execute();
   }
 
-  /** Resolves once the row has committed, batched with the rows of concurrent calls (inside a transaction: at once). */
-  async insertRefreshToken(row: RefreshTokenRow): Promise<void> {
-    if (this.db.isTransaction) await this.db.insertInto('refresh_tokens').values(row).execute();
-    else await this.refreshTokens.add(row);
+  /** When a refresh token was used, or undefined if it never was. */
+  async findRefreshTokenUse(tokenHash: string): Promise<RefreshTokenUseRow | undefined> {
+    return this.db.selectFrom('refresh_token_uses').selectAll().where('token_hash', '=', tokenHash).executeTakeFirst();
   }
 
-  async findRefreshToken(tokenHash: string): Promise<RefreshTokenRow | undefined> {
-    return this.db.selectFrom('refresh_tokens').selectAll().where('token_hash', '=', tokenHash).executeTakeFirst();
-  }
-
-  /** Marks a refresh token used; false when another request marked it first (a race is a reuse). */
-  async markRefreshTokenUsed(id: string, now: string): Promise<boolean> {
+  /** Records a refresh token's use; false when another request recorded it first (a race is a reuse). */
+  async recordRefreshTokenUse(row: RefreshTokenUseRow): Promise<boolean> {
     const result = await this.db
-      .updateTable('refresh_tokens')
-      .set({ used_at: now })
-      .where('id', '=', id)
-      .where('used_at', 'is', null)
+      .insertInto('refresh_token_uses')
+      .values(row)
+      .onConflict((oc) => oc.column('token_hash').doNothing())
       .executeTakeFirst();
-    return result.numUpdatedRows > 0n;
+    return BigInt(result.numInsertedOrUpdatedRows ?? 0n) > 0n;
   }
 
-  /** Revokes every refresh token of a grant; the access tokens of the family stop with it (see familyRevoked). */
-  async revokeFamily(familyId: string, now: string): Promise<void> {
+  /** Ends a grant: its refresh tokens are refused, and its access tokens stop with it (see familyRevoked). */
+  async revokeFamily(row: RevokedGrantRow): Promise<void> {
     await this.db
-      .updateTable('refresh_tokens')
-      .set({ revoked_at: now })
-      .where('family_id', '=', familyId)
-      .where('revoked_at', 'is', null)
+      .insertInto('revoked_grants')
+      .values(row)
+      .onConflict((oc) => oc.column('family_id').doNothing())
       .execute();
   }
 
   async familyRevoked(familyId: string): Promise<boolean> {
     const row = await this.db
-      .selectFrom('refresh_tokens')
-      .select('id')
+      .selectFrom('revoked_grants')
+      .select('family_id')
       .where('family_id', '=', familyId)
-      .where('revoked_at', 'is not', null)
-      .limit(1)
       .executeTakeFirst();
     return row !== undefined;
   }
 
-  /** Removes refresh tokens and authorization codes that expired before the cutoff; returns how many. */
+  /** Removes records of used refresh tokens, revoked grants and authorization codes that expired before the cutoff. */
   async deleteExpired(cutoff: string): Promise<number> {
-    const tokens = await this.db.deleteFrom('refresh_tokens').where('expires_at', '<', cutoff).executeTakeFirst();
-    const codes = await this.db.deleteFrom('authorization_codes').where('expires_at', '<', cutoff).executeTakeFirst();
-    return Number(tokens.numDeletedRows) + Number(codes.numDeletedRows);
+    let removed = 0;
+    for (const table of ['refresh_token_uses', 'revoked_grants', 'authorization_codes'] as const) {
+      const result = await this.db.deleteFrom(table).where('expires_at', '<', cutoff).executeTakeFirst();
+      removed += Number(result.numDeletedRows);
+    }
+    return removed;
   }
 
   async insertAuthorizationCode(row: AuthorizationCodeRow): Promise<void> {

@@ -1,0 +1,15 @@
+import type { Platform } from '../../platform.js';
+
+/**
+ * Ends a grant (refresh family). The record is kept as long as a token of the family could
+ * still be presented: its newest refresh token expires at most one refresh lifetime from now.
+ */
+export async function revokeGrant(platform: Platform, familyId: string, clientId: string, now: Date): Promise<void> {
+  const expiresAt = new Date(now.getTime() + platform.config.refreshTokenTtlSeconds * 1000);
+  await platform.tokens.revokeFamily({
+    family_id: familyId,
+    client_id: clientId,
+    revoked_at: now.toISOString(),
+    expires_at: expiresAt.toISOString(),
+  });
+}
