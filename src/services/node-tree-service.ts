@@ -158,7 +158,7 @@ export class NodeTreeService {
     const removed = await this.region.tree.transaction(async (tx) => {
       const current = await this.region.tree.lock(tx, node.id);
       if (!current || current.trash_root_id !== current.id) return 0;
-      return this.region.tree.removeSubtree(tx, current.path);
+      return this.region.tree.removeSubtree(tx, current.path, this.now());
     });
     if (removed === 0) throw new ApiError('NoNodeRemoved');
   }
@@ -174,7 +174,7 @@ export class NodeTreeService {
         const removed = await this.region.tree.transaction(async (tx) => {
           const current = await this.region.tree.lock(tx, root.id);
           if (!current || current.trash_root_id !== current.id || !current.trashed_at || current.trashed_at >= cutoff) return 0;
-          return this.region.tree.removeSubtree(tx, current.path);
+          return this.region.tree.removeSubtree(tx, current.path, this.now());
         });
         if (removed > 0) purged += 1;
       }

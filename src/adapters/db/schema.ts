@@ -203,6 +203,85 @@ export interface GroupMemberRow {
   created_at: string;
 }
 
+export type StoredObjectPurpose = 'site-file' | 'bundle-input' | 'attachment' | 'derivative';
+export type StoredObjectState = 'pending' | 'finalized' | 'expired';
+
+/**
+ * Bytes the region keeps in the blob store, from the upload's initiation on. A pending row
+ * reserves quota (reserved_bytes) until it is finalized (its bytes count on its node instead)
+ * or expires. blob_key ending in "/" names a prefix (a derivative's many files).
+ */
+export interface StoredObjectRow {
+  id: string;
+  org_id: string;
+  purpose: StoredObjectPurpose;
+  /** The node the bytes belong to: the site file itself, the bundle, the site of an attachment, the derivative. */
+  node_id: string;
+  /** Site files: the folder or site the file goes into (its identity is parent and name). */
+  parent_id: string | null;
+  session_id: string | null;
+  /** Attachments: the twin object they hang on. */
+  object_id: string | null;
+  name: string;
+  name_key: string;
+  declared_bytes: number;
+  reserved_bytes: number;
+  stored_bytes: number | null;
+  blob_key: string;
+  multipart_upload_id: string | null;
+  etag: string | null;
+  format: string | null;
+  state: StoredObjectState;
+  created_by: string;
+  created_at: string;
+  expires_at: string;
+  finalized_at: string | null;
+}
+
+export interface UploadSessionRow {
+  id: string;
+  org_id: string;
+  bundle_id: string;
+  state: 'open' | 'finalized' | 'expired';
+  created_by: string;
+  created_at: string;
+  expires_at: string;
+  finalized_at: string | null;
+}
+
+export interface BundleRow {
+  node_id: string;
+  org_id: string;
+  state: 'created' | 'uploaded' | 'processing' | 'ready' | 'failed';
+  dbu_path: string;
+  /** The finalized session that is the bundle's one input component. */
+  input_session_id: string | null;
+  input_bytes: number;
+  input_format: string | null;
+  created_at: string;
+  updated_at: string;
+}
+
+export interface ProcessingRow {
+  id: string;
+  org_id: string;
+  bundle_id: string;
+  state: 'queued' | 'running' | 'succeeded' | 'failed';
+  cost: number;
+  idempotency_key: string | null;
+  failure_reason: string | null;
+  derivative_node_id: string | null;
+  created_by: string;
+  created_at: string;
+  started_at: string | null;
+  finished_at: string | null;
+}
+
+export interface BlobDeletionRow {
+  blob_key: string;
+  requested_at: string;
+}
+
 export interface RegionalSchema {
   nodes: NodeRow;
   node_links: NodeLinkRow;
@@ -211,4 +290,9 @@ export interface RegionalSchema {
   memberships: MembershipRow;
   groups: GroupRow;
   group_members: GroupMemberRow;
+  stored_objects: StoredObjectRow;
+  upload_sessions: UploadSessionRow;
+  bundles: BundleRow;
+  processings: ProcessingRow;
+  blob_deletions: BlobDeletionRow;
 }

@@ -10,6 +10,7 @@ import * as regional0001 from './regional-0001-init.js';
 import * as regional0002 from './regional-0002-name-search.js';
 import * as regional0003 from './regional-0003-browse-order.js';
 import * as regional0004 from './regional-0004-sso-restriction.js';
+import * as regional0005 from './regional-0005-uploads.js';
 
 /** A migration that may need to know the dialect (column types, collations, indexes). */
 export interface DialectMigration {
@@ -71,5 +72,6 @@ export function migrateRegional(store: AnyStore): Promise<void> {
     '0002-name-search': regional0002,
     '0003-browse-order': regional0003,
     '0004-sso-restriction': regional0004,
+    '0005-uploads': regional0005,
   });
 }

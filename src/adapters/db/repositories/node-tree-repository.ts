@@ -277,9 +277,25 @@ export class NodeTreeRepository {
     await tx.updateTable('nodes').set({ trashed_at: null, trash_root_id: null }).where('trash_root_id', '=', rootId).execute();
   }
 
-  /** Removes a subtree's rows and everything hanging off them; returns the number of nodes removed. */
-  async removeSubtree(tx: Tx, path: string): Promise<number> {
+  /** Removes a subtree's rows and everything hanging off them (their bytes queued for deletion); returns the number of nodes removed. */
+  async removeSubtree(tx: Tx, path: string, now: string): Promise<number> {
     const ids = tx.selectFrom('nodes').select('id').where('path', '>=', path).where('path', '<', subtreeEnd(path));
+    // The bytes go with the rows: their keys join the deletion queue in this transaction.
+    await tx
+      .insertInto('blob_deletions')
+      .columns(['blob_key', 'requested_at'])
+      .expression(
+        tx
+          .selectFrom('stored_objects')
+          .select(['blob_key', sql<string>`${now}`.as('requested_at')])
+          .where('node_id', 'in', ids),
+      )
+      .onConflict((oc) => oc.column('blob_key').doNothing())
+      .execute();
+    await tx.deleteFrom('stored_objects').where('node_id', 'in', ids).execute();
+    await tx.deleteFrom('upload_sessions').where('bundle_id', 'in', ids).execute();
+    await tx.deleteFrom('processings').where('bundle_id', 'in', ids).execute();
+    await tx.deleteFrom('bundles').where('node_id', 'in', ids).execute();
     await tx.deleteFrom('memberships').where('node_id', 'in', ids).execute();
     await tx.deleteFrom('node_thumbnails').where('node_id', 'in', ids).execute();
     await tx

@@ -1,0 +1,160 @@
+import { type Kysely, sql, type Transaction } from 'kysely';
+import type { RegionalSchema, StoredObjectRow, UploadSessionRow } from '../schema.js';
+
+type Db = Kysely<RegionalSchema> | Transaction<RegionalSchema>;
+
+/**
+ * Stored objects (pending uploads and finalized bytes), upload sessions and the queue of blob
+ * deletions of one region. Quota rules live in the services; this reads and writes rows.
+ */
+export class UploadRepository {
+  constructor(readonly db: Kysely<RegionalSchema>) {}
+
+  async insertObject(tx: Db, row: StoredObjectRow): Promise<void> {
+    await tx.insertInto('stored_objects').values(row).execute();
+  }
+
+  async findObject(id: string, db: Db = this.db): Promise<StoredObjectRow | undefined> {
+    return db.selectFrom('stored_objects').selectAll().where('id', '=', id).executeTakeFirst();
+  }
+
+  async objectsOfSession(sessionId: string, db: Db = this.db): Promise<StoredObjectRow[]> {
+    return db.selectFrom('stored_objects').selectAll().where('session_id', '=', sessionId).orderBy('created_at').orderBy('id').execute();
+  }
+
+  async objectsOfNode(nodeId: string, purpose: StoredObjectRow['purpose']): Promise<StoredObjectRow[]> {
+    return this.db
+      .selectFrom('stored_objects')
+      .selectAll()
+      .where('node_id', '=', nodeId)
+      .where('purpose', '=', purpose)
+      .orderBy('created_at')
+      .orderBy('id')
+      .execute();
+  }
+
+  /** Bytes reserved by uploads still pending and not expired: counted against the quota with the nodes' bytes. */
+  async reservedBytes(tx: Db, orgId: string, now: string): Promise<number> {
+    const row = await tx
+      .selectFrom('stored_objects')
+      .select((eb) => eb.fn.coalesce(eb.fn.sum<number>('reserved_bytes'), sql<number>`0`).as('bytes'))
+      .where('org_id', '=', orgId)
+      .where('state', '=', 'pending')
+      .where('expires_at', '>', now)
+      .executeTakeFirst();
+    return Number(row?.bytes ?? 0);
+  }
+
+  /** A pending, unexpired upload of this name into this parent (names compare as their keys). */
+  async pendingNameTaken(tx: Db, parentId: string, nameKey: string, now: string, purpose: StoredObjectRow['purpose']) {
+    const row = await tx
+      .selectFrom('stored_objects')
+      .select('id')
+      .where('parent_id', '=', parentId)
+      .where('name_key', '=', nameKey)
+      .where('purpose', '=', purpose)
+      .where('state', '=', 'pending')
+      .where('expires_at', '>', now)
+      .executeTakeFirst();
+    return row !== undefined;
+  }
+
+  /** Marks a pending object finalized with what was stored; false when it was not pending (raced, expired). */
+  async finalizeObject(
+    tx: Db,
+    id: string,
+    stored: { bytes: number; etag: string; format: string | null; at: string },
+  ): Promise<boolean> {
+    const result = await tx
+      .updateTable('stored_objects')
+      .set({
+        state: 'finalized',
+        reserved_bytes: 0,
+        stored_bytes: stored.bytes,
+        etag: stored.etag,
+        format: stored.format,
+        finalized_at: stored.at,
+        multipart_upload_id: null,
+      })
+      .where('id', '=', id)
+      .where('state', '=', 'pending')
+      .executeTakeFirst();
+    return result.numUpdatedRows > 0n;
+  }
+
+  async insertSession(tx: Db, row: UploadSessionRow): Promise<void> {
+    await tx.insertInto('upload_sessions').values(row).execute();
+  }
+
+  async findSession(id: string, db: Db = this.db): Promise<UploadSessionRow | undefined> {
+    return db.selectFrom('upload_sessions').selectAll().where('id', '=', id).executeTakeFirst();
+  }
+
+  async openSessionOf(tx: Db, bundleId: string, now: string): Promise<UploadSessionRow | undefined> {
+    return tx
+      .selectFrom('upload_sessions')
+      .selectAll()
+      .where('bundle_id', '=', bundleId)
+      .where('state', '=', 'open')
+      .where('expires_at', '>', now)
+      .executeTakeFirst();
+  }
+
+  async finalizeSession(tx: Db, id: string, at: string): Promise<boolean> {
+    const result = await tx
+      .updateTable('upload_sessions')
+      .set({ state: 'finalized', finalized_at: at })
+      .where('id', '=', id)
+      .where('state', '=', 'open')
+      .executeTakeFirst();
+    return result.numUpdatedRows > 0n;
+  }
+
+  /**
+   * Expires what has passed its time: pending objects give their reservation back and their
+   * bytes (parts included) go to the deletion queue; open sessions close. Returns the expired
+   * objects, whose multipart uploads the caller aborts.
+   */
+  async expire(tx: Db, now: string): Promise<StoredObjectRow[]> {
+    const expired = await tx
+      .selectFrom('stored_objects')
+      .selectAll()
+      .where('state', '=', 'pending')
+      .where('expires_at', '<=', now)
+      .execute();
+    if (expired.length > 0) {
+      const ids = expired.map((row) => row.id);
+      await tx.updateTable('stored_objects').set({ state: 'expired', reserved_bytes: 0 }).where('id', 'in', ids).execute();
+      await this.queueDeletions(
+        tx,
+        expired.map((row) => row.blob_key),
+        now,
+      );
+    }
+    await tx
+      .updateTable('upload_sessions')
+      .set({ state: 'expired' })
+      .where('state', '=', 'open')
+      .where('expires_at', '<=', now)
+      .execute();
+    return expired;
+  }
+
+  async queueDeletions(tx: Db, keys: string[], now: string): Promise<void> {
+    if (keys.length === 0) return;
+    await tx
+      .insertInto('blob_deletions')
+      .values(keys.map((blob_key) => ({ blob_key, requested_at: now })))
+      .onConflict((oc) => oc.column('blob_key').doNothing())
+      .execute();
+  }
+
+  async pendingDeletions(limit: number): Promise<string[]> {
+    const rows = await this.db.selectFrom('blob_deletions').select('blob_key').orderBy('requested_at').limit(limit).execute();
+    return rows.map((row) => row.blob_key);
+  }
+
+  async deletionsDone(keys: string[]): Promise<void> {
+    if (keys.length > 0) await this.db.deleteFrom('blob_deletions').where('blob_key', 'in', keys).execute();
+  }
+}
