@@ -1,3 +1,5 @@
+import { randomBytes } from 'node:crypto';
+import { openBlobStore } from './adapters/blobs/open-blob-store.js';
 import { openStores, type Store, type Stores } from './adapters/db/database.js';
 import { AccessRepository } from './adapters/db/repositories/access-repository.js';
 import { DirectoryRepository } from './adapters/db/repositories/directory-repository.js';
@@ -8,6 +10,7 @@ import type { RegionalSchema } from './adapters/db/schema.js';
 import type { Config } from './config/config.js';
 import { REGIONS, type Region } from './domain/regions.js';
 import { RecentDirectory } from './oauth/recent-directory.js';
+import type { BlobStore } from './ports/blob-store.js';
 import { type Clock, systemClock } from './ports/clock.js';
 
 /** One region's store and the repositories over it. */
@@ -29,6 +32,8 @@ export interface Platform {
   recentDirectory: RecentDirectory;
   tokens: TokenRepository;
   regions: Record<Region, RegionContext>;
+  /** Upload and derivative bytes. */
+  blobs: BlobStore;
   close(): Promise<void>;
 }
 
@@ -46,6 +51,8 @@ export async function openPlatform(config: Config, clock: Clock = systemClock): 
     };
   }
   const directory = new DirectoryRepository(stores.global.db);
+  // Without a configured key the embedded endpoint's addresses hold for this process's life only.
+  const blobs = await openBlobStore(config, config.blobs.signingKey ?? randomBytes(32), clock);
   return {
     config,
     clock,
@@ -54,6 +61,10 @@ export async function openPlatform(config: Config, clock: Clock = systemClock): 
     recentDirectory: new RecentDirectory(directory),
     tokens: new TokenRepository(stores.global.db),
     regions,
-    close: () => stores.close(),
+    blobs,
+    async close() {
+      await blobs.close();
+      await stores.close();
+    },
   };
 }
