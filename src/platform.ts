@@ -1,3 +1,4 @@
+import { openBlobStore } from './adapters/blobs/open-blob-store.js';
 import { openStores, type Store, type Stores } from './adapters/db/database.js';
 import { AccessRepository } from './adapters/db/repositories/access-repository.js';
 import { DirectoryRepository } from './adapters/db/repositories/directory-repository.js';
@@ -9,6 +10,7 @@ import type { RegionalSchema } from './adapters/db/schema.js';
 import type { Config } from './config/config.js';
 import { REGIONS, type Region } from './domain/regions.js';
 import { RecentDirectory } from './oauth/recent-directory.js';
+import type { BlobStore } from './ports/blob-store.js';
 import { type Clock, systemClock } from './ports/clock.js';
 
 /** One region's store and the repositories over it. */
@@ -32,6 +34,8 @@ export interface Platform {
   regions: Record<Region, RegionContext>;
   /** Keys generated once per deployment and shared by every copy through the global store. */
   secrets: PlatformSecrets;
+  /** Upload and derivative bytes. */
+  blobs: BlobStore;
   close(): Promise<void>;
 }
 
@@ -62,6 +66,8 @@ export async function openPlatform(config: Config, clock: Clock = systemClock): 
     refreshTokens: await serverSecrets.secret('refresh-tokens', now),
     blobUrls: await serverSecrets.secret('blob-urls', now),
   };
+  // Every copy signs and checks the embedded endpoint's addresses with the shared key, unless one is configured.
+  const blobs = await openBlobStore(config, config.blobs.signingKey ?? secrets.blobUrls, clock);
   return {
     config,
     clock,
@@ -71,6 +77,10 @@ export async function openPlatform(config: Config, clock: Clock = systemClock): 
     tokens: new TokenRepository(stores.global.db),
     regions,
     secrets,
-    close: () => stores.close(),
+    blobs,
+    async close() {
+      await blobs.close();
+      await stores.close();
+    },
   };
 }

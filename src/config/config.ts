@@ -38,6 +38,7 @@ export interface Config {
     bucket: number;
     refillPerSecond: number;
   };
+  blobs: BlobsConfig;
   loginThrottle: {
     /** Consecutive failures per client id or account before it is refused for the window. */
     maxFailures: number;
@@ -45,6 +46,31 @@ export interface Config {
     maxFailuresPerAddress: number;
     windowSeconds: number;
   };
+}
+
+/** Where upload and derivative bytes live (ports/blob-store.ts). */
+export interface BlobsConfig {
+  store: 'filesystem' | 's3';
+  /** Uploads above this size are multipart, in parts of this size (S3's minimum part is 5 MiB). */
+  partSizeBytes: number;
+  /**
+   * The key that signs the embedded endpoint's addresses (RDP_BLOB_SIGNING_KEY, base64, at least
+   * 32 bytes). Unset: a random key per process, so addresses stop working at a restart and are
+   * valid only on the process that made them; set it when several processes serve /blob.
+   */
+  signingKey: Buffer | undefined;
+  s3: S3Config | undefined;
+}
+
+export interface S3Config {
+  /** Unset: AWS's own endpoint for the region. */
+  endpoint: string | undefined;
+  region: string;
+  bucket: string;
+  /** Unset (both): the AWS SDK's default credential chain. */
+  credentials: { accessKeyId: string; secretAccessKey: string } | undefined;
+  /** Bucket in the path (most S3-compatible servers) instead of the host name. */
+  forcePathStyle: boolean;
 }
 
 export class ConfigError extends Error {}
@@ -85,6 +111,49 @@ function trustProxy(raw: string | undefined): boolean | number | string {
   if (/^\d{1,2}$/.test(raw)) return Number(raw); // hops: the address that many proxies back
   if (!/^[0-9a-fA-F.:/,\s]+$/.test(raw)) throw new ConfigError(`RDP_TRUST_PROXY must be true, false or addresses, got "${raw}"`);
   return raw;
+}
+
+function blobs(env: Env): BlobsConfig {
+  const store = env.RDP_BLOB_STORE || 'filesystem';
+  if (store !== 'filesystem' && store !== 's3') {
+    throw new ConfigError(`RDP_BLOB_STORE must be filesystem or s3, got "${store}"`);
+  }
+  const MIB = 1024 * 1024;
+  const partSizeBytes = integer(env, 'RDP_UPLOAD_PART_SIZE_BYTES', 64 * MIB, 5 * MIB, 5 * 1024 * MIB);
+
+  let signingKey: Buffer | undefined;
+  const rawKey = env.RDP_BLOB_SIGNING_KEY;
+  if (rawKey) {
+    signingKey = /^[A-Za-z0-9+/_-]+={0,2}$/.test(rawKey) ? Buffer.from(rawKey, 'base64') : undefined;
+    if (!signingKey || signingKey.length < 32) {
+      throw new ConfigError('RDP_BLOB_SIGNING_KEY must be base64 of at least 32 bytes (e.g. openssl rand -base64 32)');
+    }
+  }
+
+  let s3: S3Config | undefined;
+  if (store === 's3') {
+    const bucket = env.RDP_S3_BUCKET;
+    if (!bucket || !/^[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]$/.test(bucket)) {
+      throw new ConfigError(
+        `RDP_S3_BUCKET must name an S3 bucket (3 to 63 lower-case letters, digits, . and -), got "${bucket ?? ''}"`,
+      );
+    }
+    const region = env.RDP_S3_REGION || 'us-east-1';
+    if (!/^[a-z0-9-]{1,40}$/.test(region)) throw new ConfigError(`RDP_S3_REGION must be a region name, got "${region}"`);
+    const accessKeyId = env.RDP_S3_ACCESS_KEY_ID || undefined;
+    const secretAccessKey = env.RDP_S3_SECRET_ACCESS_KEY || undefined;
+    if (Boolean(accessKeyId) !== Boolean(secretAccessKey)) {
+      throw new ConfigError('RDP_S3_ACCESS_KEY_ID and RDP_S3_SECRET_ACCESS_KEY are set together or not at all');
+    }
+    s3 = {
+      endpoint: env.RDP_S3_ENDPOINT ? url('RDP_S3_ENDPOINT', env.RDP_S3_ENDPOINT) : undefined,
+      region,
+      bucket,
+      credentials: accessKeyId && secretAccessKey ? { accessKeyId, secretAccessKey } : undefined,
+      forcePathStyle: flag(env, 'RDP_S3_FORCE_PATH_STYLE'),
+    };
+  }
+  return { store, partSizeBytes, signingKey, s3 };
 }
 
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
@@ -150,6 +219,7 @@ export function loadConfig(env: Env = process.env): Config {
       bucket: integer(env, 'RDP_RATE_LIMIT_BUCKET', 600, 1, 1_000_000_000),
       refillPerSecond: integer(env, 'RDP_RATE_LIMIT_REFILL_PER_SECOND', 20, 1, 1_000_000_000),
     },
+    blobs: blobs(env),
     loginThrottle: {
       maxFailures: integer(env, 'RDP_LOGIN_MAX_FAILURES', 10, 1, 1_000_000),
       maxFailuresPerAddress: integer(env, 'RDP_LOGIN_MAX_FAILURES_PER_ADDRESS', 100, 1, 1_000_000),

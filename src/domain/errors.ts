@@ -10,6 +10,7 @@ export const ERRORS = {
   MethodNotAllowed: { status: 405, error: 'Method Not Allowed', message: 'Method Not Allowed' },
   PayloadTooLarge: { status: 413, error: 'Payload Too Large', message: 'Request body is too large' },
   UnsupportedMediaType: { status: 415, error: 'Unsupported Media Type', message: 'Unsupported media type' },
+  RangeNotSatisfiable: { status: 416, error: 'Range Not Satisfiable', message: 'The range starts beyond the end of the file' },
   Internal: { status: 500, error: 'Internal Server Error', message: 'An unexpected error occurred' },
   // authentication and access control
   not_authenticated: { status: 401, message: 'A bearer token is required' },

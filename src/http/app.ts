@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import Ajv from 'ajv';
 import addFormats from 'ajv-formats';
 import Fastify, { type FastifyInstance, type FastifySchemaCompiler, type FastifyServerOptions } from 'fastify';
+import { FilesystemBlobStore } from '../adapters/blobs/filesystem-blob-store.js';
 import { SessionRepository } from '../adapters/db/repositories/session-repository.js';
 import { openLimiterStore } from '../adapters/limits/limiter-store.js';
 import { REGIONS } from '../domain/regions.js';
@@ -14,6 +15,7 @@ import type { Platform } from '../platform.js';
 import { type LimitsSource, OrganizationRateLimiter } from '../services/organization-rate-limiter.js';
 import { SignInGate } from '../services/sign-in.js';
 import { authApp, wellKnownApp } from './auth-app.js';
+import blobRoutes from './blob-routes.js';
 import { frameworkErrors, registerErrorHandling } from './plugins/errors.js';
 import { registerJsonBodyParser } from './plugins/json-body.js';
 import { regionApp } from './region-app.js';
@@ -90,6 +92,10 @@ export async function buildApp(platform: Platform, options: BuildOptions = {}): 
   for (const region of REGIONS) {
     const prefix = `/${region}/reality`;
     await app.register(regionApp, { prefix, platform, region, verifier, rateLimiter });
+  }
+  // The embedded blob endpoint serves the filesystem store's signed addresses; S3 serves its own.
+  if (platform.blobs instanceof FilesystemBlobStore) {
+    await app.register(blobRoutes, { prefix: '/blob', store: platform.blobs });
   }
   app.get('/health', async () => ({ status: 'ok' }));
   return app;

@@ -1,0 +1,337 @@
+import { createHash, randomBytes } from 'node:crypto';
+import type { FileHandle } from 'node:fs/promises';
+import fs from 'node:fs/promises';
+import path from 'node:path';
+import { Readable } from 'node:stream';
+import { assertBlobKey, blobPrefixProblem } from '../../domain/uploads/blob-key.js';
+import { multipartEtag, singlePutEtag } from '../../domain/uploads/etag.js';
+import { type BlobGrant, type GrantCheck, signBlobUrl, verifyBlobUrl } from '../../domain/uploads/signed-url.js';
+import { isMultipart, type PlannedPart, partSizeFor, planParts } from '../../domain/uploads/upload-parts.js';
+import type { BlobInfo, BlobStore, UploadPlan } from '../../ports/blob-store.js';
+import { BlobNotFoundError } from '../../ports/blob-store.js';
+import { type Clock, systemClock } from '../../ports/clock.js';
+import { publish, SizeMismatchError, sweepTemporaryFiles, TempFile, writeFileDurably } from './durable-files.js';
+
+export { SizeMismatchError };
+
+/**
+ * Blobs as files under `<dataDir>/blobs`, uploaded and downloaded through the embedded blob
+ * endpoint (http/blob-routes.ts) with addresses signed here:
+ *
+ *   objects/<key>                 the bytes
+ *   meta/<key>.json               { size, etag, ino }: the ETag of a multipart object cannot be
+ *                                 recomputed from its bytes, so it is kept beside them, bound
+ *                                 to the object's inode; a stale or missing one (a crash
+ *                                 between the two renames) is recomputed as a single-PUT ETag
+ *   uploads/<uploadId>/           a multipart upload: manifest.json and part-00001...
+ *   tmp/<pid>-<random>            files being written (durable-files.ts)
+ *
+ * The database remains the record of each object's ETag (STYLE.md); the metadata file serves
+ * the endpoint's ETag header and head().
+ */
+export interface FilesystemBlobStoreOptions {
+  /** The folder of the store, `<dataDir>/blobs`. */
+  root: string;
+  /** The endpoint's public address, `<publicUrl>/blob`. */
+  publicBaseUrl: string;
+  signingKey: Buffer;
+  /** Multipart above this size, in parts of this size. */
+  partSize: number;
+  clock?: Clock;
+}
+
+interface Manifest {
+  key: string;
+  size: number;
+  partSize: number;
+}
+
+interface Meta {
+  size: number;
+  etag: string;
+  ino: number;
+}
+
+/** An object opened for reading: what it is, and its bytes on demand (the handle closes with the stream). */
+export interface OpenedBlob extends BlobInfo {
+  stream(range?: { start: number; end: number }): Readable;
+  close(): Promise<void>;
+}
+
+export class UploadNotFoundError extends Error {}
+
+const UPLOAD_ID = /^[0-9a-f]{32}$/;
+
+function missing(error: unknown): boolean {
+  return (error as NodeJS.ErrnoException).code === 'ENOENT';
+}
+
+export class FilesystemBlobStore implements BlobStore {
+  private readonly clock: Clock;
+  private readonly dirs: { objects: string; meta: string; uploads: string; tmp: string };
+
+  private constructor(private readonly options: FilesystemBlobStoreOptions) {
+    this.clock = options.clock ?? systemClock;
+    const dir = (name: string) => path.join(options.root, name);
+    this.dirs = { objects: dir('objects'), meta: dir('meta'), uploads: dir('uploads'), tmp: dir('tmp') };
+  }
+
+  /** Creates the folders and sweeps temporary files left by a process that died mid-write. */
+  static async open(options: FilesystemBlobStoreOptions): Promise<FilesystemBlobStore> {
+    const store = new FilesystemBlobStore(options);
+    for (const dir of Object.values(store.dirs)) await fs.mkdir(dir, { recursive: true });
+    await store.sweepTemporaryFiles();
+    return store;
+  }
+
+  sweepTemporaryFiles(): Promise<number> {
+    return sweepTemporaryFiles(this.dirs.tmp);
+  }
+
+  private objectPath(key: string): string {
+    assertBlobKey(key);
+    return path.join(this.dirs.objects, key);
+  }
+
+  private metaPath(key: string): string {
+    return path.join(this.dirs.meta, `${key}.json`);
+  }
+
+  private uploadDir(uploadId: string): string {
+    if (!UPLOAD_ID.test(uploadId)) throw new UploadNotFoundError(`no upload "${uploadId}"`);
+    return path.join(this.dirs.uploads, uploadId);
+  }
+
+  private sign(grant: BlobGrant): string {
+    return signBlobUrl(this.options.publicBaseUrl, grant, this.options.signingKey);
+  }
+
+  /** The endpoint's check of a request against its signed address, on this store's clock. */
+  authorize(method: string, key: string, query: Record<string, string | undefined>): GrantCheck {
+    return verifyBlobUrl(method, key, query, this.options.signingKey, this.clock.now());
+  }
+
+  async beginUpload(key: string, size: number, expiresAt: Date): Promise<UploadPlan> {
+    assertBlobKey(key);
+    const partSize = partSizeFor(size, this.options.partSize);
+    if (!isMultipart(size, partSize)) {
+      return { kind: 'single', url: this.sign({ method: 'PUT', key, size, expiresAt }), expiresAt };
+    }
+    const uploadId = randomBytes(16).toString('hex');
+    const manifest: Manifest = { key, size, partSize };
+    await fs.mkdir(this.uploadDir(uploadId));
+    await writeFileDurably(this.dirs.tmp, path.join(this.uploadDir(uploadId), 'manifest.json'), JSON.stringify(manifest));
+    const parts = planParts(size, partSize).map((part) => ({
+      ...part,
+      url: this.sign({ method: 'PUT', key, size: part.size, uploadId, partNumber: part.partNumber, expiresAt }),
+    }));
+    return { kind: 'multipart', uploadId, partSize, parts, expiresAt };
+  }
+
+  private async manifest(uploadId: string): Promise<Manifest | undefined> {
+    try {
+      return JSON.parse(await fs.readFile(path.join(this.uploadDir(uploadId), 'manifest.json'), 'utf8')) as Manifest;
+    } catch (error) {
+      if (missing(error)) return undefined;
+      throw error;
+    }
+  }
+
+  private partPath(uploadId: string, partNumber: number): string {
+    return path.join(this.uploadDir(uploadId), `part-${String(partNumber).padStart(5, '0')}`);
+  }
+
+  /**
+   * A signed PUT's body: the whole object, or one part of a multipart upload. Exactly the
+   * signed number of bytes or SizeMismatchError, and nothing under the final name then.
+   */
+  async receive(grant: BlobGrant, body: Readable): Promise<BlobInfo> {
+    if (grant.size === undefined) throw new SizeMismatchError(0, 'unsigned');
+    if (grant.uploadId === undefined) return this.store(grant.key, body, grant.size);
+    const manifest = await this.manifest(grant.uploadId);
+    const planned = manifest && planParts(manifest.size, manifest.partSize)[(grant.partNumber ?? 0) - 1];
+    if (!manifest || manifest.key !== grant.key || !planned || planned.size !== grant.size) {
+      throw new UploadNotFoundError(`no part ${grant.partNumber} of upload ${grant.uploadId} for this key`);
+    }
+    const temp = await TempFile.create(this.dirs.tmp);
+    try {
+      const { size, md5 } = await temp.receive(body, planned.size);
+      await temp.finish();
+      await publish(temp.path, this.partPath(grant.uploadId, planned.partNumber));
+      return { size, etag: singlePutEtag(md5) };
+    } catch (error) {
+      await temp.discard();
+      throw error;
+    }
+  }
+
+  /** Streams into a temporary file, then renames it over the key and records its metadata. */
+  private async store(key: string, body: Readable | AsyncIterable<Buffer>, expectedSize?: number): Promise<BlobInfo> {
+    const finalPath = this.objectPath(key);
+    const temp = await TempFile.create(this.dirs.tmp);
+    try {
+      const { size, md5 } = await temp.receive(body, expectedSize);
+      const info = { size, etag: singlePutEtag(md5) };
+      await this.commit(temp, finalPath, key, info);
+      return info;
+    } catch (error) {
+      await temp.discard();
+      throw error;
+    }
+  }
+
+  private async commit(temp: TempFile, finalPath: string, key: string, info: BlobInfo): Promise<void> {
+    const ino = await temp.finish();
+    await publish(temp.path, finalPath);
+    await this.writeMeta(key, { ...info, ino });
+  }
+
+  private async writeMeta(key: string, meta: Meta): Promise<void> {
+    await writeFileDurably(this.dirs.tmp, this.metaPath(key), JSON.stringify(meta));
+  }
+
+  async completeUpload(key: string, upload: { uploadId?: string; size: number }): Promise<BlobInfo | undefined> {
+    assertBlobKey(key);
+    const manifest = upload.uploadId === undefined ? undefined : await this.manifest(upload.uploadId);
+    // Single PUT, or a multipart upload completed before (its folder is removed last).
+    if (!manifest || upload.uploadId === undefined) return this.head(key);
+    if (manifest.key !== key || manifest.size !== upload.size) {
+      throw new Error(`upload ${upload.uploadId} is of another key or size`);
+    }
+    const parts = planParts(manifest.size, manifest.partSize);
+    for (const part of parts) {
+      const stat = await fs.stat(this.partPath(upload.uploadId, part.partNumber)).catch(() => undefined);
+      if (stat?.size !== part.size) return undefined;
+    }
+    const info = await this.concatenate(key, upload.uploadId, parts);
+    await fs.rm(this.uploadDir(upload.uploadId), { recursive: true, force: true });
+    return info;
+  }
+
+  /** The parts, in order, into one new file; each part's MD5 is taken on the way for the ETag. */
+  private async concatenate(key: string, uploadId: string, parts: PlannedPart[]): Promise<BlobInfo> {
+    const temp = await TempFile.create(this.dirs.tmp);
+    try {
+      const md5s: Buffer[] = [];
+      let size = 0;
+      for (const part of parts) {
+        const source = await fs.open(this.partPath(uploadId, part.partNumber), 'r');
+        try {
+          const received = await temp.receive(source.createReadStream({ highWaterMark: 1024 * 1024, autoClose: false }));
+          md5s.push(received.md5);
+          size += received.size;
+        } finally {
+          await source.close();
+        }
+      }
+      const info = { size, etag: multipartEtag(md5s) };
+      await this.commit(temp, this.objectPath(key), key, info);
+      return info;
+    } catch (error) {
+      await temp.discard();
+      throw error;
+    }
+  }
+
+  async abortUpload(key: string, uploadId?: string): Promise<void> {
+    if (uploadId !== undefined) await fs.rm(this.uploadDir(uploadId), { recursive: true, force: true });
+    await this.delete(key);
+  }
+
+  /** Opens the object (undefined when there is none); its ETag from the metadata bound to this very file. */
+  async open(key: string): Promise<OpenedBlob | undefined> {
+    let handle: FileHandle;
+    try {
+      handle = await fs.open(this.objectPath(key), 'r');
+    } catch (error) {
+      if (missing(error) || (error as NodeJS.ErrnoException).code === 'ENOTDIR') return undefined;
+      throw error;
+    }
+    try {
+      const stat = await handle.stat();
+      if (!stat.isFile()) throw new Error(`blob "${key}" is not a file`);
+      const etag = await this.etagOf(key, handle, stat.ino, stat.size);
+      return {
+        size: stat.size,
+        etag,
+        stream: (range) =>
+          handle.createReadStream({
+            start: range?.start ?? 0,
+            end: range?.end ?? Math.max(0, stat.size - 1),
+            highWaterMark: 256 * 1024,
+          }),
+        close: () => handle.close(),
+      };
+    } catch (error) {
+      await handle.close();
+      throw error;
+    }
+  }
+
+  private async etagOf(key: string, handle: FileHandle, ino: number, size: number): Promise<string> {
+    const meta = await fs
+      .readFile(this.metaPath(key), 'utf8')
+      .then((text) => JSON.parse(text) as Meta)
+      .catch(() => undefined);
+    if (meta && meta.ino === ino && meta.size === size) return meta.etag;
+    // Written by a process that died between publishing the bytes and their metadata.
+    const md5 = createHash('md5');
+    for await (const chunk of handle.createReadStream({ start: 0, autoClose: false })) md5.update(chunk as Buffer);
+    const etag = singlePutEtag(md5.digest());
+    await this.writeMeta(key, { size, etag, ino });
+    return etag;
+  }
+
+  async head(key: string): Promise<BlobInfo | undefined> {
+    const blob = await this.open(key);
+    if (!blob) return undefined;
+    await blob.close();
+    return { size: blob.size, etag: blob.etag };
+  }
+
+  async read(key: string, range?: { start: number; end: number }): Promise<Readable> {
+    const blob = await this.open(key);
+    if (!blob) throw new BlobNotFoundError(key);
+    if (blob.size === 0) {
+      await blob.close();
+      return Readable.from([]);
+    }
+    return blob.stream(range);
+  }
+
+  write(key: string, body: Readable | Buffer): Promise<BlobInfo> {
+    return this.store(key, Buffer.isBuffer(body) ? Readable.from([body]) : body);
+  }
+
+  async downloadUrl(key: string, expiresAt: Date, options: { fileName: string; contentType?: string }): Promise<string> {
+    assertBlobKey(key);
+    return this.sign({ method: 'GET', key, expiresAt, ...options });
+  }
+
+  async delete(key: string): Promise<void> {
+    await fs.rm(this.objectPath(key), { force: true });
+    await fs.rm(this.metaPath(key), { force: true });
+  }
+
+  async deletePrefix(prefix: string): Promise<void> {
+    const problem = blobPrefixProblem(prefix);
+    if (problem) throw new Error(problem);
+    const slash = prefix.lastIndexOf('/');
+    const folder = prefix.slice(0, slash + 1);
+    const start = prefix.slice(slash + 1);
+    // The same names lead to objects/<key> and meta/<key>.json.
+    for (const tree of [this.dirs.objects, this.dirs.meta]) {
+      const dir = path.join(tree, folder);
+      const names = await fs.readdir(dir).catch((error) => (missing(error) ? [] : Promise.reject(error)));
+      for (const name of names) {
+        if (name.startsWith(start)) await fs.rm(path.join(dir, name), { recursive: true, force: true });
+      }
+    }
+    for (const uploadId of await fs.readdir(this.dirs.uploads)) {
+      const manifest = UPLOAD_ID.test(uploadId) ? await this.manifest(uploadId) : undefined;
+      if (manifest?.key.startsWith(prefix)) await fs.rm(this.uploadDir(uploadId), { recursive: true, force: true });
+    }
+  }
+
+  async close(): Promise<void> {}
+}
