@@ -26,6 +26,8 @@ export interface Config {
   trashPurgeIntervalSeconds: number;
   jsonBodyLimitBytes: number;
   thumbnailMaxBytes: number;
+  /** How long an upload (its signed addresses, its reservation, a bundle's upload session) stays open. */
+  uploadExpirySeconds: number;
   logLevel: string;
   /** Fastify's trustProxy: whether X-Forwarded-For names the client address (behind a load balancer). */
   trustProxy: boolean | number | string;
@@ -210,6 +212,7 @@ export function loadConfig(env: Env = process.env): Config {
     trashPurgeIntervalSeconds: integer(env, 'RDP_TRASH_PURGE_INTERVAL_SECONDS', 3600, 1, 86_400),
     jsonBodyLimitBytes: integer(env, 'RDP_JSON_BODY_LIMIT_BYTES', 64 * 1024, 1024, 16 * 1024 * 1024),
     thumbnailMaxBytes: integer(env, 'RDP_THUMBNAIL_MAX_BYTES', 5 * 1024 * 1024, 1024, 64 * 1024 * 1024),
+    uploadExpirySeconds: integer(env, 'RDP_UPLOAD_EXPIRY_SECONDS', 86_400, 60, 7 * 86_400),
     logLevel,
     trustProxy: trustProxy(env.RDP_TRUST_PROXY),
     redisUrl,

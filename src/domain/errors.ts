@@ -45,6 +45,22 @@ export const ERRORS = {
   StorageLimitExceeded: { status: 409, message: 'The organization storage quota would be exceeded' },
   NoNodeRemoved: { status: 409, message: 'The node is not in the trash in a removable state' },
   RestoreNodeFailed: { status: 409, message: 'The node could not be restored' },
+  // uploads: the spec answers a quota refusal with 403 at upload initiation and 409 elsewhere
+  StorageLimitExceededAtUpload: {
+    status: 403,
+    error: 'StorageLimitExceeded',
+    message: 'The upload does not fit in the organization storage quota',
+  },
+  FileAlreadyExists: { status: 409, message: 'A file with the same identity exists' },
+  FileNotCompatible: { status: 400, message: 'The file format is incompatible with the expected type' },
+  UploadSessionNotOpen: { status: 409, message: 'The upload session is finalized or expired' },
+  BundleInputAlreadyExists: { status: 409, message: 'The bundle already holds its one input component' },
+  // processing
+  ProcessingCostMismatch: { status: 409, message: 'The submitted cost differs from the current cost' },
+  NoInputDataFoundForProcessing: { status: 409, message: 'The bundle has no finalized input data' },
+  InsufficientProcessingCapacity: { status: 409, message: 'No processing capacity is available; retry later' },
+  FailedToLaunchProcessing: { status: 409, message: 'The processing job could not be launched; retry' },
+  ProcessingAlreadyRunning: { status: 409, message: 'The bundle is already being processed' },
 } as const;
 
 export type ErrorCode = keyof typeof ERRORS;

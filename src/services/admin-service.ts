@@ -71,6 +71,7 @@ export class AdminService {
         email_domains: JSON.stringify(emailDomains),
         rate_limit_bucket: null,
         rate_limit_refill_per_second: null,
+        processing_slots: null,
         created_at: now,
         updated_at: now,
       });

@@ -47,7 +47,15 @@ export class NodeService {
     return this.region.nodes.children(nodeId, limit, offset);
   }
 
-  async create(principal: Principal, parentId: string, kind: NodeKind, name: string, address?: string): Promise<NodeRow> {
+  /** `withNode` writes what hangs off the new node (a bundle's row) in the same transaction. */
+  async create(
+    principal: Principal,
+    parentId: string,
+    kind: NodeKind,
+    name: string,
+    address?: string,
+    withNode?: (tx: Transaction<RegionalSchema>, row: NodeRow) => Promise<void>,
+  ): Promise<NodeRow> {
     const seen = await this.authorize(principal, parentId, kind === 'division' ? 'manage' : 'edit');
     const { tree } = this.region;
     // From the parent's fresh row under a branch lock: a concurrent move or soft delete of an
@@ -55,7 +63,9 @@ export class NodeService {
     return tree.transaction(async (tx) => {
       const parent = await tree.lockForChild(tx, seen);
       if (!parent || parent.trashed_at) throw new ApiError('NotFound', 'Node not found');
-      return this.insertChild(tx, parent, kind, name, address);
+      const row = await this.insertChild(tx, parent, kind, name, address);
+      await withNode?.(tx, row);
+      return row;
     });
   }
 

@@ -10,6 +10,8 @@ export interface OrganizationRow {
   /** The organization's request bucket size and refill per second; null: the configured default. */
   rate_limit_bucket: number | null;
   rate_limit_refill_per_second: number | null;
+  /** At most this many queued or running processings; null: only the deployment's slots. */
+  processing_slots: number | null;
   created_at: string;
   updated_at: string;
 }

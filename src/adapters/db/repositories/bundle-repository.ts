@@ -1,0 +1,60 @@
+import type { Kysely, Transaction } from 'kysely';
+import type { BundleRow, ProcessingRow, RegionalSchema } from '../schema.js';
+
+type Db = Kysely<RegionalSchema> | Transaction<RegionalSchema>;
+
+/** Data bundles and their processings in one region. */
+export class BundleRepository {
+  constructor(readonly db: Kysely<RegionalSchema>) {}
+
+  async insert(tx: Db, row: BundleRow): Promise<void> {
+    await tx.insertInto('bundles').values(row).execute();
+  }
+
+  async find(nodeId: string, db: Db = this.db): Promise<BundleRow | undefined> {
+    return db.selectFrom('bundles').selectAll().where('node_id', '=', nodeId).executeTakeFirst();
+  }
+
+  async update(tx: Db, nodeId: string, fields: Partial<Omit<BundleRow, 'node_id' | 'org_id'>>): Promise<void> {
+    await tx.updateTable('bundles').set(fields).where('node_id', '=', nodeId).execute();
+  }
+
+  async insertProcessing(tx: Db, row: ProcessingRow): Promise<void> {
+    await tx.insertInto('processings').values(row).execute();
+  }
+
+  async findProcessing(id: string, db: Db = this.db): Promise<ProcessingRow | undefined> {
+    return db.selectFrom('processings').selectAll().where('id', '=', id).executeTakeFirst();
+  }
+
+  async processingByKey(tx: Db, bundleId: string, idempotencyKey: string): Promise<ProcessingRow | undefined> {
+    return tx
+      .selectFrom('processings')
+      .selectAll()
+      .where('bundle_id', '=', bundleId)
+      .where('idempotency_key', '=', idempotencyKey)
+      .executeTakeFirst();
+  }
+
+  async processingsOf(bundleId: string): Promise<ProcessingRow[]> {
+    return this.db.selectFrom('processings').selectAll().where('bundle_id', '=', bundleId).orderBy('created_at').orderBy('id').execute();
+  }
+
+  /** Queued or running processings: of one organization, or of the whole region. */
+  async activeProcessings(tx: Db, orgId?: string): Promise<number> {
+    let query = tx
+      .selectFrom('processings')
+      .select((eb) => eb.fn.countAll<number>().as('n'))
+      .where('state', 'in', ['queued', 'running']);
+    if (orgId) query = query.where('org_id', '=', orgId);
+    return Number((await query.executeTakeFirst())?.n ?? 0);
+  }
+
+  async deleteProcessing(tx: Db, id: string): Promise<void> {
+    await tx.deleteFrom('processings').where('id', '=', id).execute();
+  }
+
+  async updateProcessing(tx: Db, id: string, fields: Partial<Omit<ProcessingRow, 'id' | 'org_id' | 'bundle_id'>>): Promise<void> {
+    await tx.updateTable('processings').set(fields).where('id', '=', id).execute();
+  }
+}

@@ -1,0 +1,125 @@
+import { randomUUID } from 'node:crypto';
+import type { ProcessingRow } from '../../adapters/db/schema.js';
+import { ApiError } from '../../domain/errors.js';
+import { processingCost } from '../../domain/processing/cost.js';
+import type { Region } from '../../domain/regions.js';
+import type { Principal } from '../../oauth/access-tokens.js';
+import type { Platform, RegionContext } from '../../platform.js';
+import { defineJob } from '../../ports/job-queue.js';
+import type { BundleService } from '../uploads/bundle-service.js';
+import type { UploadService } from '../uploads/upload-service.js';
+
+/** The job the worker runs for a processing: version 1 of its payload. */
+export const PROCESS_BUNDLE = defineJob<{ region: Region; processingId: string }>('process-bundle', 1);
+
+export function processingView(row: ProcessingRow) {
+  return {
+    id: row.id,
+    bundleId: row.bundle_id,
+    state: row.state,
+    cost: row.cost,
+    failureReason: row.failure_reason,
+    derivativeId: row.derivative_node_id,
+    createdAt: row.created_at,
+    startedAt: row.started_at,
+    finishedAt: row.finished_at,
+  };
+}
+
+/** A unique-key violation: a concurrent submission with the same Idempotency-Key won. */
+function isUniqueViolation(error: unknown): boolean {
+  const { code, message } = error as { code?: string; message?: string };
+  return code === '23505' || code === 'SQLITE_CONSTRAINT_UNIQUE' || /UNIQUE constraint failed/.test(message ?? '');
+}
+
+/**
+ * Processing a bundle (spec: states and transitions): the cost estimate, and the submission
+ * that checks cost, input and capacity, records the processing and launches its job.
+ */
+export class ProcessingService {
+  constructor(
+    private readonly platform: Platform,
+    private readonly region: RegionContext,
+    private readonly bundles: BundleService,
+    private readonly uploads: UploadService,
+  ) {}
+
+  /** The current cost: a function of the finalized input only. */
+  async cost(principal: Principal, bundleId: string) {
+    const { bundle } = await this.bundles.authorized(principal, bundleId, 'read');
+    if (!bundle.input_session_id) throw new ApiError('NoInputDataFoundForProcessing', 'Finalize an upload session first');
+    const files = await this.uploads.uploads.objectsOfSession(bundle.input_session_id);
+    const input = { inputBytes: bundle.input_bytes, fileCount: files.length, format: bundle.input_format };
+    return { bundleId, cost: processingCost(input), unit: 'credits', inputBytes: input.inputBytes, fileCount: input.fileCount, format: input.format };
+  }
+
+  /**
+   * Starts processing. With an Idempotency-Key, a repeated submission answers with the
+   * processing the first one started, and never starts or bills a second job.
+   */
+  async submit(principal: Principal, bundleId: string, submittedCost: number, idempotencyKey: string | undefined) {
+    const { node, bundle } = await this.bundles.authorized(principal, bundleId, 'process');
+    if (idempotencyKey) {
+      const earlier = await this.bundles.bundles.processingByKey(this.bundles.bundles.db, node.id, idempotencyKey);
+      if (earlier) return { replayed: true, processing: processingView(earlier) };
+    }
+    const { cost } = await this.cost(principal, bundleId);
+    if (submittedCost !== cost) throw new ApiError('ProcessingCostMismatch', `The current cost is ${cost}; fetch a fresh estimate`);
+    const { config, clock, jobs } = this.platform;
+    if ((await jobs.countActive()) >= config.jobs.slots) {
+      throw new ApiError('InsufficientProcessingCapacity', 'Every processing slot of the deployment is taken; retry later');
+    }
+
+    const now = clock.now().toISOString();
+    const row: ProcessingRow = {
+      id: randomUUID(),
+      org_id: node.org_id,
+      bundle_id: node.id,
+      state: 'queued',
+      cost,
+      idempotency_key: idempotencyKey ?? null,
+      failure_reason: null,
+      derivative_node_id: null,
+      created_by: principal.userId,
+      created_at: now,
+      started_at: null,
+      finished_at: null,
+    };
+    const org = await this.platform.directory.findOrganization(node.org_id);
+    const { tree } = this.region;
+    try {
+      await tree.transaction(async (tx) => {
+        // The organization's row orders its submissions: two cannot both take its last slot.
+        await tree.lock(tx, node.org_id);
+        const current = await this.bundles.bundles.find(node.id, tx);
+        if (current?.state === 'processing') throw new ApiError('ProcessingAlreadyRunning');
+        const slots = org?.processing_slots ?? null;
+        if (slots !== null && (await this.bundles.bundles.activeProcessings(tx, node.org_id)) >= slots) {
+          throw new ApiError('InsufficientProcessingCapacity', `The organization's ${slots} processing slots are taken; retry later`);
+        }
+        await this.bundles.bundles.insertProcessing(tx, row);
+        await this.bundles.bundles.update(tx, node.id, { state: 'processing', updated_at: now });
+        await tx.updateTable('nodes').set({ is_processing: 1, is_failed: 0, updated_at: now }).where('id', '=', node.id).execute();
+      });
+    } catch (error) {
+      if (idempotencyKey && isUniqueViolation(error)) {
+        const earlier = await this.bundles.bundles.processingByKey(this.bundles.bundles.db, node.id, idempotencyKey);
+        if (earlier) return { replayed: true, processing: processingView(earlier) };
+      }
+      throw error;
+    }
+
+    try {
+      await jobs.enqueue(PROCESS_BUNDLE, { region: this.region.region, processingId: row.id }, { singletonKey: row.id });
+    } catch {
+      // The job did not launch: the submission is undone, so that it can be retried as is.
+      await tree.transaction(async (tx) => {
+        await this.bundles.bundles.deleteProcessing(tx, row.id);
+        await this.bundles.bundles.update(tx, node.id, { state: bundle.state, updated_at: bundle.updated_at });
+        await tx.updateTable('nodes').set({ is_processing: node.is_processing, is_failed: node.is_failed, updated_at: node.updated_at }).where('id', '=', node.id).execute();
+      });
+      throw new ApiError('FailedToLaunchProcessing', 'The processing job could not be queued; retry');
+    }
+    return { replayed: false, processing: processingView(row) };
+  }
+}

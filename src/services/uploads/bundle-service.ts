@@ -1,0 +1,247 @@
+import { randomUUID } from 'node:crypto';
+import type { BundleRepository } from '../../adapters/db/repositories/bundle-repository.js';
+import type { BundleRow, NodeRow, StoredObjectRow, UploadSessionRow } from '../../adapters/db/schema.js';
+import { ApiError, validationError } from '../../domain/errors.js';
+import { expectedFormat, isCompatible } from '../../domain/uploads/file-formats.js';
+import type { Principal } from '../../oauth/access-tokens.js';
+import type { Platform, RegionContext } from '../../platform.js';
+import type { NodeService } from '../node-service.js';
+import { type CompletedUpload, type UploadService, uploadTarget } from './upload-service.js';
+
+export type BundleExpansion = 'processings' | 'components' | 'thumbnail';
+
+/** Where a bundle's bytes live: its inputs under `inputs/`, reported as dbuPath. */
+export function bundlePrefix(orgId: string, bundleId: string): string {
+  return `orgs/${orgId}/nodes/${bundleId}/`;
+}
+
+function fileView(row: StoredObjectRow) {
+  return {
+    id: row.id,
+    name: row.name,
+    size: row.stored_bytes ?? row.declared_bytes,
+    state: row.state === 'finalized' ? ('uploaded' as const) : row.state === 'expired' ? ('expired' as const) : ('uploading' as const),
+    etag: row.etag,
+    format: row.format,
+  };
+}
+
+function sessionView(session: UploadSessionRow, files: StoredObjectRow[]) {
+  return {
+    id: session.id,
+    bundleId: session.bundle_id,
+    state: session.state,
+    createdAt: session.created_at,
+    expiresAt: session.expires_at,
+    finalizedAt: session.finalized_at,
+    files: files.map(fileView),
+  };
+}
+
+/**
+ * Data bundles: a node with one input component, uploaded through an upload session whose
+ * files reserve quota as they are added; finalizing the session makes its files the input.
+ */
+export class BundleService {
+  constructor(
+    private readonly platform: Platform,
+    private readonly region: RegionContext,
+    private readonly nodes: NodeService,
+    private readonly uploads: UploadService,
+    readonly bundles: BundleRepository,
+  ) {}
+
+  private now(): string {
+    return this.platform.clock.now().toISOString();
+  }
+
+  async create(principal: Principal, parentId: string, name: string) {
+    let bundle: BundleRow | undefined;
+    const node = await this.nodes.create(principal, parentId, 'dataBundle', name, undefined, async (tx, row) => {
+      bundle = {
+        node_id: row.id,
+        org_id: row.org_id,
+        state: 'created',
+        dbu_path: bundlePrefix(row.org_id, row.id),
+        input_session_id: null,
+        input_bytes: 0,
+        input_format: null,
+        created_at: row.created_at,
+        updated_at: row.created_at,
+      };
+      await this.bundles.insert(tx, bundle);
+    });
+    return this.view(node, bundle as BundleRow, new Set());
+  }
+
+  /** The bundle node (the caller holds `permission` on it) and its row. */
+  async authorized(principal: Principal, bundleId: string, permission: 'read' | 'upload' | 'process') {
+    const node = await this.nodes.authorize(principal, bundleId, permission);
+    const bundle = node.kind === 'dataBundle' ? await this.bundles.find(node.id) : undefined;
+    if (!bundle) throw new ApiError('NotFound', 'Data bundle not found');
+    return { node, bundle };
+  }
+
+  async get(principal: Principal, bundleId: string, expand: Set<BundleExpansion>) {
+    const { node, bundle } = await this.authorized(principal, bundleId, 'read');
+    return this.view(node, bundle, expand);
+  }
+
+  private async view(node: NodeRow, bundle: BundleRow, expand: Set<BundleExpansion>) {
+    const body: Record<string, unknown> = {
+      id: node.id,
+      name: node.name,
+      parentId: node.parent_id,
+      state: bundle.state,
+      dbuPath: bundle.dbu_path,
+      size: node.size_bytes,
+      isProcessing: node.is_processing === 1,
+      isFailed: node.is_failed === 1,
+      createdAt: node.created_at,
+      updatedAt: bundle.updated_at > node.updated_at ? bundle.updated_at : node.updated_at,
+    };
+    if (expand.has('processings')) {
+      body.processings = (await this.bundles.processingsOf(node.id)).map((row) => ({
+        id: row.id,
+        state: row.state,
+        cost: row.cost,
+        failureReason: row.failure_reason,
+        derivativeId: row.derivative_node_id,
+        createdAt: row.created_at,
+        startedAt: row.started_at,
+        finishedAt: row.finished_at,
+      }));
+    }
+    if (expand.has('components')) {
+      const inputs = bundle.input_session_id ? await this.uploads.uploads.objectsOfSession(bundle.input_session_id) : [];
+      const { derivatives: outputs } = await this.region.tree.readTransaction((tx) => this.region.tree.links(tx, node.id));
+      body.components = [
+        ...(bundle.input_session_id
+          ? [{ id: bundle.input_session_id, role: 'input', format: bundle.input_format, size: bundle.input_bytes, files: inputs.map(fileView) }]
+          : []),
+        ...outputs.map((output) => ({ id: output.id, role: 'output', name: output.name })),
+      ];
+    }
+    if (expand.has('thumbnail')) {
+      const thumbnail = await this.region.nodes.getThumbnail(node.id);
+      body.thumbnail = thumbnail ? { url: `/v1/nodes/${node.id}/thumbnail`, contentType: thumbnail.content_type, etag: thumbnail.etag } : null;
+    }
+    return body;
+  }
+
+  async openSession(principal: Principal, bundleId: string) {
+    const { node, bundle } = await this.authorized(principal, bundleId, 'upload');
+    if (bundle.input_session_id) throw new ApiError('BundleInputAlreadyExists', 'The bundle holds its one input component already');
+    const now = this.platform.clock.now();
+    const session: UploadSessionRow = {
+      id: randomUUID(),
+      org_id: node.org_id,
+      bundle_id: node.id,
+      state: 'open',
+      created_by: principal.userId,
+      created_at: now.toISOString(),
+      expires_at: new Date(now.getTime() + this.platform.config.uploadExpirySeconds * 1000).toISOString(),
+      finalized_at: null,
+    };
+    await this.region.tree.transaction(async (tx) => {
+      await this.uploads.lockQuota(tx, node.org_id);
+      // A session is refused when the organization has no byte left at all; each file checks its own size.
+      await this.uploads.checkQuota(tx, node.org_id, 0, session.created_at, 'StorageLimitExceededAtUpload');
+      await this.uploads.uploads.insertSession(tx, session);
+    });
+    return sessionView(session, []);
+  }
+
+  async getSession(principal: Principal, bundleId: string, sessionId: string) {
+    await this.authorized(principal, bundleId, 'read');
+    const session = await this.uploads.uploads.findSession(sessionId);
+    if (!session || session.bundle_id !== bundleId) throw new ApiError('NotFound', 'Upload session not found');
+    return sessionView(session, await this.uploads.uploads.objectsOfSession(session.id));
+  }
+
+  private async openSessionOf(principal: Principal, bundleId: string, sessionId: string) {
+    const found = await this.authorized(principal, bundleId, 'upload');
+    const session = await this.uploads.uploads.findSession(sessionId);
+    if (!session || session.bundle_id !== bundleId) throw new ApiError('NotFound', 'Upload session not found');
+    if (session.state !== 'open' || session.expires_at <= this.now()) {
+      throw new ApiError('UploadSessionNotOpen', `The upload session is ${session.state === 'open' ? 'expired' : session.state}`);
+    }
+    return { ...found, session };
+  }
+
+  async addFile(principal: Principal, bundleId: string, sessionId: string, input: { name: string; size: number }) {
+    const { node, session } = await this.openSessionOf(principal, bundleId, sessionId);
+    const id = randomUUID();
+    const opened = await this.uploads.open({
+      id,
+      orgId: node.org_id,
+      purpose: 'bundle-input',
+      nodeId: node.id,
+      parentId: session.id,
+      sessionId: session.id,
+      name: input.name,
+      bytes: input.size,
+      blobKey: `${bundlePrefix(node.org_id, node.id)}inputs/${id}`,
+      createdBy: principal.userId,
+    });
+    await this.uploads.reserve(opened, () =>
+      this.region.tree.transaction(async (tx) => {
+        const now = opened.row.created_at;
+        await this.uploads.lockQuota(tx, node.org_id);
+        const current = await this.uploads.uploads.findSession(session.id, tx);
+        if (current?.state !== 'open') throw new ApiError('UploadSessionNotOpen');
+        if (await this.uploads.uploads.pendingNameTaken(tx, session.id, opened.row.name_key, now, 'bundle-input')) {
+          throw new ApiError('FileAlreadyExists', 'The session already has a file of this name');
+        }
+        await this.uploads.checkQuota(tx, node.org_id, input.size, now, 'StorageLimitExceededAtUpload');
+        await this.uploads.uploads.insertObject(tx, opened.row);
+      }),
+    );
+    return { ...fileView(opened.row), ...uploadTarget(opened.plan) };
+  }
+
+  /**
+   * Completes every file of the session (each whole, the ETags the client sends matching, the
+   * content what its name says), then in one transaction the files become the bundle's input.
+   */
+  async finalizeSession(principal: Principal, bundleId: string, sessionId: string, etags: Map<string, string>) {
+    const { node, session } = await this.openSessionOf(principal, bundleId, sessionId);
+    const files = (await this.uploads.uploads.objectsOfSession(session.id)).filter((file) => file.state !== 'expired');
+    if (files.length === 0) throw validationError('The upload session has no file: add and upload at least one');
+    for (const id of etags.keys()) {
+      if (!files.some((file) => file.id === id)) throw validationError(`files: ${id} is not a file of this session`);
+    }
+    const completed = new Map<string, CompletedUpload>();
+    for (const file of files) {
+      if (file.state === 'finalized') continue;
+      const result = await this.uploads.complete(file, etags.get(file.id), { etagRequired: false });
+      const expected = expectedFormat(file.name);
+      if (!isCompatible(expected, result.format)) {
+        throw new ApiError('FileNotCompatible', `${file.name} should be ${expected} but its content is ${result.format ?? 'of no known format'}`);
+      }
+      completed.set(file.id, result);
+    }
+    const now = this.now();
+    await this.region.tree.transaction(async (tx) => {
+      const bundle = await this.bundles.find(node.id, tx);
+      if (!bundle || bundle.input_session_id) throw new ApiError('BundleInputAlreadyExists');
+      if (!(await this.uploads.uploads.finalizeSession(tx, session.id, now))) throw new ApiError('UploadSessionNotOpen');
+      for (const [id, result] of completed) {
+        if (!(await this.uploads.uploads.finalizeObject(tx, id, { ...result, at: now }))) throw new ApiError('UploadSessionNotOpen');
+      }
+      const stored = await this.uploads.uploads.objectsOfSession(session.id, tx);
+      const bytes = stored.reduce((sum, file) => sum + (file.stored_bytes ?? 0), 0);
+      const largest = [...stored].sort((a, b) => (b.stored_bytes ?? 0) - (a.stored_bytes ?? 0))[0];
+      await this.bundles.update(tx, node.id, {
+        state: 'uploaded',
+        input_session_id: session.id,
+        input_bytes: bytes,
+        input_format: largest?.format ?? null,
+        updated_at: now,
+      });
+      // The bundle's size is its input, 360-degree videos included.
+      await tx.updateTable('nodes').set({ size_bytes: bytes, updated_at: now }).where('id', '=', node.id).execute();
+    });
+    return this.get(principal, bundleId, new Set(['components']));
+  }
+}

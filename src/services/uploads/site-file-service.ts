@@ -1,0 +1,143 @@
+import type { StoredObjectRow } from '../../adapters/db/schema.js';
+import { newNodeRow } from '../../adapters/db/repositories/node-rows.js';
+import { ApiError } from '../../domain/errors.js';
+import { allowsChild, type NodeKind } from '../../domain/nodes/hierarchy.js';
+import { expectedFormat, isCompatible } from '../../domain/uploads/file-formats.js';
+import type { Principal } from '../../oauth/access-tokens.js';
+import type { Platform, RegionContext } from '../../platform.js';
+import type { NodeService } from '../node-service.js';
+import { type UploadService, type UploadTarget, uploadTarget } from './upload-service.js';
+
+/** A site file as the API shows it. */
+export interface SiteFileView {
+  id: string;
+  name: string;
+  parentId: string;
+  size: number;
+  state: 'uploading' | 'ready';
+  etag: string | null;
+  format: string | null;
+  createdAt: string;
+  updatedAt: string;
+}
+
+export function siteFileBlobKey(orgId: string, fileId: string): string {
+  return `orgs/${orgId}/nodes/${fileId}/file`;
+}
+
+function view(row: StoredObjectRow, updatedAt: string): SiteFileView {
+  return {
+    id: row.id,
+    name: row.name,
+    parentId: row.parent_id as string,
+    size: row.stored_bytes ?? row.declared_bytes,
+    state: row.state === 'finalized' ? 'ready' : 'uploading',
+    etag: row.etag,
+    format: row.format,
+    createdAt: row.created_at,
+    updatedAt,
+  };
+}
+
+/**
+ * Site files: initiate (reserve the bytes, hand out the signed addresses), the client uploads,
+ * finalize (check the bytes, then the file becomes a node of its parent). Until finalized a
+ * site file is no node: browse and search never show it. Its identity is its parent and name.
+ */
+export class SiteFileService {
+  constructor(
+    private readonly platform: Platform,
+    private readonly region: RegionContext,
+    private readonly nodes: NodeService,
+    private readonly uploads: UploadService,
+  ) {}
+
+  async initiate(principal: Principal, input: { parentId: string; name: string; size: number }) {
+    const seen = await this.nodes.authorize(principal, input.parentId, 'upload');
+    if (!allowsChild({ kind: seen.kind as NodeKind, inSite: seen.site_id !== null }, 'siteFile')) {
+      throw new ApiError('DoesNotMeetHierarchyConstraints', `A ${seen.kind} cannot hold a site file`);
+    }
+    const id = crypto.randomUUID();
+    const opened = await this.uploads.open({
+      id,
+      orgId: seen.org_id,
+      purpose: 'site-file',
+      nodeId: id,
+      parentId: seen.id,
+      name: input.name,
+      bytes: input.size,
+      blobKey: siteFileBlobKey(seen.org_id, id),
+      createdBy: principal.userId,
+    });
+    const { tree } = this.region;
+    await this.uploads.reserve(opened, () =>
+      tree.transaction(async (tx) => {
+        const now = opened.row.created_at;
+        await this.uploads.lockQuota(tx, seen.org_id);
+        const parent = await tree.lockForChild(tx, seen);
+        if (!parent || parent.trashed_at) throw new ApiError('NotFound', 'Node not found');
+        await this.checkNameFree(parent.id, opened.row.name_key, now, tx);
+        await this.uploads.checkQuota(tx, seen.org_id, input.size, now, 'StorageLimitExceededAtUpload');
+        await this.uploads.uploads.insertObject(tx, opened.row);
+      }),
+    );
+    return { ...view(opened.row, opened.row.created_at), ...uploadTarget(opened.plan) } satisfies SiteFileView & UploadTarget;
+  }
+
+  async finalize(principal: Principal, fileId: string, etag: string | undefined): Promise<SiteFileView> {
+    const row = await this.uploads.uploads.findObject(fileId);
+    if (!row || row.purpose !== 'site-file' || row.org_id !== principal.orgId) throw new ApiError('NotFound', 'Site file not found');
+    if (row.state === 'finalized') return this.get(principal, fileId);
+    const seen = await this.nodes.authorize(principal, row.parent_id as string, 'upload');
+    const completed = await this.uploads.complete(row, etag, { etagRequired: true });
+    const expected = expectedFormat(row.name);
+    if (!isCompatible(expected, completed.format)) {
+      throw new ApiError(
+        'FileNotCompatible',
+        `${row.name} should be ${expected} but its content is ${completed.format ?? 'of no known format'}`,
+      );
+    }
+    const { tree } = this.region;
+    const now = this.platform.clock.now().toISOString();
+    await tree.transaction(async (tx) => {
+      const parent = await tree.lockForChild(tx, seen);
+      if (!parent || parent.trashed_at) throw new ApiError('NotFound', 'The parent of the site file is gone or in the trash');
+      if (!(await this.uploads.uploads.finalizeObject(tx, row.id, { ...completed, at: now }))) {
+        throw new ApiError('NotFound', 'No pending upload with this id: it was finalized or has expired');
+      }
+      const node = newNodeRow(parent, { id: row.id, kind: 'siteFile', name: row.name, now });
+      await this.region.nodes.insert({ ...node, size_bytes: completed.bytes }, tx);
+    });
+    return this.get(principal, fileId);
+  }
+
+  async get(principal: Principal, fileId: string): Promise<SiteFileView> {
+    const node = await this.nodes.authorize(principal, fileId, 'read');
+    const row = await this.uploads.uploads.findObject(fileId);
+    if (node.kind !== 'siteFile' || !row || row.state !== 'finalized') throw new ApiError('NotFound', 'Site file not found');
+    return { ...view(row, node.updated_at), name: node.name, parentId: node.parent_id as string };
+  }
+
+  /** The stored object of a site file the caller may download. */
+  async downloadable(principal: Principal, fileId: string): Promise<{ name: string; row: StoredObjectRow }> {
+    const node = await this.nodes.authorize(principal, fileId, 'download');
+    const row = await this.uploads.uploads.findObject(fileId);
+    if (node.kind !== 'siteFile' || !row || row.state !== 'finalized') throw new ApiError('NotFound', 'Site file not found');
+    return { name: node.name, row };
+  }
+
+  /** Same parent and same name (case-insensitive): an active site file or a pending upload. */
+  private async checkNameFree(parentId: string, nameKey: string, now: string, tx: Parameters<UploadService['lockQuota']>[0]) {
+    const existing = await tx
+      .selectFrom('nodes')
+      .select('id')
+      .where('parent_id', '=', parentId)
+      .where('name_key', '=', nameKey)
+      .where('kind', '=', 'siteFile')
+      .where('trashed_at', 'is', null)
+      .executeTakeFirst();
+    if (existing || (await this.uploads.uploads.pendingNameTaken(tx, parentId, nameKey, now, 'site-file'))) {
+      throw new ApiError('FileAlreadyExists', 'A site file of this name exists in this folder, or is being uploaded');
+    }
+  }
+}

@@ -1,0 +1,171 @@
+import { randomUUID } from 'node:crypto';
+import type { Transaction } from 'kysely';
+import type { UploadRepository } from '../../adapters/db/repositories/upload-repository.js';
+import type { RegionalSchema, StoredObjectPurpose, StoredObjectRow } from '../../adapters/db/schema.js';
+import { ApiError, validationError } from '../../domain/errors.js';
+import { fitsQuota } from '../../domain/nodes/delete.js';
+import { detectFormat, FORMAT_PROBE_BYTES, type FileFormat } from '../../domain/uploads/file-formats.js';
+import { parseEtag } from '../../domain/uploads/etag.js';
+import type { Platform, RegionContext } from '../../platform.js';
+import type { UploadPlan } from '../../ports/blob-store.js';
+
+type Tx = Transaction<RegionalSchema>;
+
+/** Where the client sends the bytes, as the API shows it (never an uploadId field). */
+export interface UploadTarget {
+  uploadUrl?: string;
+  partSize?: number;
+  parts?: { partNumber: number; size: number; uploadUrl: string }[];
+  expiresAt: string;
+}
+
+export function uploadTarget(plan: UploadPlan): UploadTarget {
+  const expiresAt = plan.expiresAt.toISOString();
+  if (plan.kind === 'single') return { uploadUrl: plan.url, expiresAt };
+  return {
+    partSize: plan.partSize,
+    parts: plan.parts.map((part) => ({ partNumber: part.partNumber, size: part.size, uploadUrl: part.url })),
+    expiresAt,
+  };
+}
+
+/** What the store holds after a complete upload, checked against what the client said. */
+export interface CompletedUpload {
+  bytes: number;
+  etag: string;
+  format: FileFormat | null;
+}
+
+export type QuotaRefusal = 'StorageLimitExceededAtUpload' | 'StorageLimitExceeded';
+
+export interface NewUpload {
+  orgId: string;
+  purpose: StoredObjectPurpose;
+  nodeId: string;
+  parentId?: string;
+  sessionId?: string;
+  objectId?: string;
+  name: string;
+  bytes: number;
+  blobKey: string;
+  createdBy: string;
+  id?: string;
+}
+
+/**
+ * The upload machinery every kind of file shares (DESIGN.md section 8): reserve the declared
+ * bytes against the quota at initiation, hand out signed addresses, and at finalize check the
+ * stored object (complete, same size, the client's ETag) and its real format.
+ */
+export class UploadService {
+  constructor(
+    private readonly platform: Platform,
+    private readonly region: RegionContext,
+    readonly uploads: UploadRepository,
+  ) {}
+
+  /**
+   * Bytes in use by the organization: its active nodes' bytes and the pending reservations.
+   * Callers hold the organization node's lock (see reserve), so concurrent checks queue.
+   */
+  async usedBytes(tx: Tx, orgId: string, now: string): Promise<number> {
+    return (await this.region.tree.activeBytes(tx, orgId)) + (await this.uploads.reservedBytes(tx, orgId, now));
+  }
+
+  /** Takes the organization's quota lock: the organization node's row, held to the end of the transaction. */
+  async lockQuota(tx: Tx, orgId: string): Promise<void> {
+    await this.region.tree.lock(tx, orgId);
+  }
+
+  /** Refuses when `bytes` more would not fit in the organization's quota. The quota lock must be held. */
+  async checkQuota(tx: Tx, orgId: string, bytes: number, now: string, refusal: QuotaRefusal): Promise<void> {
+    const org = await this.platform.directory.findOrganization(orgId);
+    const quota = org?.storage_quota ?? null;
+    if (quota === null) return;
+    const used = await this.usedBytes(tx, orgId, now);
+    if (bytes === 0 ? used >= quota : !fitsQuota(quota, used, bytes)) {
+      throw new ApiError(refusal, `${bytes} bytes more would exceed the storage quota (${used} of ${quota} bytes in use)`);
+    }
+  }
+
+  /**
+   * Opens the upload in the blob store (a multipart upload has an id there), then, in the
+   * caller's transaction, reserves its bytes. When the transaction fails, `discard` aborts what
+   * the blob store opened, so a refused request leaves nothing.
+   */
+  async open(upload: NewUpload): Promise<{ row: StoredObjectRow; plan: UploadPlan; discard: () => Promise<void> }> {
+    const now = this.platform.clock.now();
+    const expiresAt = new Date(now.getTime() + this.platform.config.uploadExpirySeconds * 1000);
+    const plan = await this.platform.blobs.beginUpload(upload.blobKey, upload.bytes, expiresAt);
+    const row: StoredObjectRow = {
+      id: upload.id ?? randomUUID(),
+      org_id: upload.orgId,
+      purpose: upload.purpose,
+      node_id: upload.nodeId,
+      parent_id: upload.parentId ?? null,
+      session_id: upload.sessionId ?? null,
+      object_id: upload.objectId ?? null,
+      name: upload.name,
+      name_key: upload.name.toLowerCase(),
+      declared_bytes: upload.bytes,
+      reserved_bytes: upload.bytes,
+      stored_bytes: null,
+      blob_key: upload.blobKey,
+      multipart_upload_id: plan.kind === 'multipart' ? plan.uploadId : null,
+      etag: null,
+      format: null,
+      state: 'pending',
+      created_by: upload.createdBy,
+      created_at: now.toISOString(),
+      expires_at: expiresAt.toISOString(),
+      finalized_at: null,
+    };
+    const discard = () => this.platform.blobs.abortUpload(upload.blobKey, row.multipart_upload_id ?? undefined);
+    return { row, plan, discard };
+  }
+
+  /** Runs the reservation transaction; on any failure the blob store's side is discarded. */
+  async reserve<T>(opened: { discard: () => Promise<void> }, work: () => Promise<T>): Promise<T> {
+    try {
+      return await work();
+    } catch (error) {
+      await opened.discard().catch(() => undefined);
+      throw error;
+    }
+  }
+
+  /**
+   * Completes the bytes of a pending upload and checks them: every part there, the declared
+   * size, the ETag the client got (required when `etag` is given as required), the real format.
+   */
+  async complete(row: StoredObjectRow, clientEtag: string | undefined, options: { etagRequired: boolean }): Promise<CompletedUpload> {
+    const expected = parseEtag(clientEtag);
+    if (clientEtag === undefined && options.etagRequired) throw validationError('etag is required: the ETag the upload returned');
+    if (clientEtag !== undefined && expected === undefined) {
+      throw validationError('etag must be an S3-style ETag: 32 hexadecimal digits, with "-N" for N parts');
+    }
+    if (row.state !== 'pending' || row.expires_at <= this.platform.clock.now().toISOString()) {
+      throw new ApiError('NotFound', 'No pending upload with this id: it was finalized or has expired');
+    }
+    const info = await this.platform.blobs.completeUpload(row.blob_key, {
+      uploadId: row.multipart_upload_id ?? undefined,
+      size: row.declared_bytes,
+    });
+    if (!info) throw validationError('The upload is not complete: send every byte (every part) before finalizing');
+    if (info.size !== row.declared_bytes) {
+      throw validationError(`The upload holds ${info.size} bytes; ${row.declared_bytes} were declared`);
+    }
+    if (expected !== undefined && expected !== info.etag) {
+      throw validationError('etag does not match the stored object: upload again or send the ETag the upload returned');
+    }
+    return { bytes: info.size, etag: info.etag, format: await this.probeFormat(row.blob_key, info.size) };
+  }
+
+  private async probeFormat(key: string, size: number): Promise<FileFormat | null> {
+    if (size === 0) return null;
+    const stream = await this.platform.blobs.read(key, { start: 0, end: Math.min(size, FORMAT_PROBE_BYTES) - 1 });
+    const chunks: Buffer[] = [];
+    for await (const chunk of stream) chunks.push(chunk as Buffer);
+    return detectFormat(Buffer.concat(chunks));
+  }
+}
