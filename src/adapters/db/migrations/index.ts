@@ -5,6 +5,7 @@ import * as global0002 from './global-0002-sessions.js';
 import * as global0003 from './global-0003-authorization-codes.js';
 import * as global0004 from './global-0004-rate-limits.js';
 import * as global0005 from './global-0005-grant-expiry.js';
+import * as global0007 from './global-0007-jobs.js';
 import * as regional0001 from './regional-0001-init.js';
 import * as regional0002 from './regional-0002-name-search.js';
 import * as regional0003 from './regional-0003-browse-order.js';
@@ -60,6 +61,8 @@ export function migrateGlobal(store: AnyStore): Promise<void> {
     '0003-authorization-codes': global0003,
     '0004-rate-limits': global0004,
     '0005-grant-expiry': global0005,
+    // 0006 is kept for the lead's branch; migrations apply in name order, gaps allowed.
+    '0007-jobs': global0007,
   });
 }
 
