@@ -35,7 +35,9 @@ export class JobLostError extends Error {
 export function currentPayload<Payload>(kind: JobKind<Payload>, job: ClaimedJob): Payload {
   if (job.payloadVersion === kind.version) return job.payload as Payload;
   if (job.payloadVersion < kind.version && kind.upgrade) return kind.upgrade(job.payload, job.payloadVersion);
-  throw new Error(`payload version ${job.payloadVersion} of job kind ${kind.name} is not supported (this worker reads ${kind.version})`);
+  throw new Error(
+    `payload version ${job.payloadVersion} of job kind ${kind.name} is not supported (this worker reads ${kind.version})`,
+  );
 }
 
 const MAX_REASON_LENGTH = 1000;

@@ -117,12 +117,13 @@ export class JobWorker {
     const grace = delay(this.options.stopGraceMs ?? 10_000, 'grace over', { ref: false });
     if ((await Promise.race([settled.then(() => 'settled'), grace])) === 'settled') return;
     for (const entry of this.running.values()) {
+      if (entry.lost) continue; // failed by the watchdog already
       entry.lost = true;
       entry.controller.abort(new JobLostError(entry.job.id));
       await this.options.store.release(entry.job).catch((err) => this.logError(err, 'releasing a job at stop failed'));
     }
     // Handlers that heed their signal end now; one that does not is left to the process's exit.
-    await Promise.race([settled, delay(1000, undefined, { ref: false })]);
+    await Promise.race([settled, delay(Math.min(this.options.stopGraceMs ?? 1000, 1000), undefined, { ref: false })]);
   }
 
   /** One watchdog pass: fails the running jobs whose heartbeat is older than the timeout. */

@@ -1,4 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { openJobStore } from '../../src/adapters/jobs/open-job-store.js';
+import { loadConfig } from '../../src/config/config.js';
+import { openPlatform, type Platform } from '../../src/platform.js';
 import { defineJob } from '../../src/ports/job-queue.js';
 import { type JobProcess, type JobStores, jobStores } from './support/job-stores.js';
 
@@ -152,6 +155,23 @@ describe('job queue', () => {
     const [job] = await b.store.claim(['convert'], 10);
     expect(job).toMatchObject({ id, payload: { bundleId: 'durable' } });
     expect(await b.store.succeed(job!)).toBe(true);
+  });
+
+  it('installs the queue on fresh stores when several processes start at once', async () => {
+    const fresh = jobStores();
+    // The platforms' own stores one after the other: only the queue's installation races here.
+    const platforms: Platform[] = [];
+    for (let i = 0; i < 3; i++) platforms.push(await openPlatform(loadConfig(fresh.env)));
+    try {
+      const opened = await Promise.all(platforms.map((platform) => openJobStore(platform)));
+      const { id } = await opened[0]!.enqueue(convert, { bundleId: 'first' });
+      expect((await opened[2]!.get(id))?.state).toBe('queued');
+      expect(await opened[1]!.countActive()).toBe(1);
+      for (const store of opened) await store.close();
+    } finally {
+      for (const platform of platforms) await platform.close();
+      await fresh.close();
+    }
   });
 
   it('answers undefined for unknown and malformed ids', async () => {

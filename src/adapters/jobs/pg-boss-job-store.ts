@@ -69,7 +69,8 @@ export class PgBossJobStore implements JobStore {
 
   /** Opens pg-boss on `schema`, creating or migrating it; several processes may start at once. */
   static async open(url: string, schema: string, clock: Clock, onError?: (error: Error) => void): Promise<PgBossJobStore> {
-    if (!/^[a-z_][a-z0-9_]{0,49}$/.test(schema)) throw new Error(`job schema "${schema}" must be lower-case letters, digits and _`);
+    if (!/^[a-z_][a-z0-9_]{0,49}$/.test(schema))
+      throw new Error(`job schema "${schema}" must be lower-case letters, digits and _`);
     const pool = new pg.Pool({ connectionString: url, max: 6, application_name: 'rdp-jobs' });
     pool.on('error', (error) => onError?.(error));
     const boss = new PgBoss({
@@ -147,7 +148,10 @@ export class PgBossJobStore implements JobStore {
     const id = key === undefined ? randomUUID() : singletonId(kind.name, key);
     if (key !== undefined) {
       // A keyed job that finished long ago has moved to pg-boss's archive, out of reach of its insert.
-      const archived = await this.pool.query(`select 1 from "${this.schema}".archive where name = $1 and id = $2`, [kind.name, id]);
+      const archived = await this.pool.query(`select 1 from "${this.schema}".archive where name = $1 and id = $2`, [
+        kind.name,
+        id,
+      ]);
       if (archived.rows.length > 0) return { id, created: false };
     }
     const envelope: Envelope = { version: kind.version, payload: payload ?? null };

@@ -113,7 +113,14 @@ export class SqliteJobStore implements JobStore {
       .limit(limit);
     const rows = await this.db
       .updateTable('jobs')
-      .set((eb) => ({ state: 'running', attempts: eb('attempts', '+', 1), lease, heartbeat_at: now, started_at: now, progress: null }))
+      .set((eb) => ({
+        state: 'running',
+        attempts: eb('attempts', '+', 1),
+        lease,
+        heartbeat_at: now,
+        started_at: now,
+        progress: null,
+      }))
       .where('id', 'in', oldest)
       .where('state', '=', 'queued')
       .returningAll()

@@ -68,7 +68,10 @@ export function jobStores(): JobStores {
 }
 
 /** Resolves once `condition` holds, polling every 10 ms; fails after `timeoutMs`. */
-export async function eventually<T>(condition: () => Promise<T | undefined | false> | T | undefined | false, timeoutMs = 5000): Promise<T> {
+export async function eventually<T>(
+  condition: () => Promise<T | undefined | false> | T | undefined | false,
+  timeoutMs = 5000,
+): Promise<T> {
   const deadline = performance.now() + timeoutMs;
   for (;;) {
     const value = await condition();
