@@ -5,10 +5,12 @@ import { NodeRepository } from './adapters/db/repositories/node-repository.js';
 import { NodeTreeRepository } from './adapters/db/repositories/node-tree-repository.js';
 import { TokenRepository } from './adapters/db/repositories/token-repository.js';
 import type { RegionalSchema } from './adapters/db/schema.js';
+import { openJobStore } from './adapters/jobs/open-job-store.js';
 import type { Config } from './config/config.js';
 import { REGIONS, type Region } from './domain/regions.js';
 import { RecentDirectory } from './oauth/recent-directory.js';
 import { type Clock, systemClock } from './ports/clock.js';
+import type { JobStore } from './ports/job-queue.js';
 
 /** One region's store and the repositories over it. */
 export interface RegionContext {
@@ -29,6 +31,8 @@ export interface Platform {
   recentDirectory: RecentDirectory;
   tokens: TokenRepository;
   regions: Record<Region, RegionContext>;
+  /** The durable job queue: the API side enqueues, the worker (src/jobs/worker.ts) runs. */
+  jobs: JobStore;
   close(): Promise<void>;
 }
 
@@ -46,6 +50,13 @@ export async function openPlatform(config: Config, clock: Clock = systemClock): 
     };
   }
   const directory = new DirectoryRepository(stores.global.db);
+  let jobs: JobStore;
+  try {
+    jobs = await openJobStore({ config, clock, stores });
+  } catch (error) {
+    await stores.close();
+    throw error;
+  }
   return {
     config,
     clock,
@@ -54,6 +65,10 @@ export async function openPlatform(config: Config, clock: Clock = systemClock): 
     recentDirectory: new RecentDirectory(directory),
     tokens: new TokenRepository(stores.global.db),
     regions,
-    close: () => stores.close(),
+    jobs,
+    async close() {
+      await jobs.close();
+      await stores.close();
+    },
   };
 }

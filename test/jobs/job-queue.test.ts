@@ -1,7 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { openStores, type Stores } from '../../src/adapters/db/database.js';
 import { openJobStore } from '../../src/adapters/jobs/open-job-store.js';
 import { loadConfig } from '../../src/config/config.js';
-import { openPlatform, type Platform } from '../../src/platform.js';
+import { systemClock } from '../../src/ports/clock.js';
 import { defineJob } from '../../src/ports/job-queue.js';
 import { type JobProcess, type JobStores, jobStores } from './support/job-stores.js';
 
@@ -159,17 +160,18 @@ describe('job queue', () => {
 
   it('installs the queue on fresh stores when several processes start at once', async () => {
     const fresh = jobStores();
-    // The platforms' own stores one after the other: only the queue's installation races here.
-    const platforms: Platform[] = [];
-    for (let i = 0; i < 3; i++) platforms.push(await openPlatform(loadConfig(fresh.env)));
+    const config = loadConfig(fresh.env);
+    // The stores one after the other (their schemas exist first): only the queue's installation races.
+    const opened: Stores[] = [];
+    for (let i = 0; i < 3; i++) opened.push(await openStores(config));
     try {
-      const opened = await Promise.all(platforms.map((platform) => openJobStore(platform)));
-      const { id } = await opened[0]!.enqueue(convert, { bundleId: 'first' });
-      expect((await opened[2]!.get(id))?.state).toBe('queued');
-      expect(await opened[1]!.countActive()).toBe(1);
-      for (const store of opened) await store.close();
+      const queues = await Promise.all(opened.map((stores) => openJobStore({ config, clock: systemClock, stores })));
+      const { id } = await queues[0]!.enqueue(convert, { bundleId: 'first' });
+      expect((await queues[2]!.get(id))?.state).toBe('queued');
+      expect(await queues[1]!.countActive()).toBe(1);
+      for (const queue of queues) await queue.close();
     } finally {
-      for (const platform of platforms) await platform.close();
+      for (const stores of opened) await stores.close();
       await fresh.close();
     }
   });

@@ -3,7 +3,6 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { dropPostgresSchemas } from '../../../src/adapters/db/database.js';
-import { openJobStore } from '../../../src/adapters/jobs/open-job-store.js';
 import { loadConfig } from '../../../src/config/config.js';
 import { openPlatform, type Platform } from '../../../src/platform.js';
 import { ManualClock } from '../../../src/ports/clock.js';
@@ -45,15 +44,13 @@ export function jobStores(): JobStores {
     async open() {
       const clock = new ManualClock();
       const platform = await openPlatform(loadConfig(env), clock);
-      const store = await openJobStore(platform);
+      const store = platform.jobs;
       const process: JobProcess = {
         platform,
         store,
         clock,
         async close() {
-          if (!opened.delete(process)) return;
-          await store.close();
-          await platform.close();
+          if (opened.delete(process)) await platform.close();
         },
       };
       opened.add(process);

@@ -3,7 +3,6 @@
  * kind "crash-work" whose handler heart-beats once, says so on stdout, and then hangs until the
  * test kills the process.
  */
-import { openJobStore } from '../../../src/adapters/jobs/open-job-store.js';
 import { loadConfig } from '../../../src/config/config.js';
 import { handleJob } from '../../../src/jobs/job-handler.js';
 import { JobWorker } from '../../../src/jobs/worker.js';
@@ -11,7 +10,7 @@ import { openPlatform } from '../../../src/platform.js';
 import { crashWork } from './crash-work.js';
 
 const platform = await openPlatform(loadConfig());
-const store = await openJobStore(platform);
+const store = platform.jobs;
 const worker = new JobWorker({
   store,
   clock: platform.clock,
