@@ -84,6 +84,7 @@ export class JobWorker {
   }
 
   async start(): Promise<void> {
+    if (this.timers.length > 0) throw new Error('the worker is running already');
     const { kinds, slots, pollIntervalMs, heartbeatTimeoutMs } = this.options;
     for (const kind of kinds) if (!this.handlers.has(kind.name)) throw new Error(`no handler for job kind ${kind.name}`);
     for (const name of this.kinds) {

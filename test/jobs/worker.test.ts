@@ -1,7 +1,8 @@
 import { setTimeout as delay } from 'node:timers/promises';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { ConfigError, loadConfig } from '../../src/config/config.js';
 import { handleJob, type JobContext, type JobHandler } from '../../src/jobs/job-handler.js';
-import { JobWorker, type JobWorkerOptions } from '../../src/jobs/worker.js';
+import { JobWorker, type JobWorkerOptions, workerSettings } from '../../src/jobs/worker.js';
 import { defineJob, type JobSummary } from '../../src/ports/job-queue.js';
 import { eventually, type JobProcess, type JobStores, jobStores } from './support/job-stores.js';
 
@@ -203,6 +204,19 @@ describe('job worker', () => {
     await w.start();
     await eventually(() => outcomes.succeeded.length === 1);
     expect(outcomes.succeeded[0]?.id).toBe(id);
+  });
+
+  it('takes its settings from the configuration, which refuses values out of range', () => {
+    expect(workerSettings(loadConfig({}))).toEqual({ slots: 2, pollIntervalMs: 500, heartbeatTimeoutMs: 120_000 });
+    const config = loadConfig({
+      RDP_PROCESSING_SLOTS: '4',
+      RDP_JOB_HEARTBEAT_TIMEOUT_SECONDS: '30',
+      RDP_JOB_POLL_INTERVAL_MS: '50',
+    });
+    expect(workerSettings(config)).toEqual({ slots: 4, pollIntervalMs: 50, heartbeatTimeoutMs: 30_000 });
+    expect(() => loadConfig({ RDP_PROCESSING_SLOTS: '0' })).toThrow(ConfigError);
+    expect(() => loadConfig({ RDP_JOB_HEARTBEAT_TIMEOUT_SECONDS: 'soon' })).toThrow(/RDP_JOB_HEARTBEAT_TIMEOUT_SECONDS/);
+    expect(() => loadConfig({ RDP_JOB_POLL_INTERVAL_MS: '1' })).toThrow(/RDP_JOB_POLL_INTERVAL_MS/);
   });
 
   it('refuses to start when a defined kind has no handler, and fails payloads of a version it cannot read', async () => {
