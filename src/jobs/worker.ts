@@ -136,8 +136,11 @@ export class JobWorker {
     for (const job of failed) {
       const entry = this.running.get(job.id);
       if (entry) {
+        // Its slot is free again: a handler hung for good must not take the worker's capacity with it.
+        this.running.delete(job.id);
         entry.lost = true;
         entry.controller.abort(new JobLostError(job.id));
+        if (!this.stopping) void this.fill();
       }
       await this.hook(() => this.options.onFailed?.(job, reason));
     }
@@ -183,7 +186,7 @@ export class JobWorker {
     const entry: Running = { job, controller: new AbortController(), lost: false, done: Promise.resolve() };
     this.running.set(job.id, entry);
     entry.done = this.execute(entry).finally(() => {
-      this.running.delete(job.id);
+      if (this.running.get(job.id) === entry) this.running.delete(job.id);
       if (!this.stopping) void this.fill();
     });
   }
@@ -192,20 +195,22 @@ export class JobWorker {
     const { job } = entry;
     const { store } = this.options;
     const registration = this.handlers.get(job.kind) as JobRegistration;
+    let failure: string | undefined;
     try {
-      const payload = currentPayload(registration.kind, job);
-      await registration.handler(payload, this.context(entry));
-      if (entry.lost) return;
-      if (await store.succeed(job)) await this.hook(() => this.options.onSucceeded?.(job));
+      await registration.handler(currentPayload(registration.kind, job), this.context(entry));
     } catch (error) {
-      if (entry.lost) return;
-      const reason = failureReason(error);
-      try {
-        if (await store.fail(job, reason)) await this.hook(() => this.options.onFailed?.(job, reason));
-      } catch (err) {
-        // The job stays running without heartbeats: the watchdog fails it later.
-        this.logError(err, 'recording a job failure failed');
+      failure = failureReason(error);
+    }
+    if (entry.lost) return;
+    try {
+      if (failure === undefined) {
+        if (await store.succeed(job)) await this.hook(() => this.options.onSucceeded?.(job));
+      } else if (await store.fail(job, failure)) {
+        await this.hook(() => this.options.onFailed?.(job, failure));
       }
+    } catch (err) {
+      // The job stays running without heartbeats: the watchdog fails it later.
+      this.logError(err, 'recording a job outcome failed');
     }
   }
 

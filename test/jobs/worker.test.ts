@@ -131,11 +131,10 @@ describe('job worker', () => {
     expect((await a.store.get(id))?.state).toBe('succeeded');
   });
 
-  it('on the platform clock: a job silent for longer than the timeout is failed at the next look', async () => {
-    const { worker: w, outcomes } = worker(a, () => new Promise<void>(() => {}), {
-      heartbeatTimeoutMs: 120_000,
-      stopGraceMs: 10,
-    });
+  it('on the platform clock: a job silent for longer than the timeout is failed at the next look, freeing its slot', async () => {
+    // Job 5 hangs for good, ignoring its signal; the worker has one slot.
+    const hang = (payload: { n: number }) => (payload.n === 5 ? new Promise<void>(() => {}) : Promise.resolve());
+    const { worker: w, outcomes } = worker(a, hang, { heartbeatTimeoutMs: 120_000, stopGraceMs: 10, slots: 1 });
     await w.start();
     const { id } = await a.store.enqueue(work, { n: 5 });
     await eventually(() => w.busy === 1);
@@ -144,7 +143,11 @@ describe('job worker', () => {
     a.clock.advance(2000);
     expect((await w.checkHeartbeats()).map((job) => job.id)).toEqual([id]);
     expect(outcomes.failed).toEqual([{ job: expect.objectContaining({ id }), reason: 'no heartbeat for 120 seconds' }]);
-    await eventually(async () => (await a.store.get(id))?.state === 'failed');
+    expect((await a.store.get(id))?.state).toBe('failed');
+    // The hung handler no longer holds the only slot.
+    expect(w.busy).toBe(0);
+    const next = await a.store.enqueue(work, { n: 55 });
+    await eventually(() => outcomes.succeeded.some((job) => job.id === next.id));
   });
 
   it('never runs one job in two workers, and runs every job', async () => {
