@@ -7,11 +7,13 @@ import { NodeTreeRepository } from './adapters/db/repositories/node-tree-reposit
 import { ServerSecretRepository } from './adapters/db/repositories/server-secret-repository.js';
 import { TokenRepository } from './adapters/db/repositories/token-repository.js';
 import type { RegionalSchema } from './adapters/db/schema.js';
+import { openJobStore } from './adapters/jobs/open-job-store.js';
 import type { Config } from './config/config.js';
 import { REGIONS, type Region } from './domain/regions.js';
 import { RecentDirectory } from './oauth/recent-directory.js';
 import type { BlobStore } from './ports/blob-store.js';
 import { type Clock, systemClock } from './ports/clock.js';
+import type { JobStore } from './ports/job-queue.js';
 
 /** One region's store and the repositories over it. */
 export interface RegionContext {
@@ -36,6 +38,8 @@ export interface Platform {
   secrets: PlatformSecrets;
   /** Upload and derivative bytes. */
   blobs: BlobStore;
+  /** The durable job queue: the API side enqueues, the worker (src/jobs/worker.ts) runs. */
+  jobs: JobStore;
   close(): Promise<void>;
 }
 
@@ -68,6 +72,14 @@ export async function openPlatform(config: Config, clock: Clock = systemClock): 
   };
   // Every copy signs and checks the embedded endpoint's addresses with the shared key, unless one is configured.
   const blobs = await openBlobStore(config, config.blobs.signingKey ?? secrets.blobUrls, clock);
+  let jobs: JobStore;
+  try {
+    jobs = await openJobStore({ config, clock, stores });
+  } catch (error) {
+    await blobs.close();
+    await stores.close();
+    throw error;
+  }
   return {
     config,
     clock,
@@ -78,7 +90,9 @@ export async function openPlatform(config: Config, clock: Clock = systemClock): 
     regions,
     secrets,
     blobs,
+    jobs,
     async close() {
+      await jobs.close();
       await blobs.close();
       await stores.close();
     },

@@ -48,6 +48,15 @@ export interface Config {
     maxFailuresPerAddress: number;
     windowSeconds: number;
   };
+  /** The processing worker (src/jobs/worker.ts). */
+  jobs: {
+    /** Jobs one process runs at once (RDP_PROCESSING_SLOTS). */
+    slots: number;
+    /** A running job without a heartbeat for this long is failed by the watchdog. */
+    heartbeatTimeoutSeconds: number;
+    /** How often a worker asks the store for queued jobs. */
+    pollIntervalMs: number;
+  };
 }
 
 /** Where upload and derivative bytes live (ports/blob-store.ts). */
@@ -227,6 +236,11 @@ export function loadConfig(env: Env = process.env): Config {
       maxFailures: integer(env, 'RDP_LOGIN_MAX_FAILURES', 10, 1, 1_000_000),
       maxFailuresPerAddress: integer(env, 'RDP_LOGIN_MAX_FAILURES_PER_ADDRESS', 100, 1, 1_000_000),
       windowSeconds: integer(env, 'RDP_LOGIN_FAILURE_WINDOW_SECONDS', 900, 1, 86_400),
+    },
+    jobs: {
+      slots: integer(env, 'RDP_PROCESSING_SLOTS', 2, 1, 256),
+      heartbeatTimeoutSeconds: integer(env, 'RDP_JOB_HEARTBEAT_TIMEOUT_SECONDS', 120, 1, 86_400),
+      pollIntervalMs: integer(env, 'RDP_JOB_POLL_INTERVAL_MS', 500, 10, 60_000),
     },
   };
 }

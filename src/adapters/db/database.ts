@@ -92,12 +92,12 @@ export async function openStores(config: Config): Promise<Stores> {
   };
 }
 
-/** Drops the PostgreSQL schemas of every store: used by tests that made their own prefix. */
+/** Drops the PostgreSQL schemas of every store and of the job queue: used by tests that made their own prefix. */
 export async function dropPostgresSchemas(url: string, prefix: string): Promise<void> {
   const client = new pg.Client({ connectionString: url });
   await client.connect();
   try {
-    for (const name of ['global', ...REGIONS.map((region) => `region_${region}`)]) {
+    for (const name of ['global', ...REGIONS.map((region) => `region_${region}`), 'jobs']) {
       await client.query(`DROP SCHEMA IF EXISTS "${prefix}_${name}" CASCADE`);
     }
   } finally {

@@ -114,6 +114,25 @@ export interface SessionRow {
   expires_at: string;
 }
 
+/** The embedded job queue (SQLite only; PostgreSQL runs pg-boss). */
+export interface JobRow {
+  id: string;
+  kind: string;
+  payload: string; // JSON
+  payload_version: number;
+  singleton_key: string | null;
+  state: 'queued' | 'running' | 'succeeded' | 'failed';
+  attempts: number;
+  progress: number | null;
+  /** Set by each claim; a worker's heartbeat and finish count only under the lease it claimed with. */
+  lease: string | null;
+  heartbeat_at: string | null;
+  failure_reason: string | null;
+  created_at: string;
+  started_at: string | null;
+  finished_at: string | null;
+}
+
 export interface GlobalSchema {
   sessions: SessionRow;
   organizations: OrganizationRow;
@@ -125,6 +144,7 @@ export interface GlobalSchema {
   revoked_grants: RevokedGrantRow;
   server_secrets: ServerSecretRow;
   authorization_codes: AuthorizationCodeRow;
+  jobs: JobRow;
 }
 
 export interface NodeRow {

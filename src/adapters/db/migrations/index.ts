@@ -6,6 +6,7 @@ import * as global0003 from './global-0003-authorization-codes.js';
 import * as global0004 from './global-0004-rate-limits.js';
 import * as global0005 from './global-0005-grant-expiry.js';
 import * as global0006 from './global-0006-sealed-refresh-tokens.js';
+import * as global0007 from './global-0007-jobs.js';
 import * as global0008 from './global-0008-processing-slots.js';
 import * as regional0001 from './regional-0001-init.js';
 import * as regional0002 from './regional-0002-name-search.js';
@@ -64,6 +65,7 @@ export function migrateGlobal(store: AnyStore): Promise<void> {
     '0004-rate-limits': global0004,
     '0005-grant-expiry': global0005,
     '0006-sealed-refresh-tokens': global0006,
+    '0007-jobs': global0007,
     '0008-processing-slots': global0008,
   });
 }

@@ -1,0 +1,94 @@
+/**
+ * The durable job queue: the API side enqueues, the worker claims, runs and finishes. Two
+ * adapters: a table in the embedded global store (SQLite), and pg-boss on PostgreSQL.
+ */
+
+/**
+ * A kind of job: its name and the version of its payload. A worker refuses a payload of a
+ * version it does not read (unless `upgrade` brings an older one up to date), so a payload's
+ * shape can change between releases while old jobs are still queued.
+ */
+export interface JobKind<Payload> {
+  readonly name: string;
+  readonly version: number;
+  /** Turns a stored payload of an older version into the current shape. */
+  readonly upgrade?: (payload: unknown, fromVersion: number) => Payload;
+}
+
+const JOB_KIND_NAME = /^[a-z][a-z0-9-]{0,62}$/;
+
+export function defineJob<Payload>(name: string, version: number, upgrade?: JobKind<Payload>['upgrade']): JobKind<Payload> {
+  if (!JOB_KIND_NAME.test(name)) throw new Error(`job kind "${name}" must be lower-case letters, digits and -`);
+  if (!Number.isInteger(version) || version < 1) throw new Error(`job kind ${name}: version must be a positive integer`);
+  return { name, version, upgrade };
+}
+
+export type JobState = 'queued' | 'running' | 'succeeded' | 'failed';
+
+/** What a hook needs to find the work a job was about. */
+export interface JobSummary {
+  id: string;
+  kind: string;
+  payloadVersion: number;
+  payload: unknown;
+  /** How many times the job has been claimed, this run included. */
+  attempts: number;
+}
+
+export interface JobRecord extends JobSummary {
+  state: JobState;
+  /** The handler's last reported progress (0..1) while it runs; null when it reported none. */
+  progress: number | null;
+  heartbeatAt: string | null;
+  /** Why a failed job failed: the handler's error message or the watchdog's "no heartbeat for N seconds". */
+  failureReason: string | null;
+  createdAt: string;
+  startedAt: string | null;
+  finishedAt: string | null;
+}
+
+export interface EnqueueOptions {
+  /**
+   * Idempotency key, scoped to the job kind: an enqueue with a key already used returns the
+   * first job (`created: false`) instead of making a second, also when both race.
+   */
+  singletonKey?: string;
+}
+
+/** What the API side uses. */
+export interface JobQueue {
+  /** The job is durable once this resolves: it survives a restart of every process. */
+  enqueue<Payload>(kind: JobKind<Payload>, payload: Payload, options?: EnqueueOptions): Promise<{ id: string; created: boolean }>;
+  /** Undefined for an unknown id (also a malformed one). */
+  get(id: string): Promise<JobRecord | undefined>;
+  /** Queued and running jobs of every kind, for a capacity check by the caller. */
+  countActive(): Promise<number>;
+  close(): Promise<void>;
+}
+
+/** A job a worker holds: `lease` proves it still does (a re-claim or the watchdog revokes it). */
+export interface ClaimedJob extends JobSummary {
+  lease: string;
+}
+
+/**
+ * What the worker uses. Every state change names the lease it acts under and reports whether it
+ * still held it: a job failed by the watchdog is never also completed by a late handler.
+ */
+export interface JobStore extends JobQueue {
+  /** Marks up to `limit` queued jobs of these kinds running under a new lease; atomic across processes. */
+  claim(kinds: readonly string[], limit: number): Promise<ClaimedJob[]>;
+  /** Records a heartbeat (and progress); false when the lease is lost. */
+  heartbeat(job: ClaimedJob, progress?: number): Promise<boolean>;
+  succeed(job: ClaimedJob): Promise<boolean>;
+  fail(job: ClaimedJob, reason: string): Promise<boolean>;
+  /** Puts a running job back in the queue, for another process to run (graceful stop). */
+  release(job: ClaimedJob): Promise<boolean>;
+  /**
+   * Fails every running job of these kinds whose last heartbeat is older than `cutoff`, with
+   * `reason`, and returns them. Of several watchdogs racing, exactly one fails (and returns) each.
+   */
+  failStale(kinds: readonly string[], cutoff: Date, reason: string): Promise<JobSummary[]>;
+  /** Calls `listener` after this process enqueued a new job: the worker's wake-up. Returns the unsubscribe. */
+  onEnqueued(listener: (kind: string) => void): () => void;
+}
