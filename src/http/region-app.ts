@@ -9,6 +9,8 @@ import type {
   RawRequestDefaultExpression,
   RawServerDefault,
 } from 'fastify';
+import { BundleRepository } from '../adapters/db/repositories/bundle-repository.js';
+import { UploadRepository } from '../adapters/db/repositories/upload-repository.js';
 import { SCOPES } from '../domain/access/scopes.js';
 import type { Region } from '../domain/regions.js';
 import type { AccessTokenVerifier } from '../oauth/access-tokens.js';
@@ -16,16 +18,27 @@ import type { Platform } from '../platform.js';
 import { NodeService } from '../services/node-service.js';
 import { NodeTreeService } from '../services/node-tree-service.js';
 import type { OrganizationRateLimiter } from '../services/organization-rate-limiter.js';
+import { ProcessingService } from '../services/processing/processing-service.js';
+import { BundleService } from '../services/uploads/bundle-service.js';
+import { SiteFileService } from '../services/uploads/site-file-service.js';
+import { UploadService } from '../services/uploads/upload-service.js';
 import { registerAuthentication, SECURITY_SCHEME } from './plugins/authenticate.js';
 import { registerRateLimit } from './plugins/rate-limit.js';
 import { ErrorSchema, NodeSchema } from './routes/nodes/node-schemas.js';
 import readRoutes from './routes/nodes/read-routes.js';
 import thumbnailRoutes from './routes/nodes/thumbnail-routes.js';
 import writeRoutes from './routes/nodes/write-routes.js';
+import processingRoutes from './routes/processing/processing-routes.js';
+import bundleRoutes from './routes/uploads/bundle-routes.js';
+import siteFileRoutes from './routes/uploads/site-file-routes.js';
 
 export interface RegionServices {
   nodes: NodeService;
   tree: NodeTreeService;
+  uploads: UploadService;
+  siteFiles: SiteFileService;
+  bundles: BundleService;
+  processing: ProcessingService;
 }
 
 export type RegionApp = FastifyInstance<
@@ -39,6 +52,9 @@ export type RegionApp = FastifyInstance<
 export const TAGS = [
   { name: 'Nodes', description: 'The node tree: organization, divisions, sites, folders and data items' },
   { name: 'Trash', description: 'Soft delete, restore, permanent delete; the trash is purged after 30 days' },
+  { name: 'Site files', description: 'Files of a site: initiate, upload to the signed address, finalize, download' },
+  { name: 'Data bundles', description: 'Bundles, their upload sessions and their one input component' },
+  { name: 'Processing', description: 'Cost estimates and processing jobs that turn a bundle input into derivatives' },
 ];
 
 /** What each status means on every operation; routes may give a more precise description. */
@@ -79,7 +95,16 @@ function describeResponses<Schema extends { response?: unknown; security?: unkno
 export function regionServices(platform: Platform, region: Region): RegionServices {
   const context = platform.regions[region];
   const nodes = new NodeService(platform, context);
-  return { nodes, tree: new NodeTreeService(platform, context, nodes) };
+  const uploads = new UploadService(platform, context, new UploadRepository(context.store.db));
+  const bundles = new BundleService(platform, context, nodes, uploads, new BundleRepository(context.store.db));
+  return {
+    nodes,
+    tree: new NodeTreeService(platform, context, nodes),
+    uploads,
+    siteFiles: new SiteFileService(platform, context, nodes, uploads),
+    bundles,
+    processing: new ProcessingService(platform, context, bundles, uploads),
+  };
 }
 
 /** One regional resource API, mounted under its service path prefix (e.g. /eu/reality). */
@@ -142,6 +167,9 @@ export async function regionApp(
   await readRoutes(app);
   await writeRoutes(app);
   await thumbnailRoutes(app);
+  await siteFileRoutes(app);
+  await bundleRoutes(app);
+  await processingRoutes(app);
 
   app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());
   // The page links its assets absolutely when opened without a trailing slash: from the public

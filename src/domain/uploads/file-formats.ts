@@ -68,11 +68,22 @@ function isText(bytes: Uint8Array): boolean {
 /** Lines of three or more numbers (XYZ, PTS: an optional count line first). */
 function isTextPoints(bytes: Uint8Array): boolean {
   if (!isText(bytes)) return false;
-  const lines = new TextDecoder().decode(bytes).split(/\r?\n/).slice(0, 20).filter((line) => line.trim() !== '');
+  const lines = new TextDecoder()
+    .decode(bytes)
+    .split(/\r?\n/)
+    .slice(0, 20)
+    .filter((line) => line.trim() !== '');
   const complete = bytes.length < FORMAT_PROBE_BYTES ? lines : lines.slice(0, -1);
-  const numeric = (line: string) => line.trim().split(/[\s,;]+/).every((field) => Number.isFinite(Number(field)));
+  const numeric = (line: string) =>
+    line
+      .trim()
+      .split(/[\s,;]+/)
+      .every((field) => Number.isFinite(Number(field)));
   const points = complete.filter((line) => numeric(line) && line.trim().split(/[\s,;]+/).length >= 3);
-  return points.length > 0 && complete.every((line, index) => numeric(line) && (index === 0 || line.trim().split(/[\s,;]+/).length >= 3));
+  return (
+    points.length > 0 &&
+    complete.every((line, index) => numeric(line) && (index === 0 || line.trim().split(/[\s,;]+/).length >= 3))
+  );
 }
 
 /** The format the bytes show, or null when none we know. */
@@ -108,7 +119,8 @@ export function isCompatible(expected: FileFormat | null, actual: FileFormat | n
 
 /** Inputs processing knows: point clouds become 3D Tiles, videos are checked and reconstructed. */
 export function inputKind(format: string | null): 'point-cloud' | 'video' | null {
-  if (format === 'las' || format === 'laz' || format === 'e57' || format === 'ply' || format === 'text-points') return 'point-cloud';
+  if (format === 'las' || format === 'laz' || format === 'e57' || format === 'ply' || format === 'text-points')
+    return 'point-cloud';
   if (format === 'mp4') return 'video';
   return null;
 }

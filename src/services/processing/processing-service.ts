@@ -50,7 +50,14 @@ export class ProcessingService {
     if (!bundle.input_session_id) throw new ApiError('NoInputDataFoundForProcessing', 'Finalize an upload session first');
     const files = await this.uploads.uploads.objectsOfSession(bundle.input_session_id);
     const input = { inputBytes: bundle.input_bytes, fileCount: files.length, format: bundle.input_format };
-    return { bundleId, cost: processingCost(input), unit: 'credits', inputBytes: input.inputBytes, fileCount: input.fileCount, format: input.format };
+    return {
+      bundleId,
+      cost: processingCost(input),
+      unit: 'credits',
+      inputBytes: input.inputBytes,
+      fileCount: input.fileCount,
+      format: input.format,
+    };
   }
 
   /**
@@ -64,7 +71,8 @@ export class ProcessingService {
       if (earlier) return { replayed: true, processing: processingView(earlier) };
     }
     const { cost } = await this.cost(principal, bundleId);
-    if (submittedCost !== cost) throw new ApiError('ProcessingCostMismatch', `The current cost is ${cost}; fetch a fresh estimate`);
+    if (submittedCost !== cost)
+      throw new ApiError('ProcessingCostMismatch', `The current cost is ${cost}; fetch a fresh estimate`);
     const { config, clock, jobs } = this.platform;
     if ((await jobs.countActive()) >= config.jobs.slots) {
       throw new ApiError('InsufficientProcessingCapacity', 'Every processing slot of the deployment is taken; retry later');
@@ -95,11 +103,18 @@ export class ProcessingService {
         if (current?.state === 'processing') throw new ApiError('ProcessingAlreadyRunning');
         const slots = org?.processing_slots ?? null;
         if (slots !== null && (await this.bundles.bundles.activeProcessings(tx, node.org_id)) >= slots) {
-          throw new ApiError('InsufficientProcessingCapacity', `The organization's ${slots} processing slots are taken; retry later`);
+          throw new ApiError(
+            'InsufficientProcessingCapacity',
+            `The organization's ${slots} processing slots are taken; retry later`,
+          );
         }
         await this.bundles.bundles.insertProcessing(tx, row);
         await this.bundles.bundles.update(tx, node.id, { state: 'processing', updated_at: now });
-        await tx.updateTable('nodes').set({ is_processing: 1, is_failed: 0, updated_at: now }).where('id', '=', node.id).execute();
+        await tx
+          .updateTable('nodes')
+          .set({ is_processing: 1, is_failed: 0, updated_at: now })
+          .where('id', '=', node.id)
+          .execute();
       });
     } catch (error) {
       if (idempotencyKey && isUniqueViolation(error)) {
@@ -116,7 +131,11 @@ export class ProcessingService {
       await tree.transaction(async (tx) => {
         await this.bundles.bundles.deleteProcessing(tx, row.id);
         await this.bundles.bundles.update(tx, node.id, { state: bundle.state, updated_at: bundle.updated_at });
-        await tx.updateTable('nodes').set({ is_processing: node.is_processing, is_failed: node.is_failed, updated_at: node.updated_at }).where('id', '=', node.id).execute();
+        await tx
+          .updateTable('nodes')
+          .set({ is_processing: node.is_processing, is_failed: node.is_failed, updated_at: node.updated_at })
+          .where('id', '=', node.id)
+          .execute();
       });
       throw new ApiError('FailedToLaunchProcessing', 'The processing job could not be queued; retry');
     }

@@ -20,7 +20,8 @@ function fileView(row: StoredObjectRow) {
     id: row.id,
     name: row.name,
     size: row.stored_bytes ?? row.declared_bytes,
-    state: row.state === 'finalized' ? ('uploaded' as const) : row.state === 'expired' ? ('expired' as const) : ('uploading' as const),
+    state:
+      row.state === 'finalized' ? ('uploaded' as const) : row.state === 'expired' ? ('expired' as const) : ('uploading' as const),
     etag: row.etag,
     format: row.format,
   };
@@ -117,21 +118,32 @@ export class BundleService {
       const { derivatives: outputs } = await this.region.tree.readTransaction((tx) => this.region.tree.links(tx, node.id));
       body.components = [
         ...(bundle.input_session_id
-          ? [{ id: bundle.input_session_id, role: 'input', format: bundle.input_format, size: bundle.input_bytes, files: inputs.map(fileView) }]
+          ? [
+              {
+                id: bundle.input_session_id,
+                role: 'input',
+                format: bundle.input_format,
+                size: bundle.input_bytes,
+                files: inputs.map(fileView),
+              },
+            ]
           : []),
         ...outputs.map((output) => ({ id: output.id, role: 'output', name: output.name })),
       ];
     }
     if (expand.has('thumbnail')) {
       const thumbnail = await this.region.nodes.getThumbnail(node.id);
-      body.thumbnail = thumbnail ? { url: `/v1/nodes/${node.id}/thumbnail`, contentType: thumbnail.content_type, etag: thumbnail.etag } : null;
+      body.thumbnail = thumbnail
+        ? { url: `/v1/nodes/${node.id}/thumbnail`, contentType: thumbnail.content_type, etag: thumbnail.etag }
+        : null;
     }
     return body;
   }
 
   async openSession(principal: Principal, bundleId: string) {
     const { node, bundle } = await this.authorized(principal, bundleId, 'upload');
-    if (bundle.input_session_id) throw new ApiError('BundleInputAlreadyExists', 'The bundle holds its one input component already');
+    if (bundle.input_session_id)
+      throw new ApiError('BundleInputAlreadyExists', 'The bundle holds its one input component already');
     const now = this.platform.clock.now();
     const session: UploadSessionRow = {
       id: randomUUID(),
@@ -217,7 +229,10 @@ export class BundleService {
       const result = await this.uploads.complete(file, etags.get(file.id), { etagRequired: false });
       const expected = expectedFormat(file.name);
       if (!isCompatible(expected, result.format)) {
-        throw new ApiError('FileNotCompatible', `${file.name} should be ${expected} but its content is ${result.format ?? 'of no known format'}`);
+        throw new ApiError(
+          'FileNotCompatible',
+          `${file.name} should be ${expected} but its content is ${result.format ?? 'of no known format'}`,
+        );
       }
       completed.set(file.id, result);
     }
@@ -227,7 +242,8 @@ export class BundleService {
       if (!bundle || bundle.input_session_id) throw new ApiError('BundleInputAlreadyExists');
       if (!(await this.uploads.uploads.finalizeSession(tx, session.id, now))) throw new ApiError('UploadSessionNotOpen');
       for (const [id, result] of completed) {
-        if (!(await this.uploads.uploads.finalizeObject(tx, id, { ...result, at: now }))) throw new ApiError('UploadSessionNotOpen');
+        if (!(await this.uploads.uploads.finalizeObject(tx, id, { ...result, at: now })))
+          throw new ApiError('UploadSessionNotOpen');
       }
       const stored = await this.uploads.uploads.objectsOfSession(session.id, tx);
       const bytes = stored.reduce((sum, file) => sum + (file.stored_bytes ?? 0), 0);

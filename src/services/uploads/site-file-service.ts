@@ -1,5 +1,5 @@
-import type { StoredObjectRow } from '../../adapters/db/schema.js';
 import { newNodeRow } from '../../adapters/db/repositories/node-rows.js';
+import type { StoredObjectRow } from '../../adapters/db/schema.js';
 import { ApiError } from '../../domain/errors.js';
 import { allowsChild, type NodeKind } from '../../domain/nodes/hierarchy.js';
 import { expectedFormat, isCompatible } from '../../domain/uploads/file-formats.js';
@@ -86,7 +86,8 @@ export class SiteFileService {
 
   async finalize(principal: Principal, fileId: string, etag: string | undefined): Promise<SiteFileView> {
     const row = await this.uploads.uploads.findObject(fileId);
-    if (!row || row.purpose !== 'site-file' || row.org_id !== principal.orgId) throw new ApiError('NotFound', 'Site file not found');
+    if (!row || row.purpose !== 'site-file' || row.org_id !== principal.orgId)
+      throw new ApiError('NotFound', 'Site file not found');
     if (row.state === 'finalized') return this.get(principal, fileId);
     const seen = await this.nodes.authorize(principal, row.parent_id as string, 'upload');
     const completed = await this.uploads.complete(row, etag, { etagRequired: true });

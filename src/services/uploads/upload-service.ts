@@ -4,8 +4,8 @@ import type { UploadRepository } from '../../adapters/db/repositories/upload-rep
 import type { RegionalSchema, StoredObjectPurpose, StoredObjectRow } from '../../adapters/db/schema.js';
 import { ApiError, validationError } from '../../domain/errors.js';
 import { fitsQuota } from '../../domain/nodes/delete.js';
-import { detectFormat, FORMAT_PROBE_BYTES, type FileFormat } from '../../domain/uploads/file-formats.js';
 import { parseEtag } from '../../domain/uploads/etag.js';
+import { detectFormat, type FileFormat, FORMAT_PROBE_BYTES } from '../../domain/uploads/file-formats.js';
 import type { Platform, RegionContext } from '../../platform.js';
 import type { UploadPlan } from '../../ports/blob-store.js';
 
@@ -138,7 +138,11 @@ export class UploadService {
    * Completes the bytes of a pending upload and checks them: every part there, the declared
    * size, the ETag the client got (required when `etag` is given as required), the real format.
    */
-  async complete(row: StoredObjectRow, clientEtag: string | undefined, options: { etagRequired: boolean }): Promise<CompletedUpload> {
+  async complete(
+    row: StoredObjectRow,
+    clientEtag: string | undefined,
+    options: { etagRequired: boolean },
+  ): Promise<CompletedUpload> {
     const expected = parseEtag(clientEtag);
     if (clientEtag === undefined && options.etagRequired) throw validationError('etag is required: the ETag the upload returned');
     if (clientEtag !== undefined && expected === undefined) {

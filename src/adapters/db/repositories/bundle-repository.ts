@@ -37,7 +37,13 @@ export class BundleRepository {
   }
 
   async processingsOf(bundleId: string): Promise<ProcessingRow[]> {
-    return this.db.selectFrom('processings').selectAll().where('bundle_id', '=', bundleId).orderBy('created_at').orderBy('id').execute();
+    return this.db
+      .selectFrom('processings')
+      .selectAll()
+      .where('bundle_id', '=', bundleId)
+      .orderBy('created_at')
+      .orderBy('id')
+      .execute();
   }
 
   /** Queued or running processings: of one organization, or of the whole region. */

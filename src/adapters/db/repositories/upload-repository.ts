@@ -19,7 +19,13 @@ export class UploadRepository {
   }
 
   async objectsOfSession(sessionId: string, db: Db = this.db): Promise<StoredObjectRow[]> {
-    return db.selectFrom('stored_objects').selectAll().where('session_id', '=', sessionId).orderBy('created_at').orderBy('id').execute();
+    return db
+      .selectFrom('stored_objects')
+      .selectAll()
+      .where('session_id', '=', sessionId)
+      .orderBy('created_at')
+      .orderBy('id')
+      .execute();
   }
 
   async objectsOfNode(nodeId: string, purpose: StoredObjectRow['purpose']): Promise<StoredObjectRow[]> {

@@ -1,0 +1,117 @@
+import { Type } from '@sinclair/typebox';
+import { ApiError } from '../../../domain/errors.js';
+import { contentRange, parseByteRange } from '../../../domain/uploads/byte-range.js';
+import { attachmentDisposition } from '../../../domain/uploads/content-disposition.js';
+import { quoteEtag } from '../../../domain/uploads/etag.js';
+import type { RegionApp } from '../../region-app.js';
+import { errors } from '../nodes/node-schemas.js';
+import { Etag, FileName, Size, UploadTargetFields } from './upload-schemas.js';
+
+const SiteFileFields = {
+  id: Type.String(),
+  name: Type.String(),
+  parentId: Type.String(),
+  size: Type.Integer(),
+  state: Type.Union([Type.Literal('uploading'), Type.Literal('ready')]),
+  etag: Type.Union([Type.String(), Type.Null()]),
+  format: Type.Union([Type.String(), Type.Null()], { description: 'The format the content shows (magic bytes)' }),
+  createdAt: Type.String({ format: 'date-time' }),
+  updatedAt: Type.String({ format: 'date-time' }),
+};
+const SiteFile = Type.Object(SiteFileFields, { $id: 'SiteFile', title: 'SiteFile' });
+const InitiatedSiteFile = Type.Object({ ...SiteFileFields, ...UploadTargetFields }, { additionalProperties: false });
+const FileIdParams = Type.Object({ fileId: Type.String({ minLength: 1, maxLength: 64 }) });
+
+export default async function siteFileRoutes(app: RegionApp) {
+  app.addSchema(SiteFile);
+
+  app.post(
+    '/v1/site-files',
+    {
+      config: { scope: 'write:hierarchy' },
+      schema: {
+        tags: ['Site files'],
+        operationId: 'initiateSiteFile',
+        summary: 'Initiate a site file upload',
+        description:
+          'Reserves the size against the storage quota and answers with signed upload addresses (uploadUrl, or parts for large files). 403 StorageLimitExceeded; 409 FileAlreadyExists when the parent has a site file of that name or one is being uploaded.',
+        body: Type.Object(
+          { parentId: Type.String({ minLength: 1, maxLength: 64 }), name: FileName, size: Size },
+          { additionalProperties: false },
+        ),
+        response: { 201: InitiatedSiteFile, ...errors(400, 401, 403, 404, 409) },
+      },
+    },
+    async (request, reply) => reply.code(201).send(await app.services.siteFiles.initiate(request.principal, request.body)),
+  );
+
+  app.post(
+    '/v1/site-files/:fileId/finalize',
+    {
+      config: { scope: 'write:hierarchy' },
+      schema: {
+        tags: ['Site files'],
+        operationId: 'finalizeSiteFile',
+        summary: 'Finalize a site file',
+        description:
+          'Checks the upload (every byte there, the ETag the upload returned) and the real format of the content against the name; returns the full site file. 400 ValidationError for a missing, malformed or wrong ETag; 400 FileNotCompatible.',
+        params: FileIdParams,
+        body: Type.Object({ etag: Type.Optional(Etag) }, { additionalProperties: false }),
+        response: { 200: Type.Ref('SiteFile'), ...errors(400, 401, 403, 404) },
+      },
+    },
+    async (request) => app.services.siteFiles.finalize(request.principal, request.params.fileId, request.body.etag),
+  );
+
+  app.get(
+    '/v1/site-files/:fileId',
+    {
+      config: { scope: 'read:hierarchy' },
+      schema: {
+        tags: ['Site files'],
+        operationId: 'getSiteFile',
+        summary: 'Get a site file',
+        params: FileIdParams,
+        response: { 200: Type.Ref('SiteFile'), ...errors(401, 403, 404) },
+      },
+    },
+    async (request) => app.services.siteFiles.get(request.principal, request.params.fileId),
+  );
+
+  app.get(
+    '/v1/site-files/:fileId/download',
+    {
+      config: { scope: 'read:hierarchy' },
+      schema: {
+        tags: ['Site files'],
+        operationId: 'downloadSiteFile',
+        summary: 'Download a site file',
+        description: 'The bytes, with HTTP Range support (206 Partial Content, 416 when the range starts past the end).',
+        params: FileIdParams,
+        response: {
+          200: { description: 'The file', content: { 'application/octet-stream': { schema: {} } } },
+          206: { description: 'The requested range', content: { 'application/octet-stream': { schema: {} } } },
+          ...errors(401, 403, 404, 416),
+        },
+      },
+    },
+    async (request, reply) => {
+      const { name, row } = await app.services.siteFiles.downloadable(request.principal, request.params.fileId);
+      const size = row.stored_bytes ?? 0;
+      const range = parseByteRange(request.headers.range, size);
+      if (range === 'unsatisfiable') {
+        reply.header('content-range', `bytes */${size}`);
+        throw new ApiError('RangeNotSatisfiable');
+      }
+      reply
+        .header('accept-ranges', 'bytes')
+        .header('etag', quoteEtag(row.etag ?? ''))
+        .header('content-type', 'application/octet-stream')
+        .header('content-disposition', attachmentDisposition(name))
+        .header('content-length', range ? range.end - range.start + 1 : size);
+      if (range) reply.code(206).header('content-range', contentRange(range, size));
+      if (size === 0) return reply.send('');
+      return reply.send(await app.platform.blobs.read(row.blob_key, range));
+    },
+  );
+}
