@@ -2,9 +2,10 @@
 import { ConfigError, loadConfig } from './config/config.js';
 import { buildApp } from './http/app.js';
 import { scheduleHousekeeping } from './jobs/housekeeping.js';
+import { startWorker } from './jobs/start-worker.js';
 import { openPlatform } from './platform.js';
 
-/** Composition root: configuration once, stores, then the HTTP surface and the scheduled jobs. */
+/** Composition root: configuration once, stores, then the HTTP surface, the processing worker and the scheduled jobs. */
 async function main(): Promise<void> {
   let config: ReturnType<typeof loadConfig>;
   try {
@@ -19,9 +20,11 @@ async function main(): Promise<void> {
   const platform = await openPlatform(config);
   const app = await buildApp(platform);
   const stopPurge = scheduleHousekeeping(platform, app.log);
+  const worker = await startWorker(platform, app.log);
 
   const shutdown = async () => {
     stopPurge();
+    await worker.stop();
     await app.close();
     await platform.close();
     process.exit(0);

@@ -56,6 +56,8 @@ export interface Config {
     heartbeatTimeoutSeconds: number;
     /** How often a worker asks the store for queued jobs. */
     pollIntervalMs: number;
+    /** The external reconstruction processor for video inputs (RDP_RECONSTRUCTION_COMMAND); none: such jobs fail with that reason. */
+    reconstructionCommand: string | undefined;
   };
 }
 
@@ -241,6 +243,7 @@ export function loadConfig(env: Env = process.env): Config {
       slots: integer(env, 'RDP_PROCESSING_SLOTS', 2, 1, 256),
       heartbeatTimeoutSeconds: integer(env, 'RDP_JOB_HEARTBEAT_TIMEOUT_SECONDS', 120, 1, 86_400),
       pollIntervalMs: integer(env, 'RDP_JOB_POLL_INTERVAL_MS', 500, 10, 60_000),
+      reconstructionCommand: env.RDP_RECONSTRUCTION_COMMAND || undefined,
     },
   };
 }

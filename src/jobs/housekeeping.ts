@@ -22,6 +22,31 @@ export async function purgeExpiredGrants(platform: Platform): Promise<number> {
 }
 
 /**
+ * Expires uploads past their time (their reservations released, their multipart uploads
+ * aborted), then empties the blob deletion queue: the bytes of expired uploads and of removed
+ * nodes. A key ending in "/" is a prefix (a derivative's files). Returns the blobs deleted.
+ */
+export async function collectUploads(platform: Platform): Promise<number> {
+  const now = platform.clock.now().toISOString();
+  let deleted = 0;
+  for (const region of REGIONS) {
+    const { uploads } = regionServices(platform, region).uploads;
+    const expired = await platform.regions[region].tree.transaction((tx) => uploads.expire(tx, now));
+    for (const row of expired) {
+      if (row.multipart_upload_id) await platform.blobs.abortUpload(row.blob_key, row.multipart_upload_id);
+    }
+    for (;;) {
+      const keys = await uploads.pendingDeletions(100);
+      for (const key of keys) await (key.endsWith('/') ? platform.blobs.deletePrefix(key) : platform.blobs.delete(key));
+      await uploads.deletionsDone(keys);
+      deleted += keys.length;
+      if (keys.length < 100) break;
+    }
+  }
+  return deleted;
+}
+
+/**
  * Runs the housekeeping on a schedule: the trash purge and the expired grants. Each run is
  * idempotent (the trash transactional per entry), so several processes may run it; a failed run
  * is logged and retried at the next tick.
@@ -34,8 +59,9 @@ export function scheduleHousekeeping(platform: Platform, log: { error(o: object,
     try {
       await purgeTrash(platform);
       await purgeExpiredGrants(platform);
+      await collectUploads(platform);
     } catch (err) {
-      log.error({ err }, 'trash purge failed');
+      log.error({ err }, 'housekeeping failed');
     } finally {
       running = false;
     }

@@ -7,6 +7,7 @@ import { dropPostgresSchemas } from '../../src/adapters/db/database.js';
 import { loadConfig } from '../../src/config/config.js';
 import type { Region } from '../../src/domain/regions.js';
 import { buildApp } from '../../src/http/app.js';
+import { startWorker } from '../../src/jobs/start-worker.js';
 import { openPlatform, type Platform } from '../../src/platform.js';
 import { ManualClock } from '../../src/ports/clock.js';
 import { AdminService } from '../../src/services/admin-service.js';
@@ -38,7 +39,7 @@ export const usingPostgres = Boolean(process.env.RDP_TEST_DATABASE_URL);
  */
 export async function startPlatform(
   env: Record<string, string> = {},
-  options: { sharing?: TestPlatform } = {},
+  options: { sharing?: TestPlatform; worker?: boolean } = {},
 ): Promise<TestPlatform> {
   const owner = !options.sharing;
   const dataDir = options.sharing?.dataDir ?? fs.mkdtempSync(path.join(os.tmpdir(), 'rdp-test-'));
@@ -66,6 +67,8 @@ export async function startPlatform(
   const platform = await openPlatform(config, clock);
   const app = await buildApp(platform, { logger: false });
   await app.listen({ host: '127.0.0.1', port });
+  // The processing worker runs in the process, as in `npm start`, for the tests that process.
+  const worker = options.worker ? await startWorker(platform) : undefined;
   const origin = `http://127.0.0.1:${port}`;
   return {
     platform,
@@ -78,6 +81,7 @@ export async function startPlatform(
     schemaPrefix,
     regionUrl: (region) => `${origin}/${region}/reality`,
     async close() {
+      await worker?.stop();
       await app.close();
       await platform.close();
       if (!owner) return;

@@ -1,0 +1,148 @@
+import { createReadStream } from 'node:fs';
+import fs from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { pipeline } from 'node:stream/promises';
+import { newNodeRow } from '../adapters/db/repositories/node-rows.js';
+import { parentPath } from '../adapters/db/repositories/node-tree-repository.js';
+import type { NodeRow } from '../adapters/db/schema.js';
+import { inputKind } from '../domain/uploads/file-formats.js';
+import { regionServices } from '../http/region-app.js';
+import type { Platform } from '../platform.js';
+import type { JobSummary } from '../ports/job-queue.js';
+import { processInput } from '../processing/process-input.js';
+import { PROCESS_BUNDLE } from '../services/processing/processing-service.js';
+import { handleJob, type JobContext } from './job-handler.js';
+
+type Payload = { region: Parameters<typeof regionServices>[1]; processingId: string };
+
+/** The derivative takes the processing's id: its bytes can be found (and removed) even if the job dies half-way. */
+function derivativePrefix(orgId: string, processingId: string): string {
+  return `orgs/${orgId}/nodes/${processingId}/`;
+}
+
+const NAME_MAX = 255;
+
+function derivativeName(bundleName: string, suffix: string): string {
+  const chars = [...bundleName];
+  const room = NAME_MAX - [...suffix].length;
+  return `${chars.length > room ? chars.slice(0, room).join('') : bundleName}${suffix}`;
+}
+
+/**
+ * Runs one processing: fetches the bundle's input from the blob store, processes it (point
+ * clouds to 3D Tiles, video checked and reconstructed), stores the output under a derivative
+ * node beside the bundle, linked to it (DESIGN.md section 6), and marks the bundle ready.
+ */
+async function runProcessing(platform: Platform, payload: Payload, context: JobContext): Promise<void> {
+  const region = platform.regions[payload.region];
+  const services = regionServices(platform, payload.region);
+  const bundles = services.bundles.bundles;
+  const processing = await bundles.findProcessing(payload.processingId);
+  if (!processing || processing.state === 'succeeded' || processing.state === 'failed') return;
+  const startedAt = platform.clock.now().toISOString();
+  await bundles.updateProcessing(bundles.db, processing.id, { state: 'running', started_at: startedAt });
+  const bundle = await bundles.find(processing.bundle_id);
+  if (!bundle?.input_session_id) throw new Error('The bundle has no finalized input');
+  const files = await services.uploads.uploads.objectsOfSession(bundle.input_session_id);
+  const input = [...files].sort((a, b) => (b.stored_bytes ?? 0) - (a.stored_bytes ?? 0))[0];
+  if (!input) throw new Error('The bundle has no finalized input');
+
+  const workDir = await fs.mkdtemp(path.join(os.tmpdir(), 'rdp-processing-'));
+  try {
+    const inputPath = path.join(workDir, 'input');
+    await pipeline(await platform.blobs.read(input.blob_key), (await fs.open(inputPath, 'w')).createWriteStream());
+    await context.heartbeat(0.05);
+    const outputDir = path.join(workDir, 'output');
+    await fs.mkdir(outputDir);
+    const kind = inputKind(input.format) ?? undefined;
+    const result = await processInput({ path: inputPath, kind }, outputDir, {
+      onProgress: (fraction: number) => void context.heartbeat(0.05 + fraction * 0.85).catch(() => undefined),
+      reconstructionCommand: platform.config.jobs.reconstructionCommand,
+    });
+    context.signal.throwIfAborted();
+
+    const prefix = derivativePrefix(processing.org_id, processing.id);
+    let bytes = 0;
+    for (const file of result.files) {
+      const stored = await platform.blobs.write(`${prefix}${file}`, createReadStream(path.join(outputDir, file)));
+      bytes += stored.size;
+      await context.heartbeat(0.9);
+    }
+    const thumbnail = await fs.readFile(path.join(outputDir, result.thumbnailPath));
+    const thumbnailType = result.thumbnailPath.endsWith('.png') ? 'image/png' : 'image/jpeg';
+
+    const now = platform.clock.now().toISOString();
+    const derivativeKind = result.kind === 'point-cloud' ? 'pointCloud' : 'mesh';
+    const source = await region.nodes.findById(processing.bundle_id);
+    if (!source?.parent_id) throw new Error('The bundle is gone');
+    const derivative = await region.tree.transaction(async (tx) => {
+      const parent = await region.tree.lockForChild(tx, { id: source.parent_id as string, path: parentPath(source.path) });
+      if (!parent || parent.trashed_at) throw new Error("The bundle's folder is in the trash");
+      const suffix = result.kind === 'point-cloud' ? ' (point cloud)' : ' (mesh)';
+      const row: NodeRow = {
+        ...newNodeRow(parent, { id: processing.id, kind: derivativeKind, name: derivativeName(source.name, suffix), now }),
+        size_bytes: bytes,
+      };
+      await region.nodes.insert(row, tx);
+      await tx.insertInto('node_links').values({ kind: 'derivative', from_id: source.id, to_id: row.id, created_at: now }).execute();
+      await services.uploads.uploads.insertObject(tx, {
+        id: processing.id,
+        org_id: processing.org_id,
+        purpose: 'derivative',
+        node_id: row.id,
+        parent_id: null,
+        session_id: null,
+        object_id: null,
+        name: result.kind === 'point-cloud' ? result.tilesetPath : 'output',
+        name_key: 'output',
+        declared_bytes: bytes,
+        reserved_bytes: 0,
+        stored_bytes: bytes,
+        blob_key: prefix,
+        multipart_upload_id: null,
+        etag: null,
+        format: result.kind === 'point-cloud' ? '3d-tiles' : 'reconstruction',
+        state: 'finalized',
+        created_by: processing.created_by,
+        created_at: now,
+        expires_at: now,
+        finalized_at: now,
+      });
+      await bundles.updateProcessing(tx, processing.id, { state: 'succeeded', derivative_node_id: row.id, finished_at: now });
+      await bundles.update(tx, source.id, { state: 'ready', updated_at: now });
+      await tx.updateTable('nodes').set({ is_processing: 0, is_failed: 0, updated_at: now }).where('id', '=', source.id).execute();
+      return row;
+    });
+    await region.nodes.putThumbnail(derivative.id, thumbnailType, thumbnail, `"${processing.id}"`, now);
+    if (!(await region.nodes.getThumbnail(source.id))) {
+      await region.nodes.putThumbnail(source.id, thumbnailType, thumbnail, `"${processing.id}"`, now);
+    }
+  } finally {
+    await fs.rm(workDir, { recursive: true, force: true });
+  }
+}
+
+/**
+ * A processing whose job failed (the handler threw, or the watchdog saw no heartbeat): the
+ * processing records why, the bundle is failed and its node's isFailed is set; whatever output
+ * the job wrote goes to the deletion queue.
+ */
+export async function failProcessing(platform: Platform, job: JobSummary, reason: string): Promise<void> {
+  const payload = job.payload as Payload;
+  const services = regionServices(platform, payload.region);
+  const bundles = services.bundles.bundles;
+  const processing = await bundles.findProcessing(payload.processingId);
+  if (!processing || processing.state === 'succeeded' || processing.state === 'failed') return;
+  const now = platform.clock.now().toISOString();
+  await platform.regions[payload.region].tree.transaction(async (tx) => {
+    await bundles.updateProcessing(tx, processing.id, { state: 'failed', failure_reason: reason, finished_at: now });
+    await bundles.update(tx, processing.bundle_id, { state: 'failed', updated_at: now });
+    await tx.updateTable('nodes').set({ is_processing: 0, is_failed: 1, updated_at: now }).where('id', '=', processing.bundle_id).execute();
+    await services.uploads.uploads.queueDeletions(tx, [derivativePrefix(processing.org_id, processing.id)], now);
+  });
+}
+
+export function processBundleJob(platform: Platform) {
+  return handleJob(PROCESS_BUNDLE, (payload, context) => runProcessing(platform, payload, context));
+}
