@@ -62,7 +62,7 @@ async function* lazBatches(path: string): AsyncGenerator<PointBatch> {
     try {
       zip.open(filePointer, size);
     } catch (error) {
-      throw notCompatible(`The LAZ file cannot be decompressed: ${lazMessage(module, error)}`);
+      throw notCompatible(`The LAZ file cannot be decompressed: ${lazMessage(error)}`);
     }
     const recordLength = zip.getPointLength();
     const count = zip.getCount();
@@ -75,7 +75,7 @@ async function* lazBatches(path: string): AsyncGenerator<PointBatch> {
         try {
           zip.getPoint(pointPointer);
         } catch (error) {
-          throw notCompatible(`The LAZ file is corrupt at point ${done + i}: ${lazMessage(module, error)}`);
+          throw notCompatible(`The LAZ file is corrupt at point ${done + i}: ${lazMessage(error)}`);
         }
         records.set(module.HEAPU8.subarray(pointPointer, pointPointer + recordLength), i * recordLength);
       }
@@ -90,7 +90,7 @@ async function* lazBatches(path: string): AsyncGenerator<PointBatch> {
   }
 }
 
-/** Emscripten throws C++ exceptions as numbers; say what we can. */
-function lazMessage(_module: LazPerfModule, error: unknown): string {
-  return error instanceof Error ? error.message : 'laz-perf rejected the data';
+/** laz-perf's build throws C++ exceptions as bare numbers, without their text; say what we can. */
+function lazMessage(error: unknown): string {
+  return error instanceof Error ? error.message : 'laz-perf rejected the data (no LASzip description, or damaged data)';
 }

@@ -71,7 +71,8 @@ async function buildStreamed(
         keptCount += 1;
       } else {
         const octant = octantOf(box, positions[i * 3]!, positions[i * 3 + 1]!, positions[i * 3 + 2]!);
-        await spills[octant]!.add(positions, colors, i);
+        const spill = spills[octant]!;
+        if (spill.add(positions, colors, i)) await spill.flush();
       }
     }
   }
