@@ -58,6 +58,18 @@ describe('point-cloud readers', () => {
     expectSamplePoints(read, 1234, 3);
   });
 
+  it('reads every LAS point format 0-10 at its offsets, with extra bytes per record', async () => {
+    for (let pointFormat = 0; pointFormat <= 10; pointFormat += 1) {
+      const file = path.join(dir, `format-${pointFormat}.las`);
+      await writeLas(file, 300, pointFormat >= 6 ? '1.4' : '1.2', { pointFormat, extraBytes: 3 });
+      const read = await readAll(file, 'las');
+      const colored = [2, 3, 5, 7, 8, 10].includes(pointFormat);
+      expect(read.header.attributes).toEqual(colored ? ['position', 'color', 'intensity'] : ['position', 'intensity']);
+      expectSamplePoints(read, 300, 3);
+      expect(read.intensity[299]).toBe(299);
+    }
+  });
+
   it('reads PLY ascii and binary little-endian with colors and intensity', async () => {
     for (const encoding of ['ascii', 'binary_little_endian'] as const) {
       const file = path.join(dir, `sample-${encoding}.ply`);
@@ -102,6 +114,17 @@ describe('point-cloud readers', () => {
     expect(moved.positions[9]).toBeCloseTo(-p.y + 10, 6);
     expect(moved.positions[10]).toBeCloseTo(p.x + 20, 6);
     expect(moved.positions[11]).toBeCloseTo(p.z + 30, 6);
+  });
+
+  it('reads E57 coordinates as single floats and as 17-bit scaled integers split across packets', async () => {
+    const single = path.join(dir, 'single.e57');
+    await writeE57(single, 3001, { coordinates: 'single' });
+    expectSamplePoints(await readAll(single), 3001, 2);
+    const scaled = path.join(dir, 'scaled.e57');
+    await writeE57(scaled, 3001, { coordinates: 'scaled' });
+    const read = await readAll(scaled);
+    expectSamplePoints(read, 3001, 3);
+    expect(read.intensity[3000]).toBe(3000);
   });
 
   it('refuses an E57 page whose checksum does not match', async () => {

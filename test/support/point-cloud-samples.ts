@@ -36,12 +36,24 @@ export function samplePoint(i: number, count: number): SamplePoint {
   };
 }
 
-/** LAS 1.2 (point format 2: xyz, intensity, RGB) or 1.4 (format 7) written in slices. */
-export async function writeLas(path: string, count: number, version: '1.2' | '1.4' = '1.2'): Promise<void> {
+const LAS_RECORD_LENGTH = [20, 28, 26, 34, 57, 63, 30, 36, 38, 59, 67];
+const LAS_COLOR_OFFSET: Record<number, number> = { 2: 20, 3: 28, 5: 28, 7: 30, 8: 30, 10: 30 };
+
+/**
+ * LAS written in slices: 1.2 with point format 2 (xyz, intensity, RGB) by default, 1.4 with
+ * format 7, or any point format 0–10 (1.4 for 6–10), records padded by `extraBytes`.
+ */
+export async function writeLas(
+  path: string,
+  count: number,
+  version: '1.2' | '1.4' = '1.2',
+  options: { pointFormat?: number; extraBytes?: number } = {},
+): Promise<void> {
   const v14 = version === '1.4';
   const headerSize = v14 ? 375 : 227;
-  const format = v14 ? 7 : 2;
-  const recordLength = v14 ? 36 : 26;
+  const format = options.pointFormat ?? (v14 ? 7 : 2);
+  const recordLength = LAS_RECORD_LENGTH[format]! + (options.extraBytes ?? 0);
+  const colorOffset = LAS_COLOR_OFFSET[format];
   const scale = 0.001;
   const header = Buffer.alloc(headerSize);
   header.write('LASF', 0, 'latin1');
@@ -79,10 +91,11 @@ export async function writeLas(path: string, count: number, version: '1.2' | '1.
       records.writeInt32LE(Math.round((p.y - SAMPLE_ORIGIN.y) / scale), at + 4);
       records.writeInt32LE(Math.round((p.z - SAMPLE_ORIGIN.z) / scale), at + 8);
       records.writeUInt16LE(p.intensity, at + 12);
-      const color = v14 ? 30 : 20;
-      records.writeUInt16LE(p.r * 257, at + color);
-      records.writeUInt16LE(p.g * 257, at + color + 2);
-      records.writeUInt16LE(p.b * 257, at + color + 4);
+      if (colorOffset !== undefined) {
+        records.writeUInt16LE(p.r * 257, at + colorOffset);
+        records.writeUInt16LE(p.g * 257, at + colorOffset + 2);
+        records.writeUInt16LE(p.b * 257, at + colorOffset + 4);
+      }
     }
     if (!out.write(records)) await once(out, 'drain');
   }
@@ -164,36 +177,52 @@ export async function writePts(path: string, count: number): Promise<void> {
  * bitpack codec (x,y,z as doubles, colors 8-bit, intensity 12-bit packed LSB first), the
  * XML section, all cut into 1024-byte pages with a big-endian CRC-32C trailer.
  */
-export async function writeE57(path: string, count: number, options: { pose?: boolean } = {}): Promise<void> {
+export async function writeE57(
+  path: string,
+  count: number,
+  options: { pose?: boolean; coordinates?: 'double' | 'single' | 'scaled' } = {},
+): Promise<void> {
   const points = Array.from({ length: count }, (_, i) => samplePoint(i, count));
+  const coordinates = options.coordinates ?? 'double';
+  const axes = ['x', 'y', 'z'] as const;
+  // Each field is one continuous bytestream, cut into packets at byte (not value) boundaries,
+  // as the bitpack codec allows: a reader must carry partial values from packet to packet.
+  const streams = [
+    ...axes.map((axis) => {
+      const values = points.map((p) => p[axis]);
+      if (coordinates === 'single') return floats(values);
+      if (coordinates === 'double') return doubles(values);
+      return bitpack(
+        values.map((v) => Math.round((v - SAMPLE_ORIGIN[axis] + SCALED_MARGIN) / 0.001)),
+        SCALED_BITS,
+      );
+    }),
+    Buffer.from(points.map((p) => p.r)),
+    Buffer.from(points.map((p) => p.g)),
+    Buffer.from(points.map((p) => p.b)),
+    bitpack(
+      points.map((p) => p.intensity),
+      12,
+    ),
+  ];
   const packets: Buffer[] = [];
-  const perPacket = 1000;
-  for (let start = 0; start < count; start += perPacket) {
-    const chunk = points.slice(start, start + perPacket);
-    const streams = [
-      doubles(chunk.map((p) => p.x)),
-      doubles(chunk.map((p) => p.y)),
-      doubles(chunk.map((p) => p.z)),
-      Buffer.from(chunk.map((p) => p.r)),
-      Buffer.from(chunk.map((p) => p.g)),
-      Buffer.from(chunk.map((p) => p.b)),
-      bitpack(
-        chunk.map((p) => p.intensity),
-        12,
-      ),
-    ];
-    const headerLength = 6 + 2 * streams.length;
-    const length = Math.ceil((headerLength + streams.reduce((n, s) => n + s.length, 0)) / 4) * 4;
+  const packetCount = Math.max(1, Math.ceil(count / 1000));
+  for (let k = 0; k < packetCount; k += 1) {
+    const pieces = streams.map((stream) =>
+      stream.subarray(Math.floor((k * stream.length) / packetCount), Math.floor(((k + 1) * stream.length) / packetCount)),
+    );
+    const headerLength = 6 + 2 * pieces.length;
+    const length = Math.ceil((headerLength + pieces.reduce((n, piece) => n + piece.length, 0)) / 4) * 4;
     const packet = Buffer.alloc(length);
     packet.writeUInt8(1, 0);
     packet.writeUInt16LE(length - 1, 2);
-    packet.writeUInt16LE(streams.length, 4);
+    packet.writeUInt16LE(pieces.length, 4);
     let at = headerLength;
-    streams.forEach((stream, i) => {
-      packet.writeUInt16LE(stream.length, 6 + 2 * i);
-      stream.copy(packet, at);
-      at += stream.length;
-    });
+    for (const [i, piece] of pieces.entries()) {
+      packet.writeUInt16LE(piece.length, 6 + 2 * i);
+      piece.copy(packet, at);
+      at += piece.length;
+    }
     packets.push(packet);
   }
   const sectionStart = 48;
@@ -221,9 +250,7 @@ export async function writeE57(path: string, count: number, options: { pose?: bo
       ${pose}
       <points type="CompressedVector" fileOffset="${logicalToPhysical(sectionStart)}" recordCount="${count}">
         <prototype type="Structure">
-          <cartesianX type="Float"/>
-          <cartesianY type="Float" precision="double"/>
-          <cartesianZ type="Float" precision="double"/>
+          ${axes.map((axis) => coordinateField(axis, coordinates)).join('\n          ')}
           <colorRed type="Integer" minimum="0" maximum="255"/>
           <colorGreen type="Integer" minimum="0" maximum="255"/>
           <colorBlue type="Integer" minimum="0" maximum="255"/>
@@ -259,6 +286,23 @@ export function paginate(logical: Buffer): Buffer {
     file.writeUInt32BE(crc32c(data), p * PAGE_SIZE + PAGE_DATA);
   }
   return file;
+}
+
+const SCALED_BITS = 17;
+/** Scaled coordinates start this far below the sample's origin, so every stored integer is positive. */
+const SCALED_MARGIN = 10;
+
+function coordinateField(axis: 'x' | 'y' | 'z', coordinates: 'double' | 'single' | 'scaled'): string {
+  const name = `cartesian${axis.toUpperCase()}`;
+  if (coordinates === 'single') return `<${name} type="Float" precision="single"/>`;
+  if (coordinates === 'double') return axis === 'x' ? `<${name} type="Float"/>` : `<${name} type="Float" precision="double"/>`;
+  return `<${name} type="ScaledInteger" minimum="0" maximum="${2 ** SCALED_BITS - 1}" scale="0.001" offset="${SAMPLE_ORIGIN[axis] - SCALED_MARGIN}"/>`;
+}
+
+function floats(values: number[]): Buffer {
+  const bytes = Buffer.alloc(values.length * 4);
+  for (const [i, value] of values.entries()) bytes.writeFloatLE(value, i * 4);
+  return bytes;
 }
 
 function doubles(values: number[]): Buffer {
