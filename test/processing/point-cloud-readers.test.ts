@@ -6,6 +6,7 @@ import { detectPointCloudFormat } from '../../src/processing/point-clouds/detect
 import { openPointCloud } from '../../src/processing/point-clouds/open-point-cloud.js';
 import type { PointCloudFormat } from '../../src/processing/point-clouds/point-cloud.js';
 import { ProcessingError } from '../../src/processing/processing-error.js';
+import { writeLaz } from '../support/laz-writer.js';
 import { paginate, samplePoint, writeE57, writeLas, writePly, writePts, writeXyz } from '../support/point-cloud-samples.js';
 
 let dir: string;
@@ -68,6 +69,17 @@ describe('point-cloud readers', () => {
       expectSamplePoints(read, 300, 3);
       expect(read.intensity[299]).toBe(299);
     }
+  });
+
+  it('reads LAZ (LASzip POINT10 v2, several chunks and a chunk table) through laz-perf', async () => {
+    const file = path.join(dir, 'sample.laz');
+    await writeLaz(file, 70_000, 30_000);
+    const read = await readAll(file, 'laz');
+    expect(read.header).toMatchObject({ format: 'laz', pointCount: 70_000, attributes: ['position', 'intensity'] });
+    expectSamplePoints(read, 70_000, 3);
+    expect(read.intensity[69_999]).toBe(samplePoint(69_999, 70_000).intensity);
+    // Compressed, the file is far smaller than its 20-byte records.
+    expect((await readFile(file)).length).toBeLessThan(70_000 * 20 * 0.25);
   });
 
   it('reads PLY ascii and binary little-endian with colors and intensity', async () => {

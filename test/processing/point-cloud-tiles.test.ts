@@ -4,6 +4,7 @@ import path from 'node:path';
 import { PNG } from 'pngjs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { processPointCloud } from '../../src/processing/point-cloud-processor.js';
+import { writeLaz } from '../support/laz-writer.js';
 import { sampleBounds, writeE57, writeLas, writePly, writePts, writeXyz } from '../support/point-cloud-samples.js';
 import { checkTileset } from '../support/tileset-checker.js';
 
@@ -76,6 +77,7 @@ describe('point cloud to 3D Tiles', () => {
 
   it('tiles every other format into valid tilesets', async () => {
     const inputs = [
+      ['laz', (file: string) => writeLaz(file, 5000, 2000)],
       ['e57', (file: string) => writeE57(file, 5000)],
       ['ply', (file: string) => writePly(file, 5000, 'binary_little_endian')],
       ['pts', (file: string) => writePts(file, 5000)],
