@@ -1,5 +1,6 @@
 import { runBrowse } from './browse.js';
 import { runJobs } from './jobs.js';
+import { runPointCloud } from './point-cloud.js';
 import { runRateLimit } from './rate-limit.js';
 import { runScale } from './scale.js';
 import { runStartup } from './startup.js';
@@ -14,7 +15,7 @@ import { runToken } from './token.js';
 export async function runAll(): Promise<SummaryRow[]> {
   log(`Reality Data Platform benchmarks${quick ? ' (quick)' : ''}: ratios against baselines measured in the same run`);
   const rows: SummaryRow[] = [];
-  for (const bench of [runBrowse, runRateLimit, runToken, runScale, runStartup, runJobs]) {
+  for (const bench of [runBrowse, runRateLimit, runToken, runScale, runStartup, runJobs, runPointCloud]) {
     rows.push(...(await bench()));
     log('');
   }

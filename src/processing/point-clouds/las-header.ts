@@ -1,0 +1,112 @@
+import { notCompatible, ProcessingError } from '../processing-error.js';
+import type { Bounds, PointAttribute, PointBatch } from './point-cloud.js';
+
+/** The public header block of LAS 1.0–1.4 (ASPRS), the fields a reader needs. */
+export interface LasHeader {
+  versionMajor: number;
+  versionMinor: number;
+  headerSize: number;
+  pointDataOffset: number;
+  /** 0–10, compression bits cleared. */
+  pointFormat: number;
+  compressed: boolean;
+  recordLength: number;
+  pointCount: number;
+  scale: [number, number, number];
+  offset: [number, number, number];
+  bounds: Bounds;
+}
+
+export const LAS_HEADER_MIN_BYTES = 227;
+export const LAS_14_HEADER_BYTES = 375;
+
+/** Minimum record length of each point data record format, where RGB sits, where intensity sits. */
+const FORMAT_LENGTH = [20, 28, 26, 34, 57, 63, 30, 36, 38, 59, 67];
+const COLOR_OFFSET: Record<number, number> = { 2: 20, 3: 28, 5: 28, 7: 30, 8: 30, 10: 30 };
+const INTENSITY_OFFSET = 12;
+
+export function parseLasHeader(bytes: Buffer): LasHeader {
+  if (bytes.length < LAS_HEADER_MIN_BYTES || bytes.toString('latin1', 0, 4) !== 'LASF') {
+    throw notCompatible('The file is not a LAS file: the LASF signature or its header is missing');
+  }
+  const versionMajor = bytes.readUInt8(24);
+  const versionMinor = bytes.readUInt8(25);
+  if (versionMajor !== 1 || versionMinor > 4) throw notCompatible(`LAS version ${versionMajor}.${versionMinor} is not supported`);
+  const headerSize = bytes.readUInt16LE(94);
+  const formatByte = bytes.readUInt8(104);
+  const pointFormat = formatByte & 0x3f;
+  const recordLength = bytes.readUInt16LE(105);
+  if (pointFormat > 10) throw notCompatible(`LAS point data record format ${pointFormat} does not exist`);
+  if (recordLength < FORMAT_LENGTH[pointFormat]!) {
+    throw notCompatible(`LAS record length ${recordLength} is shorter than point format ${pointFormat} needs`);
+  }
+  let pointCount = bytes.readUInt32LE(107);
+  if (versionMinor >= 4 && bytes.length >= LAS_14_HEADER_BYTES && headerSize >= LAS_14_HEADER_BYTES) {
+    const count64 = Number(bytes.readBigUInt64LE(247));
+    if (count64 > 0) pointCount = count64;
+  }
+  const f64 = (at: number) => bytes.readDoubleLE(at);
+  return {
+    versionMajor,
+    versionMinor,
+    headerSize,
+    pointDataOffset: bytes.readUInt32LE(96),
+    pointFormat,
+    compressed: (formatByte & 0xc0) !== 0,
+    recordLength,
+    pointCount,
+    scale: [f64(131), f64(139), f64(147)],
+    offset: [f64(155), f64(163), f64(171)],
+    bounds: { min: [f64(187), f64(203), f64(219)], max: [f64(179), f64(195), f64(211)] },
+  };
+}
+
+export function lasAttributes(header: LasHeader): PointAttribute[] {
+  return COLOR_OFFSET[header.pointFormat] === undefined ? ['position', 'intensity'] : ['position', 'color', 'intensity'];
+}
+
+/**
+ * LAS stores colors as 16-bit, but many writers put 8-bit values there; decided once per file
+ * from the first batch so colors stay consistent across batches.
+ */
+export class LasRecordDecoder {
+  private readonly colorOffset: number | undefined;
+  private colorShift: number | undefined;
+
+  constructor(private readonly header: LasHeader) {
+    if (header.pointFormat > 10) throw new ProcessingError('unsupported-content', 'Unknown LAS point format');
+    this.colorOffset = COLOR_OFFSET[header.pointFormat];
+  }
+
+  /** Decodes `count` records laid out every `stride` bytes from `start` in `bytes`. */
+  decode(bytes: Buffer, start: number, count: number, stride: number): PointBatch {
+    const { scale, offset } = this.header;
+    const positions = new Float64Array(count * 3);
+    const intensity = new Float32Array(count);
+    const colorOffset = this.colorOffset;
+    const colors = colorOffset === undefined ? undefined : new Uint8Array(count * 3);
+    if (colors && this.colorShift === undefined) {
+      let max = 0;
+      for (let i = 0; i < count; i += 1) {
+        const at = start + i * stride + colorOffset!;
+        max = Math.max(max, bytes.readUInt16LE(at), bytes.readUInt16LE(at + 2), bytes.readUInt16LE(at + 4));
+      }
+      this.colorShift = max > 255 ? 8 : 0;
+    }
+    for (let i = 0; i < count; i += 1) {
+      const at = start + i * stride;
+      positions[i * 3] = bytes.readInt32LE(at) * scale[0] + offset[0];
+      positions[i * 3 + 1] = bytes.readInt32LE(at + 4) * scale[1] + offset[1];
+      positions[i * 3 + 2] = bytes.readInt32LE(at + 8) * scale[2] + offset[2];
+      intensity[i] = bytes.readUInt16LE(at + INTENSITY_OFFSET);
+      if (colors) {
+        const c = at + colorOffset!;
+        const shift = this.colorShift!;
+        colors[i * 3] = bytes.readUInt16LE(c) >> shift;
+        colors[i * 3 + 1] = bytes.readUInt16LE(c + 2) >> shift;
+        colors[i * 3 + 2] = bytes.readUInt16LE(c + 4) >> shift;
+      }
+    }
+    return colors ? { count, positions, colors, intensity } : { count, positions, intensity };
+  }
+}

@@ -1,0 +1,50 @@
+/** What every point-cloud reader yields: a header read up front, then batches streamed from disk. */
+export type PointCloudFormat = 'las' | 'laz' | 'ply' | 'e57' | 'xyz' | 'pts';
+
+export type PointAttribute = 'position' | 'color' | 'intensity';
+
+export interface Bounds {
+  min: [number, number, number];
+  max: [number, number, number];
+}
+
+/** A run of points: positions x,y,z interleaved; colors r,g,b interleaved as 0..255. */
+export interface PointBatch {
+  count: number;
+  positions: Float64Array;
+  colors?: Uint8Array;
+  intensity?: Float32Array;
+}
+
+export interface PointCloudHeader {
+  format: PointCloudFormat;
+  /** Declared by the file; undefined where the format only knows it at the end (XYZ). */
+  pointCount?: number;
+  /** Declared by the file (LAS); the processor computes the exact bounds itself. */
+  declaredBounds?: Bounds;
+  attributes: PointAttribute[];
+}
+
+export interface PointCloudReader {
+  header: PointCloudHeader;
+  /** Reads the file from the start each time it is called, so a processor can make two passes. */
+  batches(): AsyncIterable<PointBatch>;
+}
+
+/** Points per batch the readers aim for: large enough to amortize reads, small enough to stay flat. */
+export const BATCH_POINTS = 65_536;
+
+export function emptyBounds(): Bounds {
+  return { min: [Infinity, Infinity, Infinity], max: [-Infinity, -Infinity, -Infinity] };
+}
+
+export function extendBounds(bounds: Bounds, positions: Float64Array, count: number): void {
+  const { min, max } = bounds;
+  for (let i = 0; i < count * 3; i += 3) {
+    for (let axis = 0; axis < 3; axis += 1) {
+      const value = positions[i + axis]!;
+      if (value < min[axis]!) min[axis] = value;
+      if (value > max[axis]!) max[axis] = value;
+    }
+  }
+}

@@ -1,0 +1,64 @@
+import path from 'node:path';
+import { ProcessingError } from '../processing-error.js';
+import { probeVideo, type VideoProbe } from './probe-video.js';
+import { runReconstruction } from './reconstruction.js';
+import { extractKeyFrames, videoThumbnail } from './video-frames.js';
+import { videoLimitViolations } from './video-limits.js';
+
+export interface VideoOptions {
+  onProgress?: (fraction: number) => void;
+  /** The external reconstruction processor's command; none configured fails the processing. */
+  reconstructionCommand?: string;
+  maxKeyFrames?: number;
+}
+
+export interface VideoResult {
+  kind: 'video';
+  probe: VideoProbe;
+  /** Relative to the output directory. */
+  keyFrames: string[];
+  thumbnailPath: string;
+  /** The reconstruction's files, relative to the output directory. */
+  files: string[];
+}
+
+/** Checks a video against the spec's limits, fails early when nothing can reconstruct it. */
+export async function checkVideo(videoPath: string): Promise<VideoProbe> {
+  const probe = await probeVideo(videoPath);
+  const violations = videoLimitViolations(probe);
+  if (violations.length > 0) throw new ProcessingError('video-limits', `The video cannot be processed: ${violations.join('; ')}`);
+  return probe;
+}
+
+/**
+ * A video input: probe and check the limits, then key frames and a thumbnail, then the
+ * pluggable reconstruction on the key frames folder.
+ */
+export async function processVideo(videoPath: string, outputDir: string, options: VideoOptions = {}): Promise<VideoResult> {
+  const report = options.onProgress ?? (() => {});
+  report(0);
+  const probe = await checkVideo(videoPath);
+  if (!options.reconstructionCommand?.trim()) {
+    throw new ProcessingError(
+      'no-reconstruction-processor',
+      'no reconstruction processor is configured (RDP_RECONSTRUCTION_COMMAND)',
+    );
+  }
+  const framesDir = path.join(outputDir, 'key-frames');
+  const frames = await extractKeyFrames(videoPath, framesDir, {
+    durationSeconds: probe.durationSeconds,
+    maxFrames: options.maxKeyFrames,
+  });
+  report(0.2);
+  await videoThumbnail(videoPath, path.join(outputDir, 'thumbnail.png'), probe.durationSeconds);
+  report(0.25);
+  const files = await runReconstruction(options.reconstructionCommand, framesDir, path.join(outputDir, 'reconstruction'));
+  report(1);
+  return {
+    kind: 'video',
+    probe,
+    keyFrames: frames.map((name) => `key-frames/${name}`),
+    thumbnailPath: 'thumbnail.png',
+    files: files.map((name) => `reconstruction/${name}`),
+  };
+}
