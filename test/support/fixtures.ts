@@ -175,7 +175,11 @@ export async function snapshot(t: TestPlatform, org: OrgFixture) {
   const memberships = await db.selectFrom('memberships').selectAll().orderBy('node_id').orderBy('principal_id').execute();
   const thumbnails = await db.selectFrom('node_thumbnails').select(['node_id', 'etag']).orderBy('node_id').execute();
   const links = await db.selectFrom('node_links').selectAll().orderBy('from_id').orderBy('kind').orderBy('to_id').execute();
-  return { nodes, memberships, thumbnails, links };
+  const storedObjects = await db.selectFrom('stored_objects').selectAll().where('org_id', '=', org.orgId).orderBy('id').execute();
+  const sessions = await db.selectFrom('upload_sessions').selectAll().where('org_id', '=', org.orgId).orderBy('id').execute();
+  const bundles = await db.selectFrom('bundles').selectAll().where('org_id', '=', org.orgId).orderBy('node_id').execute();
+  const processings = await db.selectFrom('processings').selectAll().where('org_id', '=', org.orgId).orderBy('id').execute();
+  return { nodes, memberships, thumbnails, links, storedObjects, sessions, bundles, processings };
 }
 
 /** The Authorization header of HTTP Basic client authentication: base64(client_id:client_secret). */

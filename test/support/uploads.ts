@@ -1,0 +1,47 @@
+import fs from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { etagOfBytes } from '../../src/domain/uploads/etag.js';
+
+/** The upload addresses an initiation answers with. */
+export interface UploadTarget {
+  uploadUrl?: string;
+  partSize?: number;
+  parts?: { partNumber: number; size: number; uploadUrl: string }[];
+}
+
+/**
+ * Sends the bytes as a client does: one PUT, or every part in parallel; returns the ETag the
+ * store answered (a multipart's composite is computed from the part ETags, as S3 clients do)
+ * and the one the bytes should have.
+ */
+export async function uploadBytes(target: UploadTarget, bytes: Buffer): Promise<{ etag: string; expected: string }> {
+  if (target.uploadUrl) {
+    const response = await fetch(target.uploadUrl, { method: 'PUT', body: bytes });
+    if (response.status !== 200) throw new Error(`PUT answered ${response.status}: ${await response.text()}`);
+    return { etag: (response.headers.get('etag') ?? '').replaceAll('"', ''), expected: etagOfBytes(bytes) };
+  }
+  const parts = target.parts ?? [];
+  const partSize = target.partSize ?? 0;
+  await Promise.all(
+    parts.map(async (part) => {
+      const start = (part.partNumber - 1) * partSize;
+      const response = await fetch(part.uploadUrl, { method: 'PUT', body: bytes.subarray(start, start + part.size) });
+      if (response.status !== 200) throw new Error(`part ${part.partNumber} answered ${response.status}: ${await response.text()}`);
+    }),
+  );
+  const expected = etagOfBytes(bytes, partSize);
+  return { etag: expected, expected };
+}
+
+/** A real sample file of a point-cloud format, written by the sample writers, as bytes. */
+export async function sampleBytes(write: (path: string) => Promise<void>): Promise<Buffer> {
+  const dir = await fs.mkdtemp(path.join(os.tmpdir(), 'rdp-sample-'));
+  try {
+    const file = path.join(dir, 'sample');
+    await write(file);
+    return await fs.readFile(file);
+  } finally {
+    await fs.rm(dir, { recursive: true, force: true });
+  }
+}
