@@ -1,4 +1,5 @@
 import { createHash, randomBytes } from 'node:crypto';
+import { createReadStream } from 'node:fs';
 import type { FileHandle } from 'node:fs/promises';
 import fs from 'node:fs/promises';
 import path from 'node:path';
@@ -215,14 +216,10 @@ export class FilesystemBlobStore implements BlobStore {
       const md5s: Buffer[] = [];
       let size = 0;
       for (const part of parts) {
-        const source = await fs.open(this.partPath(uploadId, part.partNumber), 'r');
-        try {
-          const received = await temp.receive(source.createReadStream({ highWaterMark: 1024 * 1024, autoClose: false }));
-          md5s.push(received.md5);
-          size += received.size;
-        } finally {
-          await source.close();
-        }
+        const source = createReadStream(this.partPath(uploadId, part.partNumber), { highWaterMark: 1024 * 1024 });
+        const received = await temp.receive(source);
+        md5s.push(received.md5);
+        size += received.size;
       }
       const info = { size, etag: multipartEtag(md5s) };
       await this.commit(temp, this.objectPath(key), key, info);
@@ -276,7 +273,13 @@ export class FilesystemBlobStore implements BlobStore {
     if (meta && meta.ino === ino && meta.size === size) return meta.etag;
     // Written by a process that died between publishing the bytes and their metadata.
     const md5 = createHash('md5');
-    for await (const chunk of handle.createReadStream({ start: 0, autoClose: false })) md5.update(chunk as Buffer);
+    const buffer = Buffer.alloc(1024 * 1024);
+    for (let position = 0; position < size; ) {
+      const { bytesRead } = await handle.read(buffer, 0, buffer.length, position);
+      if (bytesRead === 0) break;
+      md5.update(buffer.subarray(0, bytesRead));
+      position += bytesRead;
+    }
     const etag = singlePutEtag(md5.digest());
     await this.writeMeta(key, { size, etag, ino });
     return etag;
