@@ -77,8 +77,7 @@ describe.each(backends)('BlobStore on $name', ({ start, available }) => {
   let backend: Backend;
   let store: BlobStore;
   const prefix = `t${randomUUID().slice(0, 8)}`;
-  let counter = 0;
-  const newKey = () => `${prefix}/node-${(counter += 1)}/file.bin`;
+  const newKey = () => `${prefix}/node-${randomUUID().slice(0, 8)}/file.bin`;
 
   beforeAll(async () => {
     if (!available) return;
