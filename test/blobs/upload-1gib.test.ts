@@ -58,7 +58,9 @@ it('uploads 1 GiB in parts, completes with the S3 ETag and downloads the same by
   expect(info).toEqual({ size: SIZE, etag: multipartEtag(partMd5s) });
 
   const checked = performance.now();
-  const response = await fetch(await store.downloadUrl(key, new Date(test.clock.now().getTime() + 3600_000), { fileName: 'input.laz' }));
+  const response = await fetch(
+    await store.downloadUrl(key, new Date(test.clock.now().getTime() + 3600_000), { fileName: 'input.laz' }),
+  );
   expect(response.status).toBe(200);
   expect(response.headers.get('etag')).toBe(quoteEtag(info?.etag ?? ''));
   const downloaded = createHash('md5');
