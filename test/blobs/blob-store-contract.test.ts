@@ -101,6 +101,9 @@ describe.each(backends)('BlobStore on $name', ({ start, available }) => {
     const plan = await store.beginUpload(key, data.length, later());
     expect(plan.kind).toBe('single');
     if (plan.kind !== 'single') return;
+    // On S3 the length is a signed header, so S3 itself refuses a body of another size.
+    if (store instanceof S3BlobStore)
+      expect(new URL(plan.url).searchParams.get('X-Amz-SignedHeaders')).toContain('content-length');
     const response = await put(plan.url, data);
     expect(response.status).toBe(200);
     expect(response.etag).toBe(quoteEtag(etagOfBytes(data)));

@@ -7,7 +7,7 @@ import { Readable } from 'node:stream';
 import { assertBlobKey, blobPrefixProblem } from '../../domain/uploads/blob-key.js';
 import { multipartEtag, singlePutEtag } from '../../domain/uploads/etag.js';
 import { type BlobGrant, type GrantCheck, signBlobUrl, verifyBlobUrl } from '../../domain/uploads/signed-url.js';
-import { isMultipart, type PlannedPart, partSizeFor, planParts } from '../../domain/uploads/upload-parts.js';
+import { isMultipart, type PlannedPart, partSizeFor, planParts, uploadSizeProblem } from '../../domain/uploads/upload-parts.js';
 import type { BlobInfo, BlobStore, UploadPlan } from '../../ports/blob-store.js';
 import { BlobNotFoundError } from '../../ports/blob-store.js';
 import { type Clock, systemClock } from '../../ports/clock.js';
@@ -114,6 +114,8 @@ export class FilesystemBlobStore implements BlobStore {
 
   async beginUpload(key: string, size: number, expiresAt: Date): Promise<UploadPlan> {
     assertBlobKey(key);
+    const problem = uploadSizeProblem(size);
+    if (problem) throw new Error(problem);
     const partSize = partSizeFor(size, this.options.partSize);
     if (!isMultipart(size, partSize)) {
       return { kind: 'single', url: this.sign({ method: 'PUT', key, size, expiresAt }), expiresAt };
