@@ -1,4 +1,5 @@
 import { runBrowse } from './browse.js';
+import { runDownload } from './download.js';
 import { runJobs } from './jobs.js';
 import { runPointCloud } from './point-cloud.js';
 import { runRateLimit } from './rate-limit.js';
@@ -6,6 +7,7 @@ import { runScale } from './scale.js';
 import { runStartup } from './startup.js';
 import { log, quick, runMain, type SummaryRow } from './support/report.js';
 import { runToken } from './token.js';
+import { runUpload } from './upload.js';
 
 /**
  * Every benchmark in turn, then one table of ratios. `npm run bench -- --quick` (or
@@ -15,7 +17,7 @@ import { runToken } from './token.js';
 export async function runAll(): Promise<SummaryRow[]> {
   log(`Reality Data Platform benchmarks${quick ? ' (quick)' : ''}: ratios against baselines measured in the same run`);
   const rows: SummaryRow[] = [];
-  for (const bench of [runBrowse, runRateLimit, runToken, runScale, runStartup, runJobs, runPointCloud]) {
+  for (const bench of [runBrowse, runRateLimit, runToken, runScale, runStartup, runUpload, runDownload, runJobs, runPointCloud]) {
     rows.push(...(await bench()));
     log('');
   }

@@ -2,7 +2,7 @@ import { createHash, randomBytes } from 'node:crypto';
 import type { FileHandle } from 'node:fs/promises';
 import fs from 'node:fs/promises';
 import path from 'node:path';
-import type { Readable } from 'node:stream';
+import { type Readable, Writable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 
 /**
@@ -28,6 +28,37 @@ export interface Received {
 /** While a large body streams in, flush what is written every so many bytes, so the final sync is short. */
 const SYNC_EVERY_BYTES = 64 * 1024 * 1024;
 const WRITE_BUFFER_BYTES = 1024 * 1024;
+
+/** writev until every byte is written: a regular file may take fewer bytes than asked. */
+async function writeFully(handle: FileHandle, buffers: Buffer[]): Promise<void> {
+  let pending = buffers;
+  let remaining = pending.reduce((sum, buffer) => sum + buffer.length, 0);
+  while (remaining > 0) {
+    const { bytesWritten } = await handle.writev(pending);
+    remaining -= bytesWritten;
+    if (remaining > 0) pending = [Buffer.concat(pending).subarray(bytesWritten)];
+  }
+}
+
+/**
+ * A sink writing to the handle's current position, batching what queues up while a write is
+ * in flight into one writev. (The handle's own createWriteStream would keep the handle busy,
+ * so that it could not be closed, when told not to close it.)
+ */
+function writerTo(handle: FileHandle): Writable {
+  return new Writable({
+    highWaterMark: WRITE_BUFFER_BYTES,
+    write(chunk: Buffer, _encoding, done) {
+      writeFully(handle, [chunk]).then(() => done(), done);
+    },
+    writev(chunks, done) {
+      writeFully(
+        handle,
+        chunks.map((entry) => entry.chunk as Buffer),
+      ).then(() => done(), done);
+    },
+  });
+}
 
 export class TempFile {
   private constructor(
@@ -68,7 +99,7 @@ export class TempFile {
         yield chunk;
       }
     }
-    await pipeline(source, meter, handle.createWriteStream({ autoClose: false, highWaterMark: WRITE_BUFFER_BYTES }));
+    await pipeline(source, meter, writerTo(handle));
     if (expectedSize !== undefined && size !== expectedSize) throw new SizeMismatchError(expectedSize, String(size));
     await sync;
     return { size, md5: md5.digest() };

@@ -1,4 +1,5 @@
 import { createHash, randomBytes } from 'node:crypto';
+import { createReadStream } from 'node:fs';
 import type { FileHandle } from 'node:fs/promises';
 import fs from 'node:fs/promises';
 import path from 'node:path';
@@ -6,7 +7,7 @@ import { Readable } from 'node:stream';
 import { assertBlobKey, blobPrefixProblem } from '../../domain/uploads/blob-key.js';
 import { multipartEtag, singlePutEtag } from '../../domain/uploads/etag.js';
 import { type BlobGrant, type GrantCheck, signBlobUrl, verifyBlobUrl } from '../../domain/uploads/signed-url.js';
-import { isMultipart, type PlannedPart, partSizeFor, planParts } from '../../domain/uploads/upload-parts.js';
+import { isMultipart, type PlannedPart, partSizeFor, planParts, uploadSizeProblem } from '../../domain/uploads/upload-parts.js';
 import type { BlobInfo, BlobStore, UploadPlan } from '../../ports/blob-store.js';
 import { BlobNotFoundError } from '../../ports/blob-store.js';
 import { type Clock, systemClock } from '../../ports/clock.js';
@@ -113,6 +114,8 @@ export class FilesystemBlobStore implements BlobStore {
 
   async beginUpload(key: string, size: number, expiresAt: Date): Promise<UploadPlan> {
     assertBlobKey(key);
+    const problem = uploadSizeProblem(size);
+    if (problem) throw new Error(problem);
     const partSize = partSizeFor(size, this.options.partSize);
     if (!isMultipart(size, partSize)) {
       return { kind: 'single', url: this.sign({ method: 'PUT', key, size, expiresAt }), expiresAt };
@@ -215,14 +218,10 @@ export class FilesystemBlobStore implements BlobStore {
       const md5s: Buffer[] = [];
       let size = 0;
       for (const part of parts) {
-        const source = await fs.open(this.partPath(uploadId, part.partNumber), 'r');
-        try {
-          const received = await temp.receive(source.createReadStream({ highWaterMark: 1024 * 1024, autoClose: false }));
-          md5s.push(received.md5);
-          size += received.size;
-        } finally {
-          await source.close();
-        }
+        const source = createReadStream(this.partPath(uploadId, part.partNumber), { highWaterMark: 1024 * 1024 });
+        const received = await temp.receive(source);
+        md5s.push(received.md5);
+        size += received.size;
       }
       const info = { size, etag: multipartEtag(md5s) };
       await this.commit(temp, this.objectPath(key), key, info);
@@ -276,7 +275,13 @@ export class FilesystemBlobStore implements BlobStore {
     if (meta && meta.ino === ino && meta.size === size) return meta.etag;
     // Written by a process that died between publishing the bytes and their metadata.
     const md5 = createHash('md5');
-    for await (const chunk of handle.createReadStream({ start: 0, autoClose: false })) md5.update(chunk as Buffer);
+    const buffer = Buffer.alloc(1024 * 1024);
+    for (let position = 0; position < size; ) {
+      const { bytesRead } = await handle.read(buffer, 0, buffer.length, position);
+      if (bytesRead === 0) break;
+      md5.update(buffer.subarray(0, bytesRead));
+      position += bytesRead;
+    }
     const etag = singlePutEtag(md5.digest());
     await this.writeMeta(key, { size, etag, ino });
     return etag;

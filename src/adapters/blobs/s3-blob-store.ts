@@ -21,7 +21,7 @@ import type { S3Config } from '../../config/config.js';
 import { assertBlobKey, blobPrefixProblem } from '../../domain/uploads/blob-key.js';
 import { attachmentDisposition } from '../../domain/uploads/content-disposition.js';
 import { parseEtag } from '../../domain/uploads/etag.js';
-import { isMultipart, partSizeFor, planParts } from '../../domain/uploads/upload-parts.js';
+import { isMultipart, partSizeFor, planParts, uploadSizeProblem } from '../../domain/uploads/upload-parts.js';
 import { type BlobInfo, BlobNotFoundError, type BlobStore, type UploadPlan } from '../../ports/blob-store.js';
 import { type Clock, systemClock } from '../../ports/clock.js';
 
@@ -87,6 +87,8 @@ export class S3BlobStore implements BlobStore {
 
   async beginUpload(key: string, size: number, expiresAt: Date): Promise<UploadPlan> {
     assertBlobKey(key);
+    const problem = uploadSizeProblem(size);
+    if (problem) throw new Error(problem);
     const expiresIn = this.expiresIn(expiresAt);
     const Bucket = this.bucket;
     const partSize = partSizeFor(size, this.options.partSize);
