@@ -400,8 +400,8 @@ export async function writeLaz(path: string, count: number, chunkSize = 50_000):
   const axes = [points.map((p) => p.x), points.map((p) => p.y), points.map((p) => p.z)];
   axes.forEach((values, axis) => {
     const origin = [SAMPLE_ORIGIN.x, SAMPLE_ORIGIN.y, SAMPLE_ORIGIN.z][axis]!;
-    header.writeDoubleLE(Math.max(...values) * SCALE + origin, 179 + axis * 16);
-    header.writeDoubleLE(Math.min(...values) * SCALE + origin, 187 + axis * 16);
+    header.writeDoubleLE(values.reduce((a, b) => Math.max(a, b)) * SCALE + origin, 179 + axis * 16);
+    header.writeDoubleLE(values.reduce((a, b) => Math.min(a, b)) * SCALE + origin, 187 + axis * 16);
   });
 
   const vlr = Buffer.alloc(VLR_HEADER + LASZIP_PAYLOAD);
