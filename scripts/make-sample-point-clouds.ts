@@ -1,12 +1,12 @@
 import { mkdir } from 'node:fs/promises';
 import path from 'node:path';
+import { writeLaz } from '../test/support/laz-writer.js';
 import { writeE57, writeLas, writePly, writePts, writeXyz } from '../test/support/point-cloud-samples.js';
 import { writeTestVideo } from '../test/support/video-samples.js';
 
 /**
  * Writes one small real sample of each input format into a folder (default ./samples), for
  * trying uploads and processing by hand: `npx tsx scripts/make-sample-point-clouds.ts [dir] [points]`.
- * LAZ is missing: nothing on npm or in Debian's archive here compresses LASzip (see docs/processing.md).
  */
 const dir = path.resolve(process.argv[2] ?? 'samples');
 const points = Number(process.argv[3] ?? 10_000);
@@ -14,6 +14,7 @@ if (!Number.isSafeInteger(points) || points <= 0) throw new Error('points must b
 await mkdir(dir, { recursive: true });
 await writeLas(path.join(dir, 'sample-1.2.las'), points);
 await writeLas(path.join(dir, 'sample-1.4.las'), points, '1.4');
+await writeLaz(path.join(dir, 'sample.laz'), points);
 await writePly(path.join(dir, 'sample-ascii.ply'), points, 'ascii');
 await writePly(path.join(dir, 'sample-binary.ply'), points, 'binary_little_endian');
 await writeE57(path.join(dir, 'sample.e57'), points);

@@ -31,7 +31,7 @@ export interface PointCloudResult {
   pointCount: number;
   bounds: Bounds;
   attributes: PointAttribute[];
-  /** Every file written, relative to the output directory: tileset.json first, then the tiles. */
+  /** Every file written, relative to the output directory: tileset.json, the tiles (tiles/*.glb), thumbnail.png. */
   files: string[];
   tilesetPath: string;
   thumbnailPath: string;

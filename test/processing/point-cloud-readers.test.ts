@@ -185,7 +185,7 @@ describe('point-cloud readers', () => {
     await expect(openPointCloud(png, 'las')).rejects.toThrow(/not a point cloud in a supported format/);
   });
 
-  it('refuses a truncated LAS and a LAZ whose compressed data is garbage', async () => {
+  it('refuses a truncated LAS, a LAS posing as LAZ and a cut LAZ', async () => {
     const las = path.join(dir, 'short.las');
     await writeLas(las, 100);
     const bytes = await readFile(las);
@@ -196,8 +196,12 @@ describe('point-cloud readers', () => {
     const fake = Buffer.from(bytes);
     fake[104] = fake[104]! | 0x80;
     await writeFile(laz, fake);
-    const reader = await openPointCloud(laz, 'laz');
-    expect(reader.header.format).toBe('laz');
-    await expect(readAll(laz)).rejects.toBeInstanceOf(ProcessingError);
+    await expect(openPointCloud(laz, 'laz')).rejects.toThrow('The LAZ file has no LASzip description (VLR 22204)');
+
+    const real = path.join(dir, 'cut.laz');
+    await writeLaz(real, 5000, 1000);
+    const whole = await readFile(real);
+    await writeFile(real, whole.subarray(0, Math.floor(whole.length / 2)));
+    await expect(openPointCloud(real)).rejects.toThrow('The LAZ chunk table offset is not valid');
   });
 });

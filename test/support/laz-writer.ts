@@ -1,4 +1,11 @@
 import { writeFile } from 'node:fs/promises';
+import {
+  AC_MIN_LENGTH,
+  BitModel,
+  BM_LENGTH_SHIFT,
+  DM_LENGTH_SHIFT,
+  SymbolModel,
+} from '../../src/processing/point-clouds/laszip-models.js';
 import { SAMPLE_ORIGIN, samplePoint } from './point-cloud-samples.js';
 
 /**
@@ -9,75 +16,6 @@ import { SAMPLE_ORIGIN, samplePoint } from './point-cloud-samples.js';
  * corrector coder, median-of-five coordinate prediction and the chunk table. Every point is
  * a single return with constant flags, so only the coordinate and intensity paths run.
  */
-
-const AC_MIN_LENGTH = 0x01000000;
-const BM_LENGTH_SHIFT = 13;
-const BM_MAX_COUNT = 1 << BM_LENGTH_SHIFT;
-const DM_LENGTH_SHIFT = 15;
-const DM_MAX_COUNT = 1 << DM_LENGTH_SHIFT;
-
-class SymbolModel {
-  readonly distribution: Uint32Array;
-  readonly counts: Uint32Array;
-  readonly lastSymbol: number;
-  private total = 0;
-  private updateCycle: number;
-  untilUpdate: number;
-
-  constructor(readonly symbols: number) {
-    this.distribution = new Uint32Array(symbols);
-    this.counts = new Uint32Array(symbols).fill(1);
-    this.lastSymbol = symbols - 1;
-    this.updateCycle = symbols;
-    this.untilUpdate = 0;
-    this.update();
-    this.updateCycle = (symbols + 6) >> 1;
-    this.untilUpdate = this.updateCycle;
-  }
-
-  update(): void {
-    this.total += this.updateCycle;
-    if (this.total > DM_MAX_COUNT) {
-      this.total = 0;
-      for (let k = 0; k < this.symbols; k += 1) {
-        this.counts[k] = (this.counts[k]! + 1) >> 1;
-        this.total += this.counts[k]!;
-      }
-    }
-    const scale = Math.floor(0x80000000 / this.total);
-    let sum = 0;
-    for (let k = 0; k < this.symbols; k += 1) {
-      this.distribution[k] = Math.floor((scale * sum) / 2 ** (31 - DM_LENGTH_SHIFT));
-      sum += this.counts[k]!;
-    }
-    this.updateCycle = (5 * this.updateCycle) >> 2;
-    const maxCycle = (this.symbols + 6) << 3;
-    if (this.updateCycle > maxCycle) this.updateCycle = maxCycle;
-    this.untilUpdate = this.updateCycle;
-  }
-}
-
-class BitModel {
-  bit0Count = 1;
-  bitCount = 2;
-  bit0Prob = 1 << (BM_LENGTH_SHIFT - 1);
-  updateCycle = 4;
-  untilUpdate = 4;
-
-  update(): void {
-    this.bitCount += this.updateCycle;
-    if (this.bitCount > BM_MAX_COUNT) {
-      this.bitCount = (this.bitCount + 1) >> 1;
-      this.bit0Count = (this.bit0Count + 1) >> 1;
-      if (this.bit0Count === this.bitCount) this.bitCount += 1;
-    }
-    const scale = Math.floor(0x80000000 / this.bitCount);
-    this.bit0Prob = Math.floor((this.bit0Count * scale) / 2 ** (31 - BM_LENGTH_SHIFT));
-    this.updateCycle = (5 * this.updateCycle) >> 2;
-    if (this.updateCycle > 64) this.updateCycle = 64;
-    this.untilUpdate = this.updateCycle;
-  }
-}
 
 class ArithmeticEncoder {
   readonly out: number[] = [];
@@ -99,7 +37,7 @@ class ArithmeticEncoder {
   }
 
   encodeSymbol(model: SymbolModel, symbol: number): void {
-    if (symbol === model.lastSymbol) {
+    if (symbol === model.symbols - 1) {
       // The top of the range: no product for the upper end.
       const x = model.distribution[symbol]! * (this.length >>> DM_LENGTH_SHIFT);
       this.advance(x);
@@ -400,8 +338,8 @@ export async function writeLaz(path: string, count: number, chunkSize = 50_000):
   const axes = [points.map((p) => p.x), points.map((p) => p.y), points.map((p) => p.z)];
   axes.forEach((values, axis) => {
     const origin = [SAMPLE_ORIGIN.x, SAMPLE_ORIGIN.y, SAMPLE_ORIGIN.z][axis]!;
-    header.writeDoubleLE(Math.max(...values) * SCALE + origin, 179 + axis * 16);
-    header.writeDoubleLE(Math.min(...values) * SCALE + origin, 187 + axis * 16);
+    header.writeDoubleLE(values.reduce((a, b) => Math.max(a, b)) * SCALE + origin, 179 + axis * 16);
+    header.writeDoubleLE(values.reduce((a, b) => Math.min(a, b)) * SCALE + origin, 187 + axis * 16);
   });
 
   const vlr = Buffer.alloc(VLR_HEADER + LASZIP_PAYLOAD);

@@ -1,4 +1,4 @@
-import { open } from 'node:fs/promises';
+import { open, stat } from 'node:fs/promises';
 import { notCompatible } from '../processing-error.js';
 import { LAS_14_HEADER_BYTES, type LasHeader, LasRecordDecoder, lasAttributes, parseLasHeader } from './las-header.js';
 import { BATCH_POINTS, type PointBatch, type PointCloudReader } from './point-cloud.js';
@@ -18,9 +18,7 @@ export async function readLasHeader(path: string): Promise<LasHeader> {
 export async function openLas(path: string): Promise<PointCloudReader> {
   const header = await readLasHeader(path);
   if (header.compressed) throw notCompatible('The LAS file is LASzip-compressed: it is a LAZ file');
-  const file = await open(path, 'r');
-  const { size } = await file.stat();
-  await file.close();
+  const { size } = await stat(path);
   const needed = header.pointDataOffset + header.pointCount * header.recordLength;
   if (size < needed) {
     throw notCompatible(`The LAS file is truncated: ${header.pointCount} points need ${needed} bytes, it has ${size}`);
