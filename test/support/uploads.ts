@@ -17,7 +17,7 @@ export interface UploadTarget {
  */
 export async function uploadBytes(target: UploadTarget, bytes: Buffer): Promise<{ etag: string; expected: string }> {
   if (target.uploadUrl) {
-    const response = await fetch(target.uploadUrl, { method: 'PUT', body: bytes });
+    const response = await fetch(target.uploadUrl, { method: 'PUT', body: new Uint8Array(bytes) });
     if (response.status !== 200) throw new Error(`PUT answered ${response.status}: ${await response.text()}`);
     return { etag: (response.headers.get('etag') ?? '').replaceAll('"', ''), expected: etagOfBytes(bytes) };
   }
@@ -26,8 +26,12 @@ export async function uploadBytes(target: UploadTarget, bytes: Buffer): Promise<
   await Promise.all(
     parts.map(async (part) => {
       const start = (part.partNumber - 1) * partSize;
-      const response = await fetch(part.uploadUrl, { method: 'PUT', body: bytes.subarray(start, start + part.size) });
-      if (response.status !== 200) throw new Error(`part ${part.partNumber} answered ${response.status}: ${await response.text()}`);
+      const response = await fetch(part.uploadUrl, {
+        method: 'PUT',
+        body: new Uint8Array(bytes.subarray(start, start + part.size)),
+      });
+      if (response.status !== 200)
+        throw new Error(`part ${part.partNumber} answered ${response.status}: ${await response.text()}`);
     }),
   );
   const expected = etagOfBytes(bytes, partSize);

@@ -138,9 +138,10 @@ describe('site files: initiate, upload, finalize, download', () => {
     await uploadBytes(initiated.body, Buffer.alloc(1_000, 0x61));
     expect((await small.admin.post('/v1/site-files', { parentId: folder, name: 'other.txt', size: 1 })).status).toBe(403);
     t.clock.advance(86_400_000 + 1_000);
-    expect((await small.admin.post('/v1/site-files', { parentId: folder, name: 'other.txt', size: 1_000 })).status).toBe(201);
-    const late = await small.admin.post(`/v1/site-files/${initiated.body.id}/finalize`, {});
-    expect(late.status).toBe(400); // no etag
+    const { client: admin } = await small.serviceClient({ roleName: 'Organization Administrator' }); // a day later: a new token
+    expect((await admin.post('/v1/site-files', { parentId: folder, name: 'other.txt', size: 1_000 })).status).toBe(201);
+    const late = await admin.post(`/v1/site-files/${initiated.body.id}/finalize`, { etag: '0123456789abcdef0123456789abcdef' });
+    expect(late.status).toBe(404);
     await collectUploads(t.platform);
     const key = `orgs/${small.orgId}/nodes/${initiated.body.id}/file`;
     expect(await t.platform.blobs.head(key)).toBeUndefined();
