@@ -85,7 +85,10 @@ async function runProcessing(platform: Platform, payload: Payload, context: JobC
         size_bytes: bytes,
       };
       await region.nodes.insert(row, tx);
-      await tx.insertInto('node_links').values({ kind: 'derivative', from_id: source.id, to_id: row.id, created_at: now }).execute();
+      await tx
+        .insertInto('node_links')
+        .values({ kind: 'derivative', from_id: source.id, to_id: row.id, created_at: now })
+        .execute();
       await services.uploads.uploads.insertObject(tx, {
         id: processing.id,
         org_id: processing.org_id,
@@ -111,7 +114,11 @@ async function runProcessing(platform: Platform, payload: Payload, context: JobC
       });
       await bundles.updateProcessing(tx, processing.id, { state: 'succeeded', derivative_node_id: row.id, finished_at: now });
       await bundles.update(tx, source.id, { state: 'ready', updated_at: now });
-      await tx.updateTable('nodes').set({ is_processing: 0, is_failed: 0, updated_at: now }).where('id', '=', source.id).execute();
+      await tx
+        .updateTable('nodes')
+        .set({ is_processing: 0, is_failed: 0, updated_at: now })
+        .where('id', '=', source.id)
+        .execute();
       return row;
     });
     await region.nodes.putThumbnail(derivative.id, thumbnailType, thumbnail, `"${processing.id}"`, now);
@@ -138,7 +145,11 @@ export async function failProcessing(platform: Platform, job: JobSummary, reason
   await platform.regions[payload.region].tree.transaction(async (tx) => {
     await bundles.updateProcessing(tx, processing.id, { state: 'failed', failure_reason: reason, finished_at: now });
     await bundles.update(tx, processing.bundle_id, { state: 'failed', updated_at: now });
-    await tx.updateTable('nodes').set({ is_processing: 0, is_failed: 1, updated_at: now }).where('id', '=', processing.bundle_id).execute();
+    await tx
+      .updateTable('nodes')
+      .set({ is_processing: 0, is_failed: 1, updated_at: now })
+      .where('id', '=', processing.bundle_id)
+      .execute();
     await services.uploads.uploads.queueDeletions(tx, [derivativePrefix(processing.org_id, processing.id)], now);
   });
 }

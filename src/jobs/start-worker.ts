@@ -4,7 +4,10 @@ import { failProcessing, processBundleJob } from './process-bundle.js';
 import { JobWorker, workerSettings } from './worker.js';
 
 /** The processing worker of this process: every job kind the platform defines, with its handler. */
-export async function startWorker(platform: Platform, log?: { error(object: object, message: string): void }): Promise<JobWorker> {
+export async function startWorker(
+  platform: Platform,
+  log?: { error(object: object, message: string): void },
+): Promise<JobWorker> {
   const worker = new JobWorker({
     store: platform.jobs,
     clock: platform.clock,

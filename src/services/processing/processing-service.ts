@@ -8,23 +8,13 @@ import type { Platform, RegionContext } from '../../platform.js';
 import { defineJob } from '../../ports/job-queue.js';
 import type { BundleService } from '../uploads/bundle-service.js';
 import type { UploadService } from '../uploads/upload-service.js';
+import { processingView } from './processing-view.js';
 
 /** The job the worker runs for a processing: version 1 of its payload. */
 export const PROCESS_BUNDLE = defineJob<{ region: Region; processingId: string }>('process-bundle', 1);
 
-export function processingView(row: ProcessingRow) {
-  return {
-    id: row.id,
-    bundleId: row.bundle_id,
-    state: row.state,
-    cost: row.cost,
-    failureReason: row.failure_reason,
-    derivativeId: row.derivative_node_id,
-    createdAt: row.created_at,
-    startedAt: row.started_at,
-    finishedAt: row.finished_at,
-  };
-}
+/** A submission with an Idempotency-Key that an earlier one (committed while this one waited) used. */
+class ReplayedSubmission extends Error {}
 
 /** A unique-key violation: a concurrent submission with the same Idempotency-Key won. */
 function isUniqueViolation(error: unknown): boolean {
@@ -99,6 +89,8 @@ export class ProcessingService {
       await tree.transaction(async (tx) => {
         // The organization's row orders its submissions: two cannot both take its last slot.
         await tree.lock(tx, node.org_id);
+        if (idempotencyKey && (await this.bundles.bundles.processingByKey(tx, node.id, idempotencyKey)))
+          throw new ReplayedSubmission();
         const current = await this.bundles.bundles.find(node.id, tx);
         if (current?.state === 'processing') throw new ApiError('ProcessingAlreadyRunning');
         const slots = org?.processing_slots ?? null;
@@ -117,7 +109,7 @@ export class ProcessingService {
           .execute();
       });
     } catch (error) {
-      if (idempotencyKey && isUniqueViolation(error)) {
+      if (idempotencyKey && (error instanceof ReplayedSubmission || isUniqueViolation(error))) {
         const earlier = await this.bundles.bundles.processingByKey(this.bundles.bundles.db, node.id, idempotencyKey);
         if (earlier) return { replayed: true, processing: processingView(earlier) };
       }

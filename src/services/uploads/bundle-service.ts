@@ -6,6 +6,7 @@ import { expectedFormat, isCompatible } from '../../domain/uploads/file-formats.
 import type { Principal } from '../../oauth/access-tokens.js';
 import type { Platform, RegionContext } from '../../platform.js';
 import type { NodeService } from '../node-service.js';
+import { processingView } from '../processing/processing-view.js';
 import { type CompletedUpload, type UploadService, uploadTarget } from './upload-service.js';
 
 export type BundleExpansion = 'processings' | 'components' | 'thumbnail';
@@ -102,16 +103,7 @@ export class BundleService {
       updatedAt: bundle.updated_at > node.updated_at ? bundle.updated_at : node.updated_at,
     };
     if (expand.has('processings')) {
-      body.processings = (await this.bundles.processingsOf(node.id)).map((row) => ({
-        id: row.id,
-        state: row.state,
-        cost: row.cost,
-        failureReason: row.failure_reason,
-        derivativeId: row.derivative_node_id,
-        createdAt: row.created_at,
-        startedAt: row.started_at,
-        finishedAt: row.finished_at,
-      }));
+      body.processings = (await this.bundles.processingsOf(node.id)).map(processingView);
     }
     if (expand.has('components')) {
       const inputs = bundle.input_session_id ? await this.uploads.uploads.objectsOfSession(bundle.input_session_id) : [];
