@@ -11,6 +11,8 @@ const USAGE = `usage: rdp admin <command> [options] [--json]
   org create --name N --region ca|us|eu|au [--storage-quota BYTES] [--seat-limit N] [--email-domains a.com,b.com]
   org set-quota --org ORG_ID --storage-quota BYTES|unlimited
   org set-rate-limit --org ORG_ID --bucket N|default --refill N|default   (refill: requests per second)
+  org set-processing-slots --org ORG_ID --slots N|unlimited   (queued or running processings at once)
+  org storage --org ORG_ID   (bytes active, in the trash, reserved by uploads; the quota)
   user create --email E --password P [--first-name F] [--last-name L] [--org ORG_ID] [--org-admin]
   app create --org ORG_ID --name N --flow client-credentials|authorization-code [--native]
              [--redirect-uri URI]... [--no-secret] --scopes "s1 s2"
@@ -46,6 +48,7 @@ const OPTIONS = {
   bucket: { type: 'string' },
   refill: { type: 'string' },
   provider: { type: 'string' },
+  slots: { type: 'string' },
 } as const;
 
 type Values = ReturnType<typeof parseArgs<{ options: typeof OPTIONS; allowPositionals: true }>>['values'];
@@ -81,6 +84,14 @@ async function run(platform: Platform, command: string, values: Values): Promise
       await admin.setOrganizationLimits(required(values, 'org'), { storageQuota });
       return { id: values.org, storageQuota };
     }
+    case 'org set-processing-slots': {
+      const raw = required(values, 'slots');
+      const processingSlots = raw === 'unlimited' ? null : (wholeNumber('slots', raw) as number);
+      await admin.setOrganizationLimits(required(values, 'org'), { processingSlots });
+      return { id: values.org, processingSlots };
+    }
+    case 'org storage':
+      return admin.storageUse(required(values, 'org'));
     case 'org set-rate-limit': {
       const limit = (name: 'bucket' | 'refill') => {
         const raw = required(values, name);

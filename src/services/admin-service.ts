@@ -86,11 +86,53 @@ export class AdminService {
     return { id, name: input.name, region: input.region, apiUrl: this.platform.config.regionUrls[input.region] };
   }
 
-  async setOrganizationLimits(orgId: string, limits: { storageQuota?: number | null }) {
+  async setOrganizationLimits(orgId: string, limits: { storageQuota?: number | null; processingSlots?: number | null }) {
     await this.requireOrganization(orgId);
     if (limits.storageQuota !== undefined) {
       await this.platform.directory.updateOrganization(orgId, { storage_quota: limits.storageQuota, updated_at: this.now() });
     }
+    if (limits.processingSlots !== undefined) {
+      const slots = limits.processingSlots;
+      if (slots !== null && !(Number.isSafeInteger(slots) && slots >= 0 && slots <= 10_000)) {
+        throw validationError('processing slots must be a whole number from 0 to 10000');
+      }
+      await this.platform.directory.updateOrganization(orgId, { processing_slots: slots, updated_at: this.now() });
+    }
+  }
+
+  /**
+   * What the organization stores, in bytes: its active nodes, its trash (counted again on
+   * restore), the reservations of uploads in progress, and the quota they are held to.
+   */
+  async storageUse(orgId: string) {
+    const org = await this.requireOrganization(orgId);
+    const region = this.platform.regions[org.region as Region];
+    const now = this.now();
+    const sum = (trashed: boolean) =>
+      region.store.db
+        .selectFrom('nodes')
+        .select((eb) => eb.fn.coalesce(eb.fn.sum<number>('size_bytes'), eb.lit(0)).as('bytes'))
+        .where('org_id', '=', orgId)
+        .where('trashed_at', trashed ? 'is not' : 'is', null)
+        .executeTakeFirstOrThrow();
+    const reserved = await region.store.db
+      .selectFrom('stored_objects')
+      .select((eb) => eb.fn.coalesce(eb.fn.sum<number>('reserved_bytes'), eb.lit(0)).as('bytes'))
+      .where('org_id', '=', orgId)
+      .where('state', '=', 'pending')
+      .where('expires_at', '>', now)
+      .executeTakeFirstOrThrow();
+    const activeBytes = Number((await sum(false)).bytes);
+    const reservedBytes = Number(reserved.bytes);
+    return {
+      id: orgId,
+      activeBytes,
+      trashedBytes: Number((await sum(true)).bytes),
+      reservedBytes,
+      usedBytes: activeBytes + reservedBytes,
+      storageQuota: org.storage_quota,
+      processingSlots: org.processing_slots,
+    };
   }
 
   /**

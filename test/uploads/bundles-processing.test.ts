@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createOrg, createTree, type OrgFixture, snapshot } from '../support/fixtures.js';
 import { startPlatform, type TestPlatform } from '../support/platform.js';
 import { writeLas } from '../support/point-cloud-samples.js';
+import { rdpAdmin } from '../support/rdp-cli.js';
 import { sampleBytes, uploadBytes } from '../support/uploads.js';
 
 /** Polls until the bundle leaves `processing`, or gives up after `ms`. */
@@ -44,7 +45,9 @@ describe('data bundles: upload sessions, the input component, processing into a 
       const { etag } = await uploadBytes(added.body, file.bytes);
       etags.push({ id: added.body.id, etag });
     }
-    const finalized = await org.admin.post(`/v1/bundles/${bundle.body.id}/upload-sessions/${session.body.id}/finalize`, { files: etags });
+    const finalized = await org.admin.post(`/v1/bundles/${bundle.body.id}/upload-sessions/${session.body.id}/finalize`, {
+      files: etags,
+    });
     return { bundleId: bundle.body.id as string, sessionId: session.body.id as string, finalized };
   }
 
@@ -54,7 +57,13 @@ describe('data bundles: upload sessions, the input component, processing into a 
     expect(finalized.body).toMatchObject({ id: bundleId, state: 'uploaded', size: las.length });
     expect(finalized.body.dbuPath).toMatch(new RegExp(`${bundleId}/$`));
     expect(finalized.body.components).toEqual([
-      expect.objectContaining({ id: sessionId, role: 'input', format: 'las', size: las.length, files: [expect.objectContaining({ name: 'scan.las', state: 'uploaded' })] }),
+      expect.objectContaining({
+        id: sessionId,
+        role: 'input',
+        format: 'las',
+        size: las.length,
+        files: [expect.objectContaining({ name: 'scan.las', state: 'uploaded' })],
+      }),
     ]);
     const second = await org.admin.post(`/v1/bundles/${bundleId}/upload-sessions`);
     expect(second.status).toBe(409);
@@ -88,7 +97,9 @@ describe('data bundles: upload sessions, the input component, processing into a 
   it('refuses processing without input, and with a stale cost, with their 409 codes, storing nothing', async () => {
     const empty = await org.admin.post(`/v1/nodes/${siteId}/bundle`, { name: 'Empty' });
     const before = await snapshot(t, org);
-    expect((await org.admin.get(`/v1/bundles/${empty.body.id}/processing/cost`)).body.error).toBe('NoInputDataFoundForProcessing');
+    expect((await org.admin.get(`/v1/bundles/${empty.body.id}/processing/cost`)).body.error).toBe(
+      'NoInputDataFoundForProcessing',
+    );
     const noInput = await org.admin.post(`/v1/bundles/${empty.body.id}/processing`, { cost: 1 });
     expect(noInput.status).toBe(409);
     expect(noInput.body.error).toBe('NoInputDataFoundForProcessing');
@@ -109,7 +120,8 @@ describe('data bundles: upload sessions, the input component, processing into a 
   it('processes a LAS input into a linked point-cloud derivative with 3D Tiles and a thumbnail, once per Idempotency-Key', async () => {
     const { bundleId } = await uploadedBundle('Survey', [{ name: 'survey.las', bytes: las }]);
     const { cost } = (await org.admin.get(`/v1/bundles/${bundleId}/processing/cost`)).body;
-    const submit = () => org.admin.request('POST', `/v1/bundles/${bundleId}/processing`, { cost }, { 'idempotency-key': 'survey-1' });
+    const submit = () =>
+      org.admin.request('POST', `/v1/bundles/${bundleId}/processing`, { cost }, { 'idempotency-key': 'survey-1' });
     const [first, retry] = await Promise.all([submit(), submit()]);
     expect(first.status).toBe(202);
     expect(retry.status).toBe(202);
@@ -135,7 +147,11 @@ describe('data bundles: upload sessions, the input component, processing into a 
       headers: { authorization: `Bearer ${org.admin.token}` },
     });
     expect(thumbnail.status).toBe(200);
-    expect(Buffer.from(await thumbnail.arrayBuffer()).subarray(1, 4).toString()).toBe('PNG');
+    expect(
+      Buffer.from(await thumbnail.arrayBuffer())
+        .subarray(1, 4)
+        .toString(),
+    ).toBe('PNG');
     const tileset = await t.platform.blobs.read(`orgs/${org.orgId}/nodes/${derivativeId}/tileset.json`);
     const chunks: Buffer[] = [];
     for await (const chunk of tileset) chunks.push(chunk as Buffer);
@@ -143,7 +159,10 @@ describe('data bundles: upload sessions, the input component, processing into a 
 
     const blocked = await org.admin.delete(`/v1/nodes/${bundleId}`);
     expect(blocked.status).toBe(409);
-    expect(blocked.body).toMatchObject({ error: 'NodeHasDerivatives', derivatives: [expect.objectContaining({ id: derivativeId })] });
+    expect(blocked.body).toMatchObject({
+      error: 'NodeHasDerivatives',
+      derivatives: [expect.objectContaining({ id: derivativeId })],
+    });
   });
 
   it('fails a processing whose input cannot be processed, sets isFailed, and blocks deletion', async () => {
@@ -157,5 +176,44 @@ describe('data bundles: upload sessions, the input component, processing into a 
     const refused = await org.admin.delete(`/v1/nodes/${bundleId}`);
     expect(refused.status).toBe(409);
     expect(refused.body).toMatchObject({ error: 'NodeNotInDeletableState', isFailed: true });
+  });
+
+  it('holds an organization to its processing slots (rdp admin), and reports its storage use', async () => {
+    const { bundleId } = await uploadedBundle('Waiting', [{ name: 'wait.las', bytes: las }]);
+    const { cost } = (await org.admin.get(`/v1/bundles/${bundleId}/processing/cost`)).body;
+    expect(await rdpAdmin(t, 'org', 'set-processing-slots', '--org', org.orgId, '--slots', '0')).toMatchObject({
+      processingSlots: 0,
+    });
+    const before = await snapshot(t, org);
+    const refused = await org.admin.post(`/v1/bundles/${bundleId}/processing`, { cost });
+    expect(refused.status).toBe(409);
+    expect(refused.body.error).toBe('InsufficientProcessingCapacity');
+    expect(await snapshot(t, org)).toEqual(before);
+    await rdpAdmin(t, 'org', 'set-processing-slots', '--org', org.orgId, '--slots', 'unlimited');
+
+    const use = await rdpAdmin(t, 'org', 'storage', '--org', org.orgId);
+    expect(use).toMatchObject({ id: org.orgId, storageQuota: 10 * 1024 * 1024, processingSlots: null });
+    expect(use.activeBytes).toBeGreaterThanOrEqual(las.length * 4);
+    expect(use.usedBytes).toBe(use.activeBytes + use.reservedBytes);
+  });
+
+  it('answers 409 FailedToLaunchProcessing when the queue cannot take the job, storing nothing', async () => {
+    const { bundleId } = await uploadedBundle('Unlaunched', [{ name: 'unlaunched.las', bytes: las }]);
+    const { cost } = (await org.admin.get(`/v1/bundles/${bundleId}/processing/cost`)).body;
+    const before = await snapshot(t, org);
+    const enqueue = t.platform.jobs.enqueue.bind(t.platform.jobs);
+    // The queue's store refusing the job, as an unreachable database would.
+    t.platform.jobs.enqueue = async () => {
+      throw new Error('connection refused');
+    };
+    try {
+      const refused = await org.admin.post(`/v1/bundles/${bundleId}/processing`, { cost });
+      expect(refused.status).toBe(409);
+      expect(refused.body.error).toBe('FailedToLaunchProcessing');
+    } finally {
+      t.platform.jobs.enqueue = enqueue;
+    }
+    expect(await snapshot(t, org)).toEqual(before);
+    expect((await org.admin.post(`/v1/bundles/${bundleId}/processing`, { cost })).status).toBe(202);
   });
 });

@@ -22,7 +22,8 @@ describe('site files: initiate, upload, finalize, download', () => {
   });
   afterAll(() => t.close());
 
-  const initiate = (name: string, size: number, parentId = folderId) => org.admin.post('/v1/site-files', { parentId, name, size });
+  const initiate = (name: string, size: number, parentId = folderId) =>
+    org.admin.post('/v1/site-files', { parentId, name, size });
 
   it('initiates with a signed address and no uploadId, finalizes with the ETag, and downloads with ranges', async () => {
     const initiated = await initiate('scan.las', las.length);
@@ -37,10 +38,19 @@ describe('site files: initiate, upload, finalize, download', () => {
     expect(etag).toBe(expected);
     const finalized = await org.admin.post(`/v1/site-files/${initiated.body.id}/finalize`, { etag: `"${etag}"` });
     expect(finalized.status).toBe(200);
-    expect(finalized.body).toMatchObject({ id: initiated.body.id, name: 'scan.las', size: las.length, state: 'ready', etag, format: 'las' });
+    expect(finalized.body).toMatchObject({
+      id: initiated.body.id,
+      name: 'scan.las',
+      size: las.length,
+      state: 'ready',
+      etag,
+      format: 'las',
+    });
     expect((await org.admin.get(`/v1/site-files/${initiated.body.id}`)).body).toEqual(finalized.body);
     const browse = await org.admin.get(`/v1/nodes/${folderId}/browse`);
-    expect(browse.body.map((node: { id: string; type: string }) => [node.id, node.type])).toEqual([[initiated.body.id, 'siteFile']]);
+    expect(browse.body.map((node: { id: string; type: string }) => [node.id, node.type])).toEqual([
+      [initiated.body.id, 'siteFile'],
+    ]);
 
     const download = await fetch(`${t.regionUrl(org.region)}/v1/site-files/${initiated.body.id}/download`, {
       headers: { authorization: `Bearer ${org.admin.token}` },
@@ -63,7 +73,7 @@ describe('site files: initiate, upload, finalize, download', () => {
 
   it('uploads a large file in parallel parts and finalizes with the S3 multipart ETag', async () => {
     const bytes = Buffer.alloc(11 * MIB);
-    for (let i = 0; i < bytes.length; i += 4096) bytes.writeUInt32LE(i * 2654435761 >>> 0, i);
+    for (let i = 0; i < bytes.length; i += 4096) bytes.writeUInt32LE((i * 2654435761) >>> 0, i);
     bytes.write('just text, really', 0);
     bytes.fill(0x41, 0, 4096); // printable text at the start: a .bin promises no format
     const initiated = await initiate('big.bin', bytes.length);
@@ -124,7 +134,9 @@ describe('site files: initiate, upload, finalize, download', () => {
     const small = await createOrg(t, { storageQuota: 10_000 });
     const { folderId: folder } = await createTree(small);
     const answers = await Promise.all(
-      Array.from({ length: 8 }, (_, i) => small.admin.post('/v1/site-files', { parentId: folder, name: `part-${i}.txt`, size: 3_000 })),
+      Array.from({ length: 8 }, (_, i) =>
+        small.admin.post('/v1/site-files', { parentId: folder, name: `part-${i}.txt`, size: 3_000 }),
+      ),
     );
     expect(answers.filter((answer) => answer.status === 201)).toHaveLength(3);
     expect(answers.filter((answer) => answer.status === 403 && answer.body.error === 'StorageLimitExceeded')).toHaveLength(5);

@@ -100,7 +100,7 @@ export class BundleService {
       isProcessing: node.is_processing === 1,
       isFailed: node.is_failed === 1,
       createdAt: node.created_at,
-      updatedAt: bundle.updated_at > node.updated_at ? bundle.updated_at : node.updated_at,
+      updatedAt: [bundle.updated_at, node.updated_at].sort()[1],
     };
     if (expand.has('processings')) {
       body.processings = (await this.bundles.processingsOf(node.id)).map(processingView);

@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { newNodeRow } from '../../adapters/db/repositories/node-rows.js';
 import type { StoredObjectRow } from '../../adapters/db/schema.js';
 import { ApiError } from '../../domain/errors.js';
@@ -57,7 +58,7 @@ export class SiteFileService {
     if (!allowsChild({ kind: seen.kind as NodeKind, inSite: seen.site_id !== null }, 'siteFile')) {
       throw new ApiError('DoesNotMeetHierarchyConstraints', `A ${seen.kind} cannot hold a site file`);
     }
-    const id = crypto.randomUUID();
+    const id = randomUUID();
     const opened = await this.uploads.open({
       id,
       orgId: seen.org_id,
@@ -86,8 +87,7 @@ export class SiteFileService {
 
   async finalize(principal: Principal, fileId: string, etag: string | undefined): Promise<SiteFileView> {
     const row = await this.uploads.uploads.findObject(fileId);
-    if (!row || row.purpose !== 'site-file' || row.org_id !== principal.orgId)
-      throw new ApiError('NotFound', 'Site file not found');
+    if (row?.purpose !== 'site-file' || row.org_id !== principal.orgId) throw new ApiError('NotFound', 'Site file not found');
     if (row.state === 'finalized') return this.get(principal, fileId);
     const seen = await this.nodes.authorize(principal, row.parent_id as string, 'upload');
     const completed = await this.uploads.complete(row, etag, { etagRequired: true });
