@@ -68,8 +68,8 @@ export interface BlobsConfig {
   partSizeBytes: number;
   /**
    * The key that signs the embedded endpoint's addresses (RDP_BLOB_SIGNING_KEY, base64, at least
-   * 32 bytes). Unset: a random key per process, so addresses stop working at a restart and are
-   * valid only on the process that made them; set it when several processes serve /blob.
+   * 32 bytes). Unset: the key the deployment generated once and keeps in the global store, so
+   * every copy and every restart signs alike.
    */
   signingKey: Buffer | undefined;
   s3: S3Config | undefined;

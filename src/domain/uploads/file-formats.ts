@@ -1,3 +1,5 @@
+import { detectPointCloudFormat } from '../../processing/point-clouds/detect-format.js';
+
 /**
  * What a file really is, from its first bytes, and what its name promises. Finalize compares the
  * two (FileNotCompatible): a ".las" must start like a LAS file whatever the client declared.
@@ -20,7 +22,7 @@ export type FileFormat =
   | 'text';
 
 /** How many leading bytes detectFormat needs. */
-export const FORMAT_PROBE_BYTES = 4096;
+export { DETECT_BYTES as FORMAT_PROBE_BYTES } from '../../processing/point-clouds/detect-format.js';
 
 const EXTENSIONS: Record<string, FileFormat> = {
   las: 'las',
@@ -65,43 +67,17 @@ function isText(bytes: Uint8Array): boolean {
   }
 }
 
-/** Lines of three or more numbers (XYZ, PTS: an optional count line first). */
-function isTextPoints(bytes: Uint8Array): boolean {
-  if (!isText(bytes)) return false;
-  const lines = new TextDecoder()
-    .decode(bytes)
-    .split(/\r?\n/)
-    .slice(0, 20)
-    .filter((line) => line.trim() !== '');
-  const complete = bytes.length < FORMAT_PROBE_BYTES ? lines : lines.slice(0, -1);
-  const numeric = (line: string) =>
-    line
-      .trim()
-      .split(/[\s,;]+/)
-      .every((field) => Number.isFinite(Number(field)));
-  const points = complete.filter((line) => numeric(line) && line.trim().split(/[\s,;]+/).length >= 3);
-  return (
-    points.length > 0 &&
-    complete.every((line, index) => numeric(line) && (index === 0 || line.trim().split(/[\s,;]+/).length >= 3))
-  );
-}
-
 /** The format the bytes show, or null when none we know. */
 export function detectFormat(bytes: Uint8Array): FileFormat | null {
-  if (startsWith(bytes, 'LASF')) {
-    // Point data format id at offset 104: bit 7 (or 6) set means LAZ-compressed records.
-    const formatId = bytes[104] ?? 0;
-    return formatId & 0xc0 ? 'laz' : 'las';
-  }
-  if (startsWith(bytes, 'ASTM-E57')) return 'e57';
-  if (startsWith(bytes, 'ply\n') || startsWith(bytes, 'ply\r\n')) return 'ply';
+  // Point clouds as the processors read them (one detector for finalize and processing).
+  const pointCloud = detectPointCloudFormat(bytes);
+  if (pointCloud) return pointCloud === 'xyz' || pointCloud === 'pts' ? 'text-points' : pointCloud;
   if (startsWith(bytes, '%PDF-')) return 'pdf';
   if (startsWith(bytes, '\x89PNG\r\n\x1a\n')) return 'png';
   if (bytes[0] === 0xff && bytes[1] === 0xd8 && bytes[2] === 0xff) return 'jpeg';
   if (startsWith(bytes, 'PK\x03\x04')) return 'zip';
   if (startsWith(bytes, 'ftyp', 4)) return 'mp4';
   if (startsWith(bytes, 'ISO-10303-21')) return 'ifc';
-  if (isTextPoints(bytes)) return 'text-points';
   if (isText(bytes)) {
     const first = new TextDecoder().decode(bytes).trimStart()[0];
     return first === '{' || first === '[' ? 'json' : 'text';
