@@ -26,7 +26,7 @@ export interface Received {
 }
 
 /** While a large body streams in, flush what is written every so many bytes, so the final sync is short. */
-const SYNC_EVERY_BYTES = 64 * 1024 * 1024;
+const SYNC_EVERY_BYTES = 256 * 1024 * 1024;
 const WRITE_BUFFER_BYTES = 1024 * 1024;
 
 /** writev until every byte is written: a regular file may take fewer bytes than asked. */
