@@ -129,9 +129,9 @@ async function syncDirectory(dir: string): Promise<void> {
 }
 
 /** Renames a finished temporary file to its final name and makes the rename (and any new folders) durable. */
-export async function publish(tempPath: string, finalPath: string): Promise<void> {
+export async function publish(tempPath: string, finalPath: string, options = { createFolders: true }): Promise<void> {
   const parent = path.dirname(finalPath);
-  const firstCreated = await fs.mkdir(parent, { recursive: true });
+  const firstCreated = options.createFolders ? await fs.mkdir(parent, { recursive: true }) : undefined;
   await fs.rename(tempPath, finalPath);
   await syncDirectory(parent);
   if (firstCreated) {

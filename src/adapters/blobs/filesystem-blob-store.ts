@@ -161,10 +161,12 @@ export class FilesystemBlobStore implements BlobStore {
     try {
       const { size, md5 } = await temp.receive(body, planned.size);
       await temp.finish();
-      await publish(temp.path, this.partPath(grant.uploadId, planned.partNumber));
+      // Never recreates the upload's folder: completed or aborted meanwhile, the part is refused.
+      await publish(temp.path, this.partPath(grant.uploadId, planned.partNumber), { createFolders: false });
       return { size, etag: singlePutEtag(md5) };
     } catch (error) {
       await temp.discard();
+      if (missing(error)) throw new UploadNotFoundError(`upload ${grant.uploadId} ended while part ${grant.partNumber} arrived`);
       throw error;
     }
   }
