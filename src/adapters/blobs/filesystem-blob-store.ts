@@ -172,7 +172,7 @@ export class FilesystemBlobStore implements BlobStore {
   }
 
   /** Streams into a temporary file, then renames it over the key and records its metadata. */
-  private async store(key: string, body: Readable | AsyncIterable<Buffer>, expectedSize?: number): Promise<BlobInfo> {
+  private async store(key: string, body: Readable, expectedSize?: number): Promise<BlobInfo> {
     const finalPath = this.objectPath(key);
     const temp = await TempFile.create(this.dirs.tmp);
     try {
