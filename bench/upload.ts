@@ -10,6 +10,12 @@ import { log, pct, quick, runMain, type SummaryRow } from './support/report.js';
  * in a child process; best of the rounds.
  */
 const ROUNDS = quick ? 1 : 2;
+
+function flush(file: string): void {
+  const fd = fs.openSync(file, 'r');
+  fs.fsyncSync(fd);
+  fs.closeSync(fd);
+}
 const SIZE = BLOB_BENCH_SIZE;
 
 export async function runUpload(): Promise<SummaryRow[]> {
@@ -24,6 +30,9 @@ export async function runUpload(): Promise<SummaryRow[]> {
       const baseline = await bench.startBare();
       fs.rmSync(bareFile, { force: true });
       const bareSeconds = await timedPut(`${baseline.origin}/bare.bin`, SIZE).finally(() => baseline.stop());
+      // Untimed: the bare server leaves 1 GiB of dirty pages, whose writeback would otherwise
+      // compete with the next run. The platform's run syncs its own before it answers.
+      flush(bareFile);
 
       const server = await bench.startPlatform();
       await store.delete('bench/upload.bin');

@@ -96,6 +96,42 @@ describe('PUT through the embedded endpoint', () => {
     expect(await store.head(key)).toEqual({ size: exact.length, etag: etagOfBytes(exact) });
   });
 
+  it('leaves nothing behind when the client goes away mid-body', async () => {
+    const key = newKey();
+    const plan = await store.beginUpload(key, 4 * MIB, later());
+    if (plan.kind !== 'single') throw new Error('expected one PUT');
+    const request = http.request(plan.url, { method: 'PUT', headers: { 'content-length': String(4 * MIB) } });
+    request.on('error', () => {});
+    request.write(randomBytes(MIB));
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    expect(leftovers()).toHaveLength(1);
+    request.destroy();
+    const deadline = Date.now() + 5000;
+    while (leftovers().length > 0 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 20));
+    expect(leftovers()).toEqual([]);
+    expect(await store.head(key)).toBeUndefined();
+  });
+
+  it('completes once when two completions of one upload race', async () => {
+    const key = newKey();
+    const size = 5 * MIB + 100;
+    const plan = await store.beginUpload(key, size, later());
+    if (plan.kind !== 'multipart') throw new Error('expected multipart');
+    const data = randomBytes(size);
+    for (const part of plan.parts) {
+      const start = (part.partNumber - 1) * plan.partSize;
+      await rawPut(part.url, [data.subarray(start, start + part.size)]);
+    }
+    const [one, two] = await Promise.all([
+      store.completeUpload(key, { uploadId: plan.uploadId, size }),
+      store.completeUpload(key, { uploadId: plan.uploadId, size }),
+    ]);
+    const expected = { size, etag: etagOfBytes(data, 5 * MIB) };
+    expect(one).toEqual(expected);
+    expect(two).toEqual(expected);
+    expect(await store.head(key)).toEqual(expected);
+  });
+
   it('refuses a part of an aborted upload with 404', async () => {
     const key = newKey();
     const plan = await store.beginUpload(key, 6 * MIB, later());

@@ -1,9 +1,9 @@
 import { createHash, randomBytes } from 'node:crypto';
+import { createWriteStream } from 'node:fs';
 import type { FileHandle } from 'node:fs/promises';
 import fs from 'node:fs/promises';
 import path from 'node:path';
-import { type Readable, Writable } from 'node:stream';
-import { pipeline } from 'node:stream/promises';
+import type { Readable } from 'node:stream';
 
 /**
  * Crash-safe files: every file is written under a temporary name in the store's own tmp/
@@ -26,39 +26,8 @@ export interface Received {
 }
 
 /** While a large body streams in, flush what is written every so many bytes, so the final sync is short. */
-const SYNC_EVERY_BYTES = 64 * 1024 * 1024;
+const SYNC_EVERY_BYTES = 256 * 1024 * 1024;
 const WRITE_BUFFER_BYTES = 1024 * 1024;
-
-/** writev until every byte is written: a regular file may take fewer bytes than asked. */
-async function writeFully(handle: FileHandle, buffers: Buffer[]): Promise<void> {
-  let pending = buffers;
-  let remaining = pending.reduce((sum, buffer) => sum + buffer.length, 0);
-  while (remaining > 0) {
-    const { bytesWritten } = await handle.writev(pending);
-    remaining -= bytesWritten;
-    if (remaining > 0) pending = [Buffer.concat(pending).subarray(bytesWritten)];
-  }
-}
-
-/**
- * A sink writing to the handle's current position, batching what queues up while a write is
- * in flight into one writev. (The handle's own createWriteStream would keep the handle busy,
- * so that it could not be closed, when told not to close it.)
- */
-function writerTo(handle: FileHandle): Writable {
-  return new Writable({
-    highWaterMark: WRITE_BUFFER_BYTES,
-    write(chunk: Buffer, _encoding, done) {
-      writeFully(handle, [chunk]).then(() => done(), done);
-    },
-    writev(chunks, done) {
-      writeFully(
-        handle,
-        chunks.map((entry) => entry.chunk as Buffer),
-      ).then(() => done(), done);
-    },
-  });
-}
 
 export class TempFile {
   private constructor(
@@ -77,17 +46,27 @@ export class TempFile {
    * are a SizeMismatchError (reading stops at the first byte too many). The body is not
    * destroyed on error, so an HTTP reply can still be sent on its connection.
    */
-  async receive(body: Readable | AsyncIterable<Buffer>, expectedSize?: number): Promise<Received> {
+  async receive(body: Readable, expectedSize?: number): Promise<Received> {
     const md5 = createHash('md5');
-    let size = 0;
-    let sync: Promise<void> | undefined;
-    let unsynced = 0;
     const handle = this.handle;
-    const source = 'iterator' in body && typeof body.iterator === 'function' ? body.iterator({ destroyOnReturn: false }) : body;
-    async function* meter(chunks: AsyncIterable<Buffer>) {
-      for await (const chunk of chunks) {
+    // The descriptor is the handle's, which stays open (autoClose off) for the sync and the stat.
+    const sink = createWriteStream(this.path, { fd: handle.fd, autoClose: false, highWaterMark: WRITE_BUFFER_BYTES });
+    let size = 0;
+    let unsynced = 0;
+    let sync: Promise<void> | undefined;
+    await new Promise<void>((resolve, reject) => {
+      let failed = false;
+      const fail = (error: Error) => {
+        if (failed) return;
+        failed = true;
+        body.off('data', onData);
+        body.pause();
+        // Writes in flight finish first: the descriptor is closed (and its number reused) only after.
+        sink.end(() => reject(error));
+      };
+      const onData = (chunk: Buffer) => {
         size += chunk.length;
-        if (expectedSize !== undefined && size > expectedSize) throw new SizeMismatchError(expectedSize, 'more');
+        if (expectedSize !== undefined && size > expectedSize) return fail(new SizeMismatchError(expectedSize, 'more'));
         md5.update(chunk);
         unsynced += chunk.length;
         if (unsynced >= SYNC_EVERY_BYTES && !sync) {
@@ -96,10 +75,21 @@ export class TempFile {
             sync = undefined;
           });
         }
-        yield chunk;
-      }
-    }
-    await pipeline(source, meter, writerTo(handle));
+        if (!sink.write(chunk)) body.pause();
+      };
+      sink.on('drain', () => body.resume());
+      sink.on('error', fail);
+      sink.on('finish', resolve);
+      body.on('data', onData);
+      body.on('error', fail);
+      // A client that goes away mid-body: 'aborted' on an HTTP request, 'close' before 'end' on any stream.
+      body.on('aborted', () => fail(new Error('the client went away before the end of the body')));
+      body.on('close', () => {
+        if (!body.readableEnded) fail(new Error('the body stream closed before its end'));
+      });
+      body.on('end', () => sink.end());
+      body.resume();
+    });
     if (expectedSize !== undefined && size !== expectedSize) throw new SizeMismatchError(expectedSize, String(size));
     await sync;
     return { size, md5: md5.digest() };
@@ -129,9 +119,9 @@ async function syncDirectory(dir: string): Promise<void> {
 }
 
 /** Renames a finished temporary file to its final name and makes the rename (and any new folders) durable. */
-export async function publish(tempPath: string, finalPath: string): Promise<void> {
+export async function publish(tempPath: string, finalPath: string, options = { createFolders: true }): Promise<void> {
   const parent = path.dirname(finalPath);
-  const firstCreated = await fs.mkdir(parent, { recursive: true });
+  const firstCreated = options.createFolders ? await fs.mkdir(parent, { recursive: true }) : undefined;
   await fs.rename(tempPath, finalPath);
   await syncDirectory(parent);
   if (firstCreated) {

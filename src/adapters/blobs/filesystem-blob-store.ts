@@ -70,6 +70,7 @@ function missing(error: unknown): boolean {
 export class FilesystemBlobStore implements BlobStore {
   private readonly clock: Clock;
   private readonly dirs: { objects: string; meta: string; uploads: string; tmp: string };
+  private readonly changing = new Map<string, Promise<void>>();
 
   private constructor(private readonly options: FilesystemBlobStoreOptions) {
     this.clock = options.clock ?? systemClock;
@@ -160,22 +161,24 @@ export class FilesystemBlobStore implements BlobStore {
     try {
       const { size, md5 } = await temp.receive(body, planned.size);
       await temp.finish();
-      await publish(temp.path, this.partPath(grant.uploadId, planned.partNumber));
+      // Never recreates the upload's folder: completed or aborted meanwhile, the part is refused.
+      await publish(temp.path, this.partPath(grant.uploadId, planned.partNumber), { createFolders: false });
       return { size, etag: singlePutEtag(md5) };
     } catch (error) {
       await temp.discard();
+      if (missing(error)) throw new UploadNotFoundError(`upload ${grant.uploadId} ended while part ${grant.partNumber} arrived`);
       throw error;
     }
   }
 
   /** Streams into a temporary file, then renames it over the key and records its metadata. */
-  private async store(key: string, body: Readable | AsyncIterable<Buffer>, expectedSize?: number): Promise<BlobInfo> {
+  private async store(key: string, body: Readable, expectedSize?: number): Promise<BlobInfo> {
     const finalPath = this.objectPath(key);
     const temp = await TempFile.create(this.dirs.tmp);
     try {
       const { size, md5 } = await temp.receive(body, expectedSize);
       const info = { size, etag: singlePutEtag(md5) };
-      await this.commit(temp, finalPath, key, info);
+      await this.locked(key, () => this.commit(temp, finalPath, key, info));
       return info;
     } catch (error) {
       await temp.discard();
@@ -183,6 +186,27 @@ export class FilesystemBlobStore implements BlobStore {
     }
   }
 
+  /**
+   * Runs changes of one key's object one after the other: the bytes and their metadata are two
+   * renames, and two writers interleaving them would bind the metadata to the other's file.
+   * One process serves a filesystem store, so a lock in memory is enough.
+   */
+  private async locked<T>(key: string, change: () => Promise<T>): Promise<T> {
+    const previous = this.changing.get(key) ?? Promise.resolve();
+    const current = previous.then(change, change);
+    const tail = current.then(
+      () => {},
+      () => {},
+    );
+    this.changing.set(key, tail);
+    try {
+      return await current;
+    } finally {
+      if (this.changing.get(key) === tail) this.changing.delete(key);
+    }
+  }
+
+  /** Publishes a finished temporary file as the key's object, then its metadata; callers hold the key's lock. */
   private async commit(temp: TempFile, finalPath: string, key: string, info: BlobInfo): Promise<void> {
     const ino = await temp.finish();
     await publish(temp.path, finalPath);
@@ -193,8 +217,12 @@ export class FilesystemBlobStore implements BlobStore {
     await writeFileDurably(this.dirs.tmp, this.metaPath(key), JSON.stringify(meta));
   }
 
-  async completeUpload(key: string, upload: { uploadId?: string; size: number }): Promise<BlobInfo | undefined> {
+  completeUpload(key: string, upload: { uploadId?: string; size: number }): Promise<BlobInfo | undefined> {
     assertBlobKey(key);
+    return this.locked(key, () => this.completeLocked(key, upload));
+  }
+
+  private async completeLocked(key: string, upload: { uploadId?: string; size: number }): Promise<BlobInfo | undefined> {
     const manifest = upload.uploadId === undefined ? undefined : await this.manifest(upload.uploadId);
     // Single PUT, or a multipart upload completed before (its folder is removed last).
     if (!manifest || upload.uploadId === undefined) return this.head(key);
@@ -206,7 +234,14 @@ export class FilesystemBlobStore implements BlobStore {
       const stat = await fs.stat(this.partPath(upload.uploadId, part.partNumber)).catch(() => undefined);
       if (stat?.size !== part.size) return undefined;
     }
-    const info = await this.concatenate(key, upload.uploadId, parts);
+    let info: BlobInfo;
+    try {
+      info = await this.concatenate(key, upload.uploadId, parts);
+    } catch (error) {
+      // A concurrent completion of the same upload finished first and removed the parts.
+      if (missing(error) && !(await this.manifest(upload.uploadId))) return this.head(key);
+      throw error;
+    }
     await fs.rm(this.uploadDir(upload.uploadId), { recursive: true, force: true });
     return info;
   }
@@ -313,9 +348,12 @@ export class FilesystemBlobStore implements BlobStore {
     return this.sign({ method: 'GET', key, expiresAt, ...options });
   }
 
-  async delete(key: string): Promise<void> {
-    await fs.rm(this.objectPath(key), { force: true });
-    await fs.rm(this.metaPath(key), { force: true });
+  delete(key: string): Promise<void> {
+    const objectPath = this.objectPath(key);
+    return this.locked(key, async () => {
+      await fs.rm(objectPath, { force: true });
+      await fs.rm(this.metaPath(key), { force: true });
+    });
   }
 
   async deletePrefix(prefix: string): Promise<void> {

@@ -21,7 +21,7 @@ import type { S3Config } from '../../config/config.js';
 import { assertBlobKey, blobPrefixProblem } from '../../domain/uploads/blob-key.js';
 import { attachmentDisposition } from '../../domain/uploads/content-disposition.js';
 import { parseEtag } from '../../domain/uploads/etag.js';
-import { isMultipart, partSizeFor, planParts, uploadSizeProblem } from '../../domain/uploads/upload-parts.js';
+import { isMultipart, MIN_PART_SIZE, partSizeFor, planParts, uploadSizeProblem } from '../../domain/uploads/upload-parts.js';
 import { type BlobInfo, BlobNotFoundError, type BlobStore, type UploadPlan } from '../../ports/blob-store.js';
 import { type Clock, systemClock } from '../../ports/clock.js';
 
@@ -138,9 +138,8 @@ export class S3BlobStore implements BlobStore {
     // No such upload: completed before (or aborted), so what is there is the answer.
     if (!parts) return this.head(key);
     parts.sort((a, b) => (a.PartNumber ?? 0) - (b.PartNumber ?? 0));
-    const contiguous = parts.length > 0 && parts.every((part, i) => part.PartNumber === i + 1);
     const size = parts.reduce((sum, part) => sum + (part.Size ?? 0), 0);
-    if (!contiguous || size !== upload.size) return undefined;
+    if (!completeParts(parts) || size !== upload.size) return undefined;
     const completed: CompletedPart[] = parts.map((part) => ({ PartNumber: part.PartNumber, ETag: part.ETag }));
     const result = await this.client.send(
       new CompleteMultipartUploadCommand({
@@ -289,6 +288,19 @@ export class S3BlobStore implements BlobStore {
   async close(): Promise<void> {
     this.client.destroy();
   }
+}
+
+/**
+ * Parts S3 will join: numbered 1..N, all but the last of one size of at least 5 MiB, the last
+ * no larger. (The part size is not re-derived from the configuration, which may have changed
+ * since the upload began.)
+ */
+function completeParts(parts: Part[]): boolean {
+  if (parts.length === 0 || !parts.every((part, i) => part.PartNumber === i + 1)) return false;
+  const partSize = parts[0]?.Size ?? 0;
+  const last = parts[parts.length - 1]?.Size ?? 0;
+  if (parts.length === 1) return true;
+  return partSize >= MIN_PART_SIZE && last <= partSize && parts.slice(0, -1).every((part) => part.Size === partSize);
 }
 
 /** A stream cut into buffers of `size` bytes (the last shorter), each copied once. */
