@@ -60,7 +60,12 @@ async function openPostgres<Schema>(url: string, schema: string): Promise<Store<
   const bootstrap = new pg.Client({ connectionString: url });
   await bootstrap.connect();
   try {
+    // IF NOT EXISTS is not safe against a concurrent creator (a unique violation): copies
+    // starting together take turns under a transaction-scoped advisory lock.
+    await bootstrap.query('BEGIN');
+    await bootstrap.query('SELECT pg_advisory_xact_lock(hashtext($1))', [`rdp-schema:${schema}`]);
     await bootstrap.query(`CREATE SCHEMA IF NOT EXISTS "${schema}"`);
+    await bootstrap.query('COMMIT');
   } finally {
     await bootstrap.end();
   }
