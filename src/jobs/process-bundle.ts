@@ -11,8 +11,10 @@ import { regionServices } from '../http/region-app.js';
 import type { Platform } from '../platform.js';
 import type { JobSummary } from '../ports/job-queue.js';
 import { processInput } from '../processing/process-input.js';
+import { ProcessingError } from '../processing/processing-error.js';
 import { PROCESS_BUNDLE } from '../services/processing/processing-service.js';
-import { handleJob, type JobContext } from './job-handler.js';
+import { mainInputFile } from '../services/uploads/bundle-service.js';
+import { handleJob, type JobContext, JobLostError } from './job-handler.js';
 
 type Payload = { region: Parameters<typeof regionServices>[1]; processingId: string };
 
@@ -43,10 +45,10 @@ async function runProcessing(platform: Platform, payload: Payload, context: JobC
   const startedAt = platform.clock.now().toISOString();
   await bundles.updateProcessing(bundles.db, processing.id, { state: 'running', started_at: startedAt });
   const bundle = await bundles.find(processing.bundle_id);
-  if (!bundle?.input_session_id) throw new Error('The bundle has no finalized input');
+  if (!bundle?.input_session_id) throw new ProcessingError('input-gone', 'The bundle has no finalized input');
   const files = await services.uploads.uploads.objectsOfSession(bundle.input_session_id);
-  const input = [...files].sort((a, b) => (b.stored_bytes ?? 0) - (a.stored_bytes ?? 0))[0];
-  if (!input) throw new Error('The bundle has no finalized input');
+  const input = mainInputFile(files);
+  if (!input) throw new ProcessingError('input-gone', 'The bundle has no finalized input');
 
   const workDir = await fs.mkdtemp(path.join(os.tmpdir(), 'rdp-processing-'));
   try {
@@ -75,10 +77,10 @@ async function runProcessing(platform: Platform, payload: Payload, context: JobC
     const now = platform.clock.now().toISOString();
     const derivativeKind = result.kind === 'point-cloud' ? 'pointCloud' : 'mesh';
     const source = await region.nodes.findById(processing.bundle_id);
-    if (!source?.parent_id) throw new Error('The bundle is gone');
+    if (!source?.parent_id) throw new ProcessingError('input-gone', 'The bundle is gone');
     const derivative = await region.tree.transaction(async (tx) => {
       const parent = await region.tree.lockForChild(tx, { id: source.parent_id as string, path: parentPath(source.path) });
-      if (!parent || parent.trashed_at) throw new Error("The bundle's folder is in the trash");
+      if (!parent || parent.trashed_at) throw new ProcessingError('input-gone', "The bundle's folder is in the trash");
       const suffix = result.kind === 'point-cloud' ? ' (point cloud)' : ' (mesh)';
       const row: NodeRow = {
         ...newNodeRow(parent, { id: processing.id, kind: derivativeKind, name: derivativeName(source.name, suffix), now }),
@@ -113,12 +115,7 @@ async function runProcessing(platform: Platform, payload: Payload, context: JobC
         finalized_at: now,
       });
       await bundles.updateProcessing(tx, processing.id, { state: 'succeeded', derivative_node_id: row.id, finished_at: now });
-      await bundles.update(tx, source.id, { state: 'ready', updated_at: now });
-      await tx
-        .updateTable('nodes')
-        .set({ is_processing: 0, is_failed: 0, updated_at: now })
-        .where('id', '=', source.id)
-        .execute();
+      await bundles.setState(tx, source.id, { state: 'ready', isProcessing: 0, isFailed: 0, at: now });
       return row;
     });
     await region.nodes.putThumbnail(derivative.id, thumbnailType, thumbnail, `"${processing.id}"`, now);
@@ -144,16 +141,23 @@ export async function failProcessing(platform: Platform, job: JobSummary, reason
   const now = platform.clock.now().toISOString();
   await platform.regions[payload.region].tree.transaction(async (tx) => {
     await bundles.updateProcessing(tx, processing.id, { state: 'failed', failure_reason: reason, finished_at: now });
-    await bundles.update(tx, processing.bundle_id, { state: 'failed', updated_at: now });
-    await tx
-      .updateTable('nodes')
-      .set({ is_processing: 0, is_failed: 1, updated_at: now })
-      .where('id', '=', processing.bundle_id)
-      .execute();
+    await bundles.setState(tx, processing.bundle_id, { state: 'failed', isProcessing: 0, isFailed: 1, at: now });
     await services.uploads.uploads.queueDeletions(tx, [derivativePrefix(processing.org_id, processing.id)], now);
   });
 }
 
-export function processBundleJob(platform: Platform) {
-  return handleJob(PROCESS_BUNDLE, (payload, context) => runProcessing(platform, payload, context));
+/**
+ * The failure reason is shown to API callers: a processing error says what is wrong with the
+ * input; anything else (a store or disk error) is logged and shown without its details.
+ */
+export function processBundleJob(platform: Platform, log?: { error(object: object, message: string): void }) {
+  return handleJob(PROCESS_BUNDLE, async (payload, context) => {
+    try {
+      await runProcessing(platform, payload, context);
+    } catch (error) {
+      if (error instanceof ProcessingError || error instanceof JobLostError) throw error;
+      log?.error({ err: error, processingId: payload.processingId }, 'processing failed');
+      throw new Error('The processing failed on an internal error; retry, or ask the operator to look at the worker log');
+    }
+  });
 }

@@ -12,7 +12,7 @@ export async function startWorker(
     store: platform.jobs,
     clock: platform.clock,
     kinds: [PROCESS_BUNDLE],
-    handlers: [processBundleJob(platform)],
+    handlers: [processBundleJob(platform, log)],
     ...workerSettings(platform.config),
     onFailed: (job, reason) => failProcessing(platform, job, reason),
     log,

@@ -9,7 +9,9 @@ export type ProcessingErrorCode =
   | 'video-limits'
   | 'no-reconstruction-processor'
   | 'reconstruction-failed'
-  | 'tool-failed';
+  | 'tool-failed'
+  /** The bundle, its input or its folder went away while the job waited or ran. */
+  | 'input-gone';
 
 export class ProcessingError extends Error {
   constructor(

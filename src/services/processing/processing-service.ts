@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import type { ProcessingRow } from '../../adapters/db/schema.js';
+import type { BundleRow, ProcessingRow } from '../../adapters/db/schema.js';
 import { ApiError } from '../../domain/errors.js';
 import { processingCost } from '../../domain/processing/cost.js';
 import type { Region } from '../../domain/regions.js';
@@ -37,6 +37,11 @@ export class ProcessingService {
   /** The current cost: a function of the finalized input only. */
   async cost(principal: Principal, bundleId: string) {
     const { bundle } = await this.bundles.authorized(principal, bundleId, 'read');
+    return this.costOf(bundle);
+  }
+
+  private async costOf(bundle: BundleRow) {
+    const bundleId = bundle.node_id;
     if (!bundle.input_session_id) throw new ApiError('NoInputDataFoundForProcessing', 'Finalize an upload session first');
     const files = await this.uploads.uploads.objectsOfSession(bundle.input_session_id);
     const input = { inputBytes: bundle.input_bytes, fileCount: files.length, format: bundle.input_format };
@@ -60,7 +65,7 @@ export class ProcessingService {
       const earlier = await this.bundles.bundles.processingByKey(this.bundles.bundles.db, node.id, idempotencyKey);
       if (earlier) return { replayed: true, processing: processingView(earlier) };
     }
-    const { cost } = await this.cost(principal, bundleId);
+    const { cost } = await this.costOf(bundle);
     if (submittedCost !== cost)
       throw new ApiError('ProcessingCostMismatch', `The current cost is ${cost}; fetch a fresh estimate`);
     const { config, clock, jobs } = this.platform;
@@ -101,12 +106,7 @@ export class ProcessingService {
           );
         }
         await this.bundles.bundles.insertProcessing(tx, row);
-        await this.bundles.bundles.update(tx, node.id, { state: 'processing', updated_at: now });
-        await tx
-          .updateTable('nodes')
-          .set({ is_processing: 1, is_failed: 0, updated_at: now })
-          .where('id', '=', node.id)
-          .execute();
+        await this.bundles.bundles.setState(tx, node.id, { state: 'processing', isProcessing: 1, isFailed: 0, at: now });
       });
     } catch (error) {
       if (idempotencyKey && (error instanceof ReplayedSubmission || isUniqueViolation(error))) {
@@ -122,12 +122,13 @@ export class ProcessingService {
       // The job did not launch: the submission is undone, so that it can be retried as is.
       await tree.transaction(async (tx) => {
         await this.bundles.bundles.deleteProcessing(tx, row.id);
-        await this.bundles.bundles.update(tx, node.id, { state: bundle.state, updated_at: bundle.updated_at });
-        await tx
-          .updateTable('nodes')
-          .set({ is_processing: node.is_processing, is_failed: node.is_failed, updated_at: node.updated_at })
-          .where('id', '=', node.id)
-          .execute();
+        await this.bundles.bundles.setState(tx, node.id, {
+          state: bundle.state,
+          isProcessing: node.is_processing,
+          isFailed: node.is_failed,
+          at: bundle.updated_at,
+          nodeAt: node.updated_at,
+        });
       });
       throw new ApiError('FailedToLaunchProcessing', 'The processing job could not be queued; retry');
     }

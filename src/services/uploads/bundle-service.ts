@@ -2,7 +2,6 @@ import { randomUUID } from 'node:crypto';
 import type { BundleRepository } from '../../adapters/db/repositories/bundle-repository.js';
 import type { BundleRow, NodeRow, StoredObjectRow, UploadSessionRow } from '../../adapters/db/schema.js';
 import { ApiError, validationError } from '../../domain/errors.js';
-import { expectedFormat, isCompatible } from '../../domain/uploads/file-formats.js';
 import type { Principal } from '../../oauth/access-tokens.js';
 import type { Platform, RegionContext } from '../../platform.js';
 import type { NodeService } from '../node-service.js';
@@ -10,6 +9,14 @@ import { processingView } from '../processing/processing-view.js';
 import { type CompletedUpload, type UploadService, uploadTarget } from './upload-service.js';
 
 export type BundleExpansion = 'processings' | 'components' | 'thumbnail';
+
+/** The file processing works on: the largest of the input (its format is the bundle's input format). */
+export function mainInputFile(files: StoredObjectRow[]): StoredObjectRow | undefined {
+  return files.reduce<StoredObjectRow | undefined>(
+    (largest, file) => ((file.stored_bytes ?? 0) > (largest?.stored_bytes ?? -1) ? file : largest),
+    undefined,
+  );
+}
 
 /** Where a bundle's bytes live: its inputs under `inputs/`, reported as dbuPath. */
 export function bundlePrefix(orgId: string, bundleId: string): string {
@@ -219,13 +226,6 @@ export class BundleService {
     for (const file of files) {
       if (file.state === 'finalized') continue;
       const result = await this.uploads.complete(file, etags.get(file.id), { etagRequired: false });
-      const expected = expectedFormat(file.name);
-      if (!isCompatible(expected, result.format)) {
-        throw new ApiError(
-          'FileNotCompatible',
-          `${file.name} should be ${expected} but its content is ${result.format ?? 'of no known format'}`,
-        );
-      }
       completed.set(file.id, result);
     }
     const now = this.now();
@@ -239,16 +239,12 @@ export class BundleService {
       }
       const stored = await this.uploads.uploads.objectsOfSession(session.id, tx);
       const bytes = stored.reduce((sum, file) => sum + (file.stored_bytes ?? 0), 0);
-      const largest = [...stored].sort((a, b) => (b.stored_bytes ?? 0) - (a.stored_bytes ?? 0))[0];
-      await this.bundles.update(tx, node.id, {
-        state: 'uploaded',
-        input_session_id: session.id,
-        input_bytes: bytes,
-        input_format: largest?.format ?? null,
-        updated_at: now,
+      await this.bundles.recordInput(tx, node.id, {
+        sessionId: session.id,
+        bytes,
+        format: mainInputFile(stored)?.format ?? null,
+        at: now,
       });
-      // The bundle's size is its input, 360-degree videos included.
-      await tx.updateTable('nodes').set({ size_bytes: bytes, updated_at: now }).where('id', '=', node.id).execute();
     });
     return this.get(principal, bundleId, new Set(['components']));
   }

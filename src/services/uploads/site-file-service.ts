@@ -3,7 +3,6 @@ import { newNodeRow } from '../../adapters/db/repositories/node-rows.js';
 import type { StoredObjectRow } from '../../adapters/db/schema.js';
 import { ApiError } from '../../domain/errors.js';
 import { allowsChild, type NodeKind } from '../../domain/nodes/hierarchy.js';
-import { expectedFormat, isCompatible } from '../../domain/uploads/file-formats.js';
 import type { Principal } from '../../oauth/access-tokens.js';
 import type { Platform, RegionContext } from '../../platform.js';
 import type { NodeService } from '../node-service.js';
@@ -77,7 +76,9 @@ export class SiteFileService {
         await this.uploads.lockQuota(tx, seen.org_id);
         const parent = await tree.lockForChild(tx, seen);
         if (!parent || parent.trashed_at) throw new ApiError('NotFound', 'Node not found');
-        await this.checkNameFree(parent.id, opened.row.name_key, now, tx);
+        if (await this.uploads.uploads.siteFileNameTaken(tx, parent.id, opened.row.name_key, now)) {
+          throw new ApiError('FileAlreadyExists', 'A site file of this name exists in this folder, or is being uploaded');
+        }
         await this.uploads.checkQuota(tx, seen.org_id, input.size, now, 'StorageLimitExceededAtUpload');
         await this.uploads.uploads.insertObject(tx, opened.row);
       }),
@@ -91,13 +92,6 @@ export class SiteFileService {
     if (row.state === 'finalized') return this.get(principal, fileId);
     const seen = await this.nodes.authorize(principal, row.parent_id as string, 'upload');
     const completed = await this.uploads.complete(row, etag, { etagRequired: true });
-    const expected = expectedFormat(row.name);
-    if (!isCompatible(expected, completed.format)) {
-      throw new ApiError(
-        'FileNotCompatible',
-        `${row.name} should be ${expected} but its content is ${completed.format ?? 'of no known format'}`,
-      );
-    }
     const { tree } = this.region;
     const now = this.platform.clock.now().toISOString();
     await tree.transaction(async (tx) => {
@@ -125,20 +119,5 @@ export class SiteFileService {
     const row = await this.uploads.uploads.findObject(fileId);
     if (node.kind !== 'siteFile' || !row || row.state !== 'finalized') throw new ApiError('NotFound', 'Site file not found');
     return { name: node.name, row };
-  }
-
-  /** Same parent and same name (case-insensitive): an active site file or a pending upload. */
-  private async checkNameFree(parentId: string, nameKey: string, now: string, tx: Parameters<UploadService['lockQuota']>[0]) {
-    const existing = await tx
-      .selectFrom('nodes')
-      .select('id')
-      .where('parent_id', '=', parentId)
-      .where('name_key', '=', nameKey)
-      .where('kind', '=', 'siteFile')
-      .where('trashed_at', 'is', null)
-      .executeTakeFirst();
-    if (existing || (await this.uploads.uploads.pendingNameTaken(tx, parentId, nameKey, now, 'site-file'))) {
-      throw new ApiError('FileAlreadyExists', 'A site file of this name exists in this folder, or is being uploaded');
-    }
   }
 }

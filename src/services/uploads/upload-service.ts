@@ -5,7 +5,13 @@ import type { RegionalSchema, StoredObjectPurpose, StoredObjectRow } from '../..
 import { ApiError, validationError } from '../../domain/errors.js';
 import { fitsQuota } from '../../domain/nodes/delete.js';
 import { parseEtag } from '../../domain/uploads/etag.js';
-import { detectFormat, type FileFormat, FORMAT_PROBE_BYTES } from '../../domain/uploads/file-formats.js';
+import {
+  detectFormat,
+  expectedFormat,
+  type FileFormat,
+  FORMAT_PROBE_BYTES,
+  isCompatible,
+} from '../../domain/uploads/file-formats.js';
 import type { Platform, RegionContext } from '../../platform.js';
 import type { UploadPlan } from '../../ports/blob-store.js';
 
@@ -136,7 +142,8 @@ export class UploadService {
 
   /**
    * Completes the bytes of a pending upload and checks them: every part there, the declared
-   * size, the ETag the client got (required when `etag` is given as required), the real format.
+   * size, the ETag the client got (when given; `etagRequired`: it must be), and the real
+   * format against the one the name promises (FileNotCompatible).
    */
   async complete(
     row: StoredObjectRow,
@@ -162,7 +169,15 @@ export class UploadService {
     if (expected !== undefined && expected !== info.etag) {
       throw validationError('etag does not match the stored object: upload again or send the ETag the upload returned');
     }
-    return { bytes: info.size, etag: info.etag, format: await this.probeFormat(row.blob_key, info.size) };
+    const format = await this.probeFormat(row.blob_key, info.size);
+    const promised = expectedFormat(row.name);
+    if (!isCompatible(promised, format)) {
+      throw new ApiError(
+        'FileNotCompatible',
+        `${row.name} should be ${promised} but its content is ${format ?? 'of no known format'}`,
+      );
+    }
+    return { bytes: info.size, etag: info.etag, format };
   }
 
   private async probeFormat(key: string, size: number): Promise<FileFormat | null> {

@@ -19,6 +19,35 @@ export class BundleRepository {
     await tx.updateTable('bundles').set(fields).where('node_id', '=', nodeId).execute();
   }
 
+  /** A finalized session becomes the bundle's input; the bundle's size is its input, 360-degree videos included. */
+  async recordInput(tx: Db, bundleId: string, input: { sessionId: string; bytes: number; format: string | null; at: string }) {
+    await this.update(tx, bundleId, {
+      state: 'uploaded',
+      input_session_id: input.sessionId,
+      input_bytes: input.bytes,
+      input_format: input.format,
+      updated_at: input.at,
+    });
+    await tx.updateTable('nodes').set({ size_bytes: input.bytes, updated_at: input.at }).where('id', '=', bundleId).execute();
+  }
+
+  /**
+   * A bundle's state and its node's isProcessing and isFailed, which move together. `nodeAt`
+   * (default `at`) is the node's updated_at: an undo puts back what was there.
+   */
+  async setState(
+    tx: Db,
+    bundleId: string,
+    change: { state: BundleRow['state']; isProcessing: number; isFailed: number; at: string; nodeAt?: string },
+  ): Promise<void> {
+    await tx.updateTable('bundles').set({ state: change.state, updated_at: change.at }).where('node_id', '=', bundleId).execute();
+    await tx
+      .updateTable('nodes')
+      .set({ is_processing: change.isProcessing, is_failed: change.isFailed, updated_at: change.nodeAt ?? change.at })
+      .where('id', '=', bundleId)
+      .execute();
+  }
+
   async insertProcessing(tx: Db, row: ProcessingRow): Promise<void> {
     await tx.insertInto('processings').values(row).execute();
   }

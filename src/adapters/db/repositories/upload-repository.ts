@@ -51,7 +51,7 @@ export class UploadRepository {
     return Number(row?.bytes ?? 0);
   }
 
-  /** A pending, unexpired upload of this name into this parent (names compare as their keys). */
+  /** A pending, unexpired upload of this name (as its key) into this parent or session. */
   async pendingNameTaken(tx: Db, parentId: string, nameKey: string, now: string, purpose: StoredObjectRow['purpose']) {
     const row = await tx
       .selectFrom('stored_objects')
@@ -63,6 +63,19 @@ export class UploadRepository {
       .where('expires_at', '>', now)
       .executeTakeFirst();
     return row !== undefined;
+  }
+
+  /** A site file's identity is its parent and name: an active site file of the name, or one being uploaded. */
+  async siteFileNameTaken(tx: Db, parentId: string, nameKey: string, now: string): Promise<boolean> {
+    const existing = await tx
+      .selectFrom('nodes')
+      .select('id')
+      .where('parent_id', '=', parentId)
+      .where('name_key', '=', nameKey)
+      .where('kind', '=', 'siteFile')
+      .where('trashed_at', 'is', null)
+      .executeTakeFirst();
+    return existing !== undefined || this.pendingNameTaken(tx, parentId, nameKey, now, 'site-file');
   }
 
   /** Marks a pending object finalized with what was stored; false when it was not pending (raced, expired). */
