@@ -1,8 +1,8 @@
 import SQLite from 'better-sqlite3';
 import pg from 'pg';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createOrg, createTree, type OrgFixture } from '../support/fixtures.js';
-import { startPlatform, type TestPlatform, usingPostgres } from '../support/platform.js';
+import { describe, expect, it } from 'vitest';
+import { createTree, type OrgFixture } from '../support/fixtures.js';
+import { type TestPlatform, usingPostgres, withPlatformAndOrg } from '../support/platform.js';
 import { rdpAdmin } from '../support/rdp-cli.js';
 
 /**
@@ -12,11 +12,7 @@ import { rdpAdmin } from '../support/rdp-cli.js';
 describe('access checks after another process changes memberships', () => {
   let t: TestPlatform;
   let org: OrgFixture;
-  beforeAll(async () => {
-    t = await startPlatform();
-    org = await createOrg(t);
-  });
-  afterAll(() => t.close());
+  withPlatformAndOrg((started) => ({ t, org } = started));
 
   /** Deletes memberships through a connection of its own, as another process would. */
   async function revokeElsewhere(principalId: string) {

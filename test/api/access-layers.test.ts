@@ -13,7 +13,7 @@ import {
   requestToken,
   snapshot,
 } from '../support/fixtures.js';
-import { startPlatform, type TestPlatform } from '../support/platform.js';
+import { startPlatform, type TestPlatform, withPlatformAndOrg } from '../support/platform.js';
 
 const ACCESS_TTL = 60;
 
@@ -124,12 +124,10 @@ describe('the three access layers', () => {
   let t: TestPlatform;
   let org: OrgFixture;
   let tree: Awaited<ReturnType<typeof createTree>>;
-  beforeAll(async () => {
-    t = await startPlatform();
-    org = await createOrg(t);
+  withPlatformAndOrg(async (started) => {
+    ({ t, org } = started);
     tree = await createTree(org);
   });
-  afterAll(() => t.close());
 
   it("is 403 'Insufficient OAuth scopes' for a token without the operation's scope", async () => {
     const reader = await org.serviceClient({ scopes: 'read:hierarchy', roleName: 'Organization Administrator' });

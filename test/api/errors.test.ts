@@ -1,16 +1,8 @@
 import { randomUUID } from 'node:crypto';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { newNodeRow } from '../../src/adapters/db/repositories/node-rows.js';
-import {
-  type ApiResponse,
-  createOrg,
-  createTree,
-  expectNoInternals,
-  type OrgFixture,
-  requestToken,
-  snapshot,
-} from '../support/fixtures.js';
-import { startPlatform, type TestPlatform } from '../support/platform.js';
+import { type ApiResponse, createTree, expectNoInternals, type OrgFixture, requestToken, snapshot } from '../support/fixtures.js';
+import { type TestPlatform, withPlatformAndOrg } from '../support/platform.js';
 
 /** DESIGN.md section 4: one body shape, and never an internal detail in it. */
 function expectErrorBody(response: ApiResponse, status: number, error?: string) {
@@ -25,12 +17,10 @@ describe('error responses', () => {
   let t: TestPlatform;
   let org: OrgFixture;
   let tree: Awaited<ReturnType<typeof createTree>>;
-  beforeAll(async () => {
-    t = await startPlatform();
-    org = await createOrg(t);
+  withPlatformAndOrg(async (started) => {
+    ({ t, org } = started);
     tree = await createTree(org);
   });
-  afterAll(() => t.close());
 
   /** A request that must be refused with this status and leave the organization as it was. */
   async function expectRefused(send: () => Promise<ApiResponse>, status: number, error?: string) {
@@ -151,11 +141,7 @@ describe('error responses', () => {
 describe('NUL characters', () => {
   let t: TestPlatform;
   let org: OrgFixture;
-  beforeAll(async () => {
-    t = await startPlatform();
-    org = await createOrg(t);
-  });
-  afterAll(() => t.close());
+  withPlatformAndOrg((started) => ({ t, org } = started));
 
   it('are refused in any JSON string or key, on every store alike, and nothing is stored', async () => {
     const tree = await createTree(org);

@@ -1,15 +1,11 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ApiClient, createOrg, type OrgFixture } from '../support/fixtures.js';
-import { startPlatform, type TestPlatform } from '../support/platform.js';
+import { describe, expect, it } from 'vitest';
+import { ApiClient, type OrgFixture } from '../support/fixtures.js';
+import { type TestPlatform, withPlatformAndOrg } from '../support/platform.js';
 
 describe("the spec's first call to verify an integration", () => {
   let t: TestPlatform;
   let org: OrgFixture;
-  beforeAll(async () => {
-    t = await startPlatform();
-    org = await createOrg(t);
-  });
-  afterAll(() => t.close());
+  withPlatformAndOrg((started) => ({ t, org } = started));
 
   it('token, api-info, then browse of the organization lists its divisions', async () => {
     const created = await org.admin.post(`/v1/nodes/${org.orgId}/division`, { name: 'North' });

@@ -1,8 +1,8 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { purgeExpiredGrants } from '../../src/jobs/housekeeping.js';
-import { basicAuthorization, createOrg, type OrgFixture, requestToken } from '../support/fixtures.js';
+import { basicAuthorization, type OrgFixture, requestToken } from '../support/fixtures.js';
 import { authorizeWithForms, consentUrl, createMember, newPkce, registerCodeApp } from '../support/oauth-flow.js';
-import { startPlatform, type TestPlatform } from '../support/platform.js';
+import { type TestPlatform, withPlatformAndOrg } from '../support/platform.js';
 
 const DAY_MS = 86_400_000;
 
@@ -10,11 +10,7 @@ const DAY_MS = 86_400_000;
 describe('housekeeping of expired grants', () => {
   let t: TestPlatform;
   let org: OrgFixture;
-  beforeAll(async () => {
-    t = await startPlatform();
-    org = await createOrg(t);
-  });
-  afterAll(() => t.close());
+  withPlatformAndOrg((started) => ({ t, org } = started));
 
   const counts = async () => {
     const db = t.platform.stores.global.db;

@@ -1,8 +1,8 @@
 import { randomUUID } from 'node:crypto';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { NodeRow } from '../../src/adapters/db/schema.js';
-import { createOrg, createTree, type OrgFixture } from '../support/fixtures.js';
-import { startPlatform, type TestPlatform } from '../support/platform.js';
+import { createTree, type OrgFixture } from '../support/fixtures.js';
+import { type TestPlatform, withPlatformAndOrg } from '../support/platform.js';
 
 /** A subtree of thousands of nodes moves and goes to the trash whole (on SQLite the writer runs in a worker thread). */
 describe('moving and trashing a subtree of thousands of nodes', () => {
@@ -13,9 +13,8 @@ describe('moving and trashing a subtree of thousands of nodes', () => {
   const FOLDERS = 5;
   const ITEMS = 1000;
 
-  beforeAll(async () => {
-    t = await startPlatform();
-    org = await createOrg(t);
+  withPlatformAndOrg(async (started) => {
+    ({ t, org } = started);
     tree = await createTree(org);
     otherDivisionId = (await org.admin.post(`/v1/nodes/${org.orgId}/division`, { name: 'Other' })).body.id;
     const db = t.platform.regions[org.region].store.db;
@@ -48,7 +47,6 @@ describe('moving and trashing a subtree of thousands of nodes', () => {
           .execute();
     }
   });
-  afterAll(() => t.close());
 
   const subtree = () =>
     t.platform.regions[org.region].store.db

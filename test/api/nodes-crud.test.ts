@@ -1,15 +1,6 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import {
-  ApiClient,
-  type ApiResponse,
-  createOrg,
-  createTree,
-  insertDataNode,
-  link,
-  type OrgFixture,
-  snapshot,
-} from '../support/fixtures.js';
-import { startPlatform, type TestPlatform } from '../support/platform.js';
+import { describe, expect, it } from 'vitest';
+import { ApiClient, type ApiResponse, createTree, insertDataNode, link, type OrgFixture, snapshot } from '../support/fixtures.js';
+import { type TestPlatform, withPlatformAndOrg } from '../support/platform.js';
 
 const ISO = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?Z$/;
 
@@ -21,12 +12,10 @@ describe('node create, read and update', () => {
   let t: TestPlatform;
   let org: OrgFixture;
   let tree: Awaited<ReturnType<typeof createTree>>;
-  beforeAll(async () => {
-    t = await startPlatform();
-    org = await createOrg(t);
+  withPlatformAndOrg(async (started) => {
+    ({ t, org } = started);
     tree = await createTree(org);
   });
-  afterAll(() => t.close());
 
   async function expectRefused(send: () => Promise<ApiResponse>, status: number, error: string) {
     const before = await snapshot(t, org);

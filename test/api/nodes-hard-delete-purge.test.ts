@@ -1,8 +1,8 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { DAY_MS } from '../../src/domain/nodes/delete.js';
 import { purgeTrash } from '../../src/jobs/housekeeping.js';
-import { createNode, createOrg, insertDataNode, link, type OrgFixture, requestBetweenSnapshots } from '../support/fixtures.js';
-import { startPlatform, type TestPlatform } from '../support/platform.js';
+import { createNode, insertDataNode, link, type OrgFixture, requestBetweenSnapshots } from '../support/fixtures.js';
+import { type TestPlatform, withPlatformAndOrg } from '../support/platform.js';
 
 const PNG = Uint8Array.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 0, 0, 0, 0]);
 
@@ -47,11 +47,7 @@ async function buildSubtree(t: TestPlatform, org: OrgFixture) {
 describe('DELETE /v1/nodes/{nodeId}/hard', () => {
   let t: TestPlatform;
   let org: OrgFixture;
-  beforeAll(async () => {
-    t = await startPlatform();
-    org = await createOrg(t);
-  });
-  afterAll(() => t.close());
+  withPlatformAndOrg((started) => ({ t, org } = started));
 
   it('204, and the rows of the subtree are gone from nodes, memberships, links and thumbnails', async () => {
     const tree = await buildSubtree(t, org);
@@ -96,11 +92,7 @@ describe('DELETE /v1/nodes/{nodeId}/hard', () => {
 describe('the trash purge (purgeTrash, as the scheduler runs it)', () => {
   let t: TestPlatform;
   let org: OrgFixture;
-  beforeAll(async () => {
-    t = await startPlatform();
-    org = await createOrg(t);
-  });
-  afterAll(() => t.close());
+  withPlatformAndOrg((started) => ({ t, org } = started));
 
   // Moving the clock days ahead expires access tokens: each step takes a fresh one.
   const renewToken = async () => {

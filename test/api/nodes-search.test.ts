@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { createOrg, type OrgFixture, snapshot } from '../support/fixtures.js';
-import { startPlatform, type TestPlatform } from '../support/platform.js';
+import { type TestPlatform, withPlatformAndOrg } from '../support/platform.js';
 
 /**
  * North (division)
@@ -29,9 +29,8 @@ describe('GET /v1/nodes/search', () => {
     return response.body.map((node: { name: string }) => node.name);
   }
 
-  beforeAll(async () => {
-    t = await startPlatform();
-    org = await createOrg(t);
+  withPlatformAndOrg(async (started) => {
+    ({ t, org } = started);
     const north = await create(org.orgId, 'division', 'North');
     const harbour = await create(north, 'site', 'Harbour Site', '1 Dock Road');
     for (const name of ['Scan 100%', 'Scan_A', 'ScanXA', 'scan 100 percent', 'Back\\slash', 'École']) {
@@ -42,7 +41,6 @@ describe('GET /v1/nodes/search', () => {
     const hill = await create(south, 'site', 'Hill Site', '2 Hill Road');
     await create(hill, 'folder', 'Scan South');
   });
-  afterAll(() => t.close());
 
   it('matches contains by default, case-insensitively', async () => {
     // Name order is by code point of the lower-cased name: ' ' sorts before '%'.

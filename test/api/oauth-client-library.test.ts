@@ -1,8 +1,8 @@
 import { createRemoteJWKSet, jwtVerify } from 'jose';
 import * as oauth from 'oauth4webapi';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createOrg, type OrgFixture } from '../support/fixtures.js';
-import { startPlatform, type TestPlatform } from '../support/platform.js';
+import { describe, expect, it } from 'vitest';
+import type { OrgFixture } from '../support/fixtures.js';
+import { type TestPlatform, withPlatformAndOrg } from '../support/platform.js';
 
 /** oauth4webapi refuses http:// unless told; the test server is on loopback only. */
 const insecure = { [oauth.allowInsecureRequests]: true } as const;
@@ -13,9 +13,8 @@ describe('the client credentials flow through oauth4webapi', () => {
   let app: { clientId: string; clientSecret: string };
   let as: oauth.AuthorizationServer;
 
-  beforeAll(async () => {
-    t = await startPlatform();
-    org = await createOrg(t);
+  withPlatformAndOrg(async (started) => {
+    ({ t, org } = started);
     const created = await t.admin.createApplication({
       orgId: org.orgId,
       name: 'oauth4webapi client',
@@ -30,7 +29,6 @@ describe('the client credentials flow through oauth4webapi', () => {
       roleId: role?.id as string,
     });
   });
-  afterAll(() => t.close());
 
   it('discovers the authorization server from {auth_url} (RFC 8414)', async () => {
     const issuer = new URL(t.authUrl);

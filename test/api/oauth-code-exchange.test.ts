@@ -1,6 +1,6 @@
 import * as oauth from 'oauth4webapi';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ApiClient, basicAuthorization, createOrg, type OrgFixture } from '../support/fixtures.js';
+import { describe, expect, it } from 'vitest';
+import { ApiClient, basicAuthorization, type OrgFixture } from '../support/fixtures.js';
 import {
   authorizeWithForms,
   type CodeApp,
@@ -14,7 +14,7 @@ import {
   refresh,
   registerCodeApp,
 } from '../support/oauth-flow.js';
-import { startPlatform, type TestPlatform } from '../support/platform.js';
+import { type TestPlatform, withPlatformAndOrg } from '../support/platform.js';
 
 /** The token endpoint's side of the code flow: every way an exchange can go wrong. */
 describe('POST {auth_url}/oauth/token with grant_type=authorization_code', () => {
@@ -24,14 +24,12 @@ describe('POST {auth_url}/oauth/token with grant_type=authorization_code', () =>
   let as: oauth.AuthorizationServer;
   let user: { id: string; email: string; password: string };
 
-  beforeAll(async () => {
-    t = await startPlatform();
-    org = await createOrg(t);
+  withPlatformAndOrg(async (started) => {
+    ({ t, org } = started);
     app = await registerCodeApp(t, org);
     as = await discover(t);
     user = await createMember(t, org, 'Organization Administrator');
   });
-  afterAll(() => t.close());
 
   async function approvedCode(target: CodeApp = app) {
     const pkce = await newPkce();

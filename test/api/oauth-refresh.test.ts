@@ -11,7 +11,7 @@ import {
   refresh,
   registerCodeApp,
 } from '../support/oauth-flow.js';
-import { startPlatform, type TestPlatform } from '../support/platform.js';
+import { startPlatform, type TestPlatform, withPlatformAndOrg } from '../support/platform.js';
 
 /** Tokens of a signed-in user on a platform: approve with the forms, then exchange the code. */
 async function userTokens(
@@ -34,13 +34,11 @@ describe('POST {auth_url}/oauth/token with grant_type=refresh_token', () => {
   let app: CodeApp;
   let user: { id: string; email: string; password: string };
 
-  beforeAll(async () => {
-    t = await startPlatform();
-    org = await createOrg(t);
+  withPlatformAndOrg(async (started) => {
+    ({ t, org } = started);
     app = await registerCodeApp(t, org);
     user = await createMember(t, org, 'Organization Administrator');
   });
-  afterAll(() => t.close());
 
   const browse = (token: string) => new ApiClient(t.regionUrl(org.region), token).get(`/v1/nodes/${org.orgId}/browse`);
 

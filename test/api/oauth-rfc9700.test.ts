@@ -1,7 +1,7 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createOrg, type OrgFixture } from '../support/fixtures.js';
+import { describe, expect, it } from 'vitest';
+import type { OrgFixture } from '../support/fixtures.js';
 import {
   authorizeWithForms,
   type CodeApp,
@@ -15,7 +15,7 @@ import {
   registerCodeApp,
   signInForConsent,
 } from '../support/oauth-flow.js';
-import { startPlatform, type TestPlatform } from '../support/platform.js';
+import { type TestPlatform, withPlatformAndOrg } from '../support/platform.js';
 
 /** The points of RFC 9700 (OAuth 2.0 Security Best Current Practice) that apply to the consent flow. */
 describe('RFC 9700 checklist', () => {
@@ -24,13 +24,11 @@ describe('RFC 9700 checklist', () => {
   let app: CodeApp;
   let user: { email: string; password: string };
 
-  beforeAll(async () => {
-    t = await startPlatform();
-    org = await createOrg(t);
+  withPlatformAndOrg(async (started) => {
+    ({ t, org } = started);
     app = await registerCodeApp(t, org);
     user = await createMember(t, org, 'Organization Administrator');
   });
-  afterAll(() => t.close());
 
   /** A refused authorization request: an error page, never a redirect. */
   async function expectErrorPage(url: string, reason: RegExp) {

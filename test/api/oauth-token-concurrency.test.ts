@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { basicAuthorization, createOrg, type OrgFixture, requestToken } from '../support/fixtures.js';
-import { startPlatform, type TestPlatform } from '../support/platform.js';
+import { describe, expect, it } from 'vitest';
+import { basicAuthorization, type OrgFixture, requestToken } from '../support/fixtures.js';
+import { type TestPlatform, withPlatformAndOrg } from '../support/platform.js';
 
 /** What the token endpoint's group commit and its one-second directory cache must keep. */
 describe('POST {auth_url}/oauth/token under concurrency', () => {
@@ -9,11 +9,7 @@ describe('POST {auth_url}/oauth/token under concurrency', () => {
   let org: OrgFixture;
   const grant = { grant_type: 'client_credentials' };
 
-  beforeAll(async () => {
-    t = await startPlatform();
-    org = await createOrg(t);
-  });
-  afterAll(() => t.close());
+  withPlatformAndOrg((started) => ({ t, org } = started));
 
   async function newApplication(name: string) {
     const created = await t.admin.createApplication({

@@ -1,9 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import { exportJWK, generateKeyPair, SignJWT } from 'jose';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { ACCESS_TOKEN_AUDIENCE } from '../../src/oauth/access-tokens.js';
-import { createOrg, type OrgFixture } from '../support/fixtures.js';
-import { startPlatform, type TestPlatform } from '../support/platform.js';
+import type { OrgFixture } from '../support/fixtures.js';
+import { type TestPlatform, withPlatformAndOrg } from '../support/platform.js';
 
 /**
  * Regions verify tokens with the published key set. A key that another copy of the
@@ -12,11 +12,7 @@ import { startPlatform, type TestPlatform } from '../support/platform.js';
 describe('the published key set', () => {
   let t: TestPlatform;
   let org: OrgFixture;
-  beforeAll(async () => {
-    t = await startPlatform();
-    org = await createOrg(t);
-  });
-  afterAll(() => t.close());
+  withPlatformAndOrg((started) => ({ t, org } = started));
 
   async function tokenSignedByNewKey(): Promise<{ token: string; publish: () => Promise<void> }> {
     const { privateKey, publicKey } = await generateKeyPair('EdDSA', { crv: 'Ed25519', extractable: true });

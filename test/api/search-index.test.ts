@@ -1,6 +1,6 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createOrg, createTree, insertDataNode, type OrgFixture } from '../support/fixtures.js';
-import { startPlatform, type TestPlatform } from '../support/platform.js';
+import { describe, expect, it } from 'vitest';
+import { createTree, insertDataNode, type OrgFixture } from '../support/fixtures.js';
+import { type TestPlatform, withPlatformAndOrg } from '../support/platform.js';
 
 /**
  * Name search through the trigram index (FTS5 on SQLite, pg_trgm on PostgreSQL) answers exactly what
@@ -22,13 +22,11 @@ describe('name search on the trigram index', () => {
     'say "hi" there',
   ];
 
-  beforeAll(async () => {
-    t = await startPlatform();
-    org = await createOrg(t);
+  withPlatformAndOrg(async (started) => {
+    ({ t, org } = started);
     ({ folderId } = await createTree(org));
     for (const name of NAMES) await insertDataNode(t, org, folderId, { kind: 'pointCloud', name });
   });
-  afterAll(() => t.close());
 
   const search = async (query: string, match?: string) => {
     const params = new URLSearchParams({ searchNameQuery: query, ...(match ? { searchNameMatch: match } : {}) });

@@ -1,9 +1,9 @@
 import { randomUUID } from 'node:crypto';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { AccessTokenIssuer, issuerOf } from '../../src/oauth/access-tokens.js';
 import { SigningKeys } from '../../src/oauth/signing-keys.js';
-import { createOrg, createTree, type OrgFixture } from '../support/fixtures.js';
-import { startPlatform, type TestPlatform } from '../support/platform.js';
+import { createTree, type OrgFixture } from '../support/fixtures.js';
+import { type TestPlatform, withPlatformAndOrg } from '../support/platform.js';
 import { rdpAdmin } from '../support/rdp-cli.js';
 
 const SSO_RESTRICTED = {
@@ -19,12 +19,10 @@ describe('SSORestrictedResource', () => {
   let org: OrgFixture;
   let tree: Awaited<ReturnType<typeof createTree>>;
 
-  beforeAll(async () => {
-    t = await startPlatform();
-    org = await createOrg(t);
+  withPlatformAndOrg(async (started) => {
+    ({ t, org } = started);
     tree = await createTree(org);
   });
-  afterAll(() => t.close());
 
   /** A token of the organization's administrator application as an SSO sign-in would have it issued. */
   async function tokenThrough(identityProvider: string): Promise<string> {

@@ -3,6 +3,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import type { FastifyInstance } from 'fastify';
+import { afterAll, beforeAll } from 'vitest';
 import { dropPostgresSchemas } from '../../src/adapters/db/database.js';
 import { loadConfig } from '../../src/config/config.js';
 import type { Region } from '../../src/domain/regions.js';
@@ -11,6 +12,7 @@ import { startWorker } from '../../src/jobs/start-worker.js';
 import { openPlatform, type Platform } from '../../src/platform.js';
 import { ManualClock } from '../../src/ports/clock.js';
 import { AdminService } from '../../src/services/admin-service.js';
+import { createOrg, type OrgFixture } from './fixtures.js';
 
 /**
  * A real platform on a random port, on the store the suite runs against: SQLite files in a
@@ -89,4 +91,18 @@ export async function startPlatform(
       fs.rmSync(dataDir, { recursive: true, force: true });
     },
   };
+}
+
+/**
+ * A platform with one organization for a describe block: started before its tests, closed
+ * after them. `receive` takes them (and may prepare more), as in
+ * `withPlatformAndOrg((started) => ({ t, org } = started))`.
+ */
+export function withPlatformAndOrg(receive: (started: { t: TestPlatform; org: OrgFixture }) => unknown): void {
+  let started: TestPlatform | undefined;
+  beforeAll(async () => {
+    started = await startPlatform();
+    await receive({ t: started, org: await createOrg(started) });
+  });
+  afterAll(() => started?.close());
 }
