@@ -2,6 +2,7 @@ import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { etagOfBytes } from '../../src/domain/uploads/etag.js';
+import { BUCKET, motoAvailable, startMoto } from '../blobs/support/s3-peers.js';
 
 /** The upload addresses an initiation answers with. */
 export interface UploadTarget {
@@ -49,3 +50,38 @@ export async function sampleBytes(write: (path: string) => Promise<void>): Promi
     await fs.rm(dir, { recursive: true, force: true });
   }
 }
+
+/**
+ * The blob stores the upload suites run on (DESIGN.md section 10: every backend): the
+ * filesystem behind the embedded endpoint, and S3 on moto (the S3 test server that does
+ * multipart as S3 does; see test/blobs/support/s3-peers.ts).
+ */
+export interface BlobBackend {
+  name: string;
+  available: boolean;
+  /** The platform's environment for this store, and how to stop what it started. */
+  start(): Promise<{ env: Record<string, string>; stop(): Promise<void> }>;
+}
+
+export const BLOB_BACKENDS: BlobBackend[] = [
+  { name: 'the filesystem blob store', available: true, start: async () => ({ env: {}, stop: async () => undefined }) },
+  {
+    name: 'S3 (moto)',
+    available: motoAvailable,
+    start: async () => {
+      const peer = await startMoto();
+      return {
+        env: {
+          RDP_BLOB_STORE: 's3',
+          RDP_S3_ENDPOINT: peer.endpoint,
+          RDP_S3_BUCKET: BUCKET,
+          RDP_S3_ACCESS_KEY_ID: 'S3RVER',
+          RDP_S3_SECRET_ACCESS_KEY: 'S3RVER',
+          RDP_S3_FORCE_PATH_STYLE: '1',
+        },
+        stop: () => peer.stop(),
+      };
+    },
+  },
+];
+if (!motoAvailable) console.warn('moto_server is not installed: the upload suites run on the filesystem blob store only');
