@@ -1,0 +1,211 @@
+import { type ChildProcess, spawn } from 'node:child_process';
+import { createHash, randomBytes } from 'node:crypto';
+import fs from 'node:fs';
+import net from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { dropPostgresSchemas } from '../../src/adapters/db/database.js';
+import { loadConfig } from '../../src/config/config.js';
+import { openPlatform } from '../../src/platform.js';
+import { AdminService } from '../../src/services/admin-service.js';
+
+const ROOT = fileURLToPath(new URL('../..', import.meta.url));
+const databaseUrl = process.env.RDP_TEST_DATABASE_URL;
+const FILES = 50;
+
+async function freePort(): Promise<number> {
+  const probe = net.createServer();
+  const port = await new Promise<number>((resolve) =>
+    probe.listen(0, '127.0.0.1', () => resolve((probe.address() as net.AddressInfo).port)),
+  );
+  await new Promise((resolve) => probe.close(resolve));
+  return port;
+}
+
+const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/**
+ * The server as `npm start` runs it (from the sources, through tsx), on one port and one store,
+ * killed with SIGKILL and started again at will.
+ */
+class CrashingServer {
+  private child: ChildProcess | undefined;
+  kills = 0;
+
+  constructor(
+    readonly port: number,
+    private readonly env: Record<string, string>,
+  ) {}
+
+  get origin(): string {
+    return `http://127.0.0.1:${this.port}`;
+  }
+
+  async start(): Promise<void> {
+    this.child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
+      cwd: ROOT,
+      env: { PATH: process.env.PATH ?? '', RDP_LOG_LEVEL: 'silent', PORT: String(this.port), ...this.env },
+      stdio: 'ignore',
+    });
+    const deadline = Date.now() + 30_000;
+    while (Date.now() < deadline) {
+      if ((await fetch(`${this.origin}/health`).catch(() => undefined))?.status === 200) return;
+      await pause(50);
+    }
+    throw new Error('the server did not start within 30 s');
+  }
+
+  async kill(): Promise<void> {
+    const child = this.child;
+    if (!child || child.exitCode !== null || child.signalCode !== null) return;
+    const exited = new Promise((resolve) => child.once('exit', resolve));
+    child.kill('SIGKILL');
+    await exited;
+    this.kills += 1;
+  }
+}
+
+/** Retries a step while the server is down (a refused or cut connection), as a client would. */
+async function retried<T>(step: () => Promise<T>): Promise<T> {
+  for (let attempt = 0; ; attempt += 1) {
+    try {
+      return await step();
+    } catch (error) {
+      if (attempt > 400 || !(error instanceof TypeError)) throw error; // fetch failed: connection refused or reset
+      await pause(50);
+    }
+  }
+}
+
+describe('kill -9 during uploads and finalizes', () => {
+  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'rdp-crash-'));
+  const schemaPrefix = `t_${randomBytes(5).toString('hex')}`;
+  const storeEnv: Record<string, string> = {
+    RDP_DATA_DIR: dataDir,
+    ...(databaseUrl ? { RDP_DATABASE_URL: databaseUrl, RDP_DATABASE_SCHEMA_PREFIX: schemaPrefix } : {}),
+  };
+  let server: CrashingServer;
+  let orgId: string;
+  let folderId: string;
+  let basic: string;
+
+  beforeAll(async () => {
+    server = new CrashingServer(await freePort(), storeEnv);
+    const platform = await openPlatform(loadConfig({ ...storeEnv, RDP_LOG_LEVEL: 'silent', PORT: String(server.port) }));
+    const admin = new AdminService(platform);
+    const org = await admin.createOrganization({ name: 'Crash', region: 'eu', storageQuota: 1024 * 1024 * 1024 });
+    orgId = org.id;
+    const app = await admin.createApplication({
+      orgId,
+      name: 'Uploader',
+      flow: 'client-credentials',
+      scopes: ['read:hierarchy', 'write:hierarchy'],
+    });
+    const roleId = (await admin.listRoles(orgId)).find((role) => role.name === 'Organization Administrator')?.id as string;
+    await admin.grantMembership({ nodeId: orgId, principalId: app.serviceUserId as string, roleId });
+    basic = `Basic ${Buffer.from(`${app.clientId}:${app.clientSecret}`).toString('base64')}`;
+    await platform.close();
+    await server.start();
+  }, 60_000);
+
+  afterAll(async () => {
+    await server.kill();
+    if (databaseUrl) await dropPostgresSchemas(databaseUrl, schemaPrefix);
+    fs.rmSync(dataDir, { recursive: true, force: true });
+  });
+
+  it('keeps every finalized file byte for byte, shows no unfinalized upload, and counts exactly the stored bytes', async () => {
+    const token = async () => {
+      const response = await fetch(`${server.origin}/auth/oauth/token`, {
+        method: 'POST',
+        headers: { authorization: basic, 'content-type': 'application/x-www-form-urlencoded' },
+        body: 'grant_type=client_credentials',
+      });
+      return ((await response.json()) as { access_token: string }).access_token;
+    };
+    const bearer = await retried(token);
+    const api = async (method: string, route: string, body?: unknown) => {
+      const response = await fetch(`${server.origin}/eu/reality${route}`, {
+        method,
+        headers: { authorization: `Bearer ${bearer}`, ...(body ? { 'content-type': 'application/json' } : {}) },
+        body: body ? JSON.stringify(body) : undefined,
+      });
+      return { status: response.status, body: (await response.json()) as any };
+    };
+    const division = await retried(() => api('POST', `/v1/nodes/${orgId}/division`, { name: 'D' }));
+    const site = await retried(() => api('POST', `/v1/nodes/${division.body.id}/site`, { name: 'S', address: 'A' }));
+    folderId = (await retried(() => api('POST', `/v1/nodes/${site.body.id}/folder`, { name: 'F' }))).body.id;
+
+    // The killer: at random moments while the uploads run, kill -9 and start again.
+    let uploading = true;
+    const killer = (async () => {
+      while (uploading) {
+        await pause(5 + Math.random() * 120);
+        if (!uploading) break;
+        await server.kill();
+        await server.start();
+      }
+    })();
+
+    const finalized = new Map<string, Buffer>();
+    try {
+      for (let i = 0; finalized.size < FILES; i += 1) {
+        const bytes = Buffer.from(`file ${i}\n${randomBytes(1_000 + Math.floor(Math.random() * 60_000)).toString('base64')}\n`);
+        // A lost answer to an initiation leaves a pending upload of that name: the next try takes a new name.
+        const initiated = await retried(() =>
+          api('POST', '/v1/site-files', { parentId: folderId, name: `file-${i}.txt`, size: bytes.length }),
+        );
+        if (initiated.status !== 201) continue;
+        const put = await retried(() => fetch(initiated.body.uploadUrl, { method: 'PUT', body: new Uint8Array(bytes) }));
+        if (put.status !== 200) continue;
+        const etag = createHash('md5').update(bytes).digest('hex');
+        const done = await retried(() => api('POST', `/v1/site-files/${initiated.body.id}/finalize`, { etag }));
+        if (done.status === 200) finalized.set(initiated.body.id, bytes);
+      }
+    } finally {
+      uploading = false;
+      await killer;
+    }
+    console.log(`${FILES} files finalized through ${server.kills} kills -9 (${databaseUrl ? 'PostgreSQL' : 'SQLite'})`);
+    expect(server.kills).toBeGreaterThan(0);
+    await server.kill();
+    await server.start();
+
+    // Every finalized file reads back byte for byte.
+    for (const [id, bytes] of finalized) {
+      const download = await fetch(`${server.origin}/eu/reality/v1/site-files/${id}/download`, {
+        headers: { authorization: `Bearer ${bearer}` },
+      });
+      expect(download.status).toBe(200);
+      expect(Buffer.from(await download.arrayBuffer()).equals(bytes)).toBe(true);
+    }
+    // Only finalized files are nodes.
+    const listed = await api('GET', `/v1/nodes/${folderId}/browse?limit=500`);
+    expect(new Set(listed.body.map((node: { id: string }) => node.id))).toEqual(new Set(finalized.keys()));
+
+    // The bytes counted are the bytes stored: each finalized blob holds its file, nothing more.
+    await server.kill();
+    const platform = await openPlatform(loadConfig({ ...storeEnv, RDP_LOG_LEVEL: 'silent', PORT: String(server.port) }));
+    try {
+      const use = await new AdminService(platform).storageUse(orgId);
+      const stored = [...finalized.values()].reduce((sum, bytes) => sum + bytes.length, 0);
+      expect(use.activeBytes).toBe(stored);
+      for (const [id, bytes] of finalized) {
+        expect((await platform.blobs.head(`orgs/${orgId}/nodes/${id}/file`))?.size).toBe(bytes.length);
+      }
+      // What is reserved belongs to uploads that never finalized, and only to them.
+      const pending = await platform.regions.eu.store.db
+        .selectFrom('stored_objects')
+        .select(['id', 'reserved_bytes'])
+        .where('org_id', '=', orgId)
+        .where('state', '=', 'pending')
+        .execute();
+      expect(pending.every((row) => !finalized.has(row.id))).toBe(true);
+      expect(use.reservedBytes).toBe(pending.reduce((sum, row) => sum + Number(row.reserved_bytes), 0));
+    } finally {
+      await platform.close();
+    }
+  }, 300_000);
+});
