@@ -19,6 +19,7 @@ import { NodeService } from '../services/node-service.js';
 import { NodeTreeService } from '../services/node-tree-service.js';
 import type { OrganizationRateLimiter } from '../services/organization-rate-limiter.js';
 import { ProcessingService } from '../services/processing/processing-service.js';
+import { AttachmentService } from '../services/uploads/attachment-service.js';
 import { BundleService } from '../services/uploads/bundle-service.js';
 import { SiteFileService } from '../services/uploads/site-file-service.js';
 import { UploadService } from '../services/uploads/upload-service.js';
@@ -29,6 +30,7 @@ import readRoutes from './routes/nodes/read-routes.js';
 import thumbnailRoutes from './routes/nodes/thumbnail-routes.js';
 import writeRoutes from './routes/nodes/write-routes.js';
 import processingRoutes from './routes/processing/processing-routes.js';
+import attachmentRoutes from './routes/uploads/attachment-routes.js';
 import bundleRoutes from './routes/uploads/bundle-routes.js';
 import siteFileRoutes from './routes/uploads/site-file-routes.js';
 
@@ -39,6 +41,7 @@ export interface RegionServices {
   siteFiles: SiteFileService;
   bundles: BundleService;
   processing: ProcessingService;
+  attachments: AttachmentService;
 }
 
 export type RegionApp = FastifyInstance<
@@ -54,6 +57,7 @@ export const TAGS = [
   { name: 'Trash', description: 'Soft delete, restore, permanent delete; the trash is purged after 30 days' },
   { name: 'Site files', description: 'Files of a site: initiate, upload to the signed address, finalize, download' },
   { name: 'Data bundles', description: 'Bundles, their upload sessions and their one input component' },
+  { name: 'Twin attachments', description: "Files attached to a twin's objects, uploaded like site files" },
   { name: 'Processing', description: 'Cost estimates and processing jobs that turn a bundle input into derivatives' },
 ];
 
@@ -104,6 +108,7 @@ export function regionServices(platform: Platform, region: Region): RegionServic
     siteFiles: new SiteFileService(platform, context, nodes, uploads),
     bundles,
     processing: new ProcessingService(platform, context, bundles, uploads),
+    attachments: new AttachmentService(platform, context, nodes, uploads),
   };
 }
 
@@ -170,6 +175,7 @@ export async function regionApp(
   await siteFileRoutes(app);
   await bundleRoutes(app);
   await processingRoutes(app);
+  await attachmentRoutes(app);
 
   app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());
   // The page links its assets absolutely when opened without a trailing slash: from the public

@@ -254,6 +254,15 @@ export class NodeTreeRepository {
       .execute();
   }
 
+  /** Bytes that come to count on a node (an attachment of a site). */
+  async addBytes(tx: Tx, nodeId: string, bytes: number): Promise<void> {
+    await tx
+      .updateTable('nodes')
+      .set((eb) => ({ size_bytes: eb('size_bytes', '+', bytes) }))
+      .where('id', '=', nodeId)
+      .execute();
+  }
+
   async activeBytes(tx: Tx, orgId: string): Promise<number> {
     const row = await tx
       .selectFrom('nodes')

@@ -78,6 +78,33 @@ export class UploadRepository {
     return existing !== undefined || this.pendingNameTaken(tx, parentId, nameKey, now, 'site-file');
   }
 
+  /** An attachment's identity is its context, object and name: finalized, or pending and unexpired. */
+  async attachmentNameTaken(tx: Db, contextId: string, objectId: string, nameKey: string, now: string): Promise<boolean> {
+    const row = await tx
+      .selectFrom('stored_objects')
+      .select('id')
+      .where('purpose', '=', 'attachment')
+      .where('parent_id', '=', contextId)
+      .where('object_id', '=', objectId)
+      .where('name_key', '=', nameKey)
+      .where((eb) => eb.or([eb('state', '=', 'finalized'), eb.and([eb('state', '=', 'pending'), eb('expires_at', '>', now)])]))
+      .executeTakeFirst();
+    return row !== undefined;
+  }
+
+  async attachmentsOf(contextId: string, objectId: string): Promise<StoredObjectRow[]> {
+    return this.db
+      .selectFrom('stored_objects')
+      .selectAll()
+      .where('purpose', '=', 'attachment')
+      .where('parent_id', '=', contextId)
+      .where('object_id', '=', objectId)
+      .where('state', '=', 'finalized')
+      .orderBy('name_key')
+      .orderBy('id')
+      .execute();
+  }
+
   /** Marks a pending object finalized with what was stored; false when it was not pending (raced, expired). */
   async finalizeObject(
     tx: Db,

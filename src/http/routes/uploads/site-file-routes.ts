@@ -1,10 +1,7 @@
 import { Type } from '@sinclair/typebox';
-import { ApiError } from '../../../domain/errors.js';
-import { contentRange, parseByteRange } from '../../../domain/uploads/byte-range.js';
-import { attachmentDisposition } from '../../../domain/uploads/content-disposition.js';
-import { quoteEtag } from '../../../domain/uploads/etag.js';
 import type { RegionApp } from '../../region-app.js';
 import { errors } from '../nodes/node-schemas.js';
+import { DOWNLOAD_RESPONSES, sendStoredObject } from './send-stored-object.js';
 import { Etag, FileName, Size, UploadTargetFields } from './upload-schemas.js';
 
 const SiteFileFields = {
@@ -88,30 +85,15 @@ export default async function siteFileRoutes(app: RegionApp) {
         summary: 'Download a site file',
         description: 'The bytes, with HTTP Range support (206 Partial Content, 416 when the range starts past the end).',
         params: FileIdParams,
-        response: {
-          200: { description: 'The file', content: { 'application/octet-stream': { schema: {} } } },
-          206: { description: 'The requested range', content: { 'application/octet-stream': { schema: {} } } },
-          ...errors(401, 403, 404, 416),
-        },
+        response: { ...DOWNLOAD_RESPONSES, ...errors(401, 403, 404, 416) },
       },
     },
-    async (request, reply) => {
-      const { name, row } = await app.services.siteFiles.downloadable(request.principal, request.params.fileId);
-      const size = row.stored_bytes ?? 0;
-      const range = parseByteRange(request.headers.range, size);
-      if (range === 'unsatisfiable') {
-        reply.header('content-range', `bytes */${size}`);
-        throw new ApiError('RangeNotSatisfiable');
-      }
-      reply
-        .header('accept-ranges', 'bytes')
-        .header('etag', quoteEtag(row.etag ?? ''))
-        .header('content-type', 'application/octet-stream')
-        .header('content-disposition', attachmentDisposition(name))
-        .header('content-length', range ? range.end - range.start + 1 : size);
-      if (range) reply.code(206).header('content-range', contentRange(range, size));
-      if (size === 0) return reply.send('');
-      return reply.send(await app.platform.blobs.read(row.blob_key, range));
-    },
+    async (request, reply) =>
+      sendStoredObject(
+        app.platform.blobs,
+        request,
+        reply,
+        await app.services.siteFiles.downloadable(request.principal, request.params.fileId),
+      ),
   );
 }

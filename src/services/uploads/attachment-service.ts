@@ -1,0 +1,117 @@
+import { randomUUID } from 'node:crypto';
+import type { StoredObjectRow } from '../../adapters/db/schema.js';
+import type { Permission } from '../../domain/access/permissions.js';
+import { ApiError } from '../../domain/errors.js';
+import type { Principal } from '../../oauth/access-tokens.js';
+import type { Platform, RegionContext } from '../../platform.js';
+import type { NodeService } from '../node-service.js';
+import { type UploadService, uploadTarget } from './upload-service.js';
+
+export interface AttachmentView {
+  id: string;
+  contextId: string;
+  objectId: string;
+  name: string;
+  size: number;
+  state: 'uploading' | 'ready';
+  etag: string | null;
+  format: string | null;
+  createdAt: string;
+}
+
+function view(row: StoredObjectRow): AttachmentView {
+  return {
+    id: row.id,
+    contextId: row.parent_id as string,
+    objectId: row.object_id as string,
+    name: row.name,
+    size: row.stored_bytes ?? row.declared_bytes,
+    state: row.state === 'finalized' ? 'ready' : 'uploading',
+    etag: row.etag,
+    format: row.format,
+    createdAt: row.created_at,
+  };
+}
+
+/**
+ * Files attached to a twin's objects, through the same upload machinery as site files. The
+ * context is a site (twin drafts come with the twins); the bytes count on the site's node, so
+ * they go to the trash, come back and leave with it. Identity: context, object and name.
+ */
+export class AttachmentService {
+  constructor(
+    private readonly platform: Platform,
+    private readonly region: RegionContext,
+    private readonly nodes: NodeService,
+    private readonly uploads: UploadService,
+  ) {}
+
+  private async context(principal: Principal, contextId: string, permission: Permission) {
+    const node = await this.nodes.authorize(principal, contextId, permission);
+    if (node.kind !== 'site') throw new ApiError('NotFound', 'No twin with this context id');
+    return node;
+  }
+
+  async initiate(principal: Principal, contextId: string, input: { objectId: string; name: string; size: number }) {
+    const site = await this.context(principal, contextId, 'upload');
+    const id = randomUUID();
+    const opened = await this.uploads.open({
+      id,
+      orgId: site.org_id,
+      purpose: 'attachment',
+      nodeId: site.id,
+      parentId: site.id,
+      objectId: input.objectId,
+      name: input.name,
+      bytes: input.size,
+      blobKey: `orgs/${site.org_id}/nodes/${site.id}/attachments/${id}`,
+      createdBy: principal.userId,
+    });
+    await this.uploads.reserve(opened, () =>
+      this.region.tree.transaction(async (tx) => {
+        const now = opened.row.created_at;
+        await this.uploads.lockQuota(tx, site.org_id);
+        if (await this.uploads.uploads.attachmentNameTaken(tx, site.id, input.objectId, opened.row.name_key, now)) {
+          throw new ApiError('FileAlreadyExists', 'The object has an attachment of this name, or one is being uploaded');
+        }
+        await this.uploads.checkQuota(tx, site.org_id, input.size, now, 'StorageLimitExceeded');
+        await this.uploads.uploads.insertObject(tx, opened.row);
+      }),
+    );
+    return { ...view(opened.row), ...uploadTarget(opened.plan) };
+  }
+
+  async finalize(principal: Principal, contextId: string, attachmentId: string, etag: string | undefined) {
+    const site = await this.context(principal, contextId, 'upload');
+    const row = await this.find(site.id, attachmentId);
+    if (row.state === 'finalized') return view(row);
+    const completed = await this.uploads.complete(row, etag, { etagRequired: true });
+    const now = this.platform.clock.now().toISOString();
+    await this.region.tree.transaction(async (tx) => {
+      if (!(await this.uploads.uploads.finalizeObject(tx, row.id, { ...completed, at: now }))) {
+        throw new ApiError('NotFound', 'No pending upload with this id: it was finalized or has expired');
+      }
+      // The reservation becomes bytes of the site.
+      await this.region.tree.addBytes(tx, site.id, completed.bytes);
+    });
+    return view((await this.uploads.uploads.findObject(row.id)) as StoredObjectRow);
+  }
+
+  async list(principal: Principal, contextId: string, objectId: string): Promise<AttachmentView[]> {
+    const site = await this.context(principal, contextId, 'read');
+    return (await this.uploads.uploads.attachmentsOf(site.id, objectId)).map(view);
+  }
+
+  async downloadable(principal: Principal, contextId: string, attachmentId: string) {
+    const site = await this.context(principal, contextId, 'download');
+    const row = await this.find(site.id, attachmentId);
+    if (row.state !== 'finalized') throw new ApiError('NotFound', 'Attachment not found');
+    return { name: row.name, row };
+  }
+
+  private async find(siteId: string, attachmentId: string): Promise<StoredObjectRow> {
+    const row = await this.uploads.uploads.findObject(attachmentId);
+    if (row?.purpose !== 'attachment' || row.parent_id !== siteId) throw new ApiError('NotFound', 'Attachment not found');
+    return row;
+  }
+}
