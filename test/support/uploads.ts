@@ -39,11 +39,11 @@ export async function uploadBytes(target: UploadTarget, bytes: Buffer): Promise<
   return { etag: expected, expected };
 }
 
-/** A real sample file of a point-cloud format, written by the sample writers, as bytes. */
-export async function sampleBytes(write: (path: string) => Promise<void>): Promise<Buffer> {
+/** A real sample file (point cloud, video), written by the sample writers, as bytes; `extension` when the writer needs one. */
+export async function sampleBytes(write: (path: string) => Promise<void>, extension = ''): Promise<Buffer> {
   const dir = await fs.mkdtemp(path.join(os.tmpdir(), 'rdp-sample-'));
   try {
-    const file = path.join(dir, 'sample');
+    const file = path.join(dir, `sample${extension}`);
     await write(file);
     return await fs.readFile(file);
   } finally {
