@@ -1,7 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createOrg, createTree, type OrgFixture, snapshot } from '../support/fixtures.js';
+import { writeLaz } from '../support/laz-writer.js';
 import { startPlatform, type TestPlatform } from '../support/platform.js';
-import { writeLas } from '../support/point-cloud-samples.js';
+import { writeE57, writeLas, writePly, writePts, writeXyz } from '../support/point-cloud-samples.js';
 import { rdpAdmin } from '../support/rdp-cli.js';
 import { BLOB_BACKENDS, type BlobBackend, sampleBytes, uploadBytes } from '../support/uploads.js';
 
@@ -222,6 +223,23 @@ describe.each(BLOB_BACKENDS.filter((backend) => backend.available))(
       }
       expect(await snapshot(t, org)).toEqual(before);
       expect((await org.admin.post(`/v1/bundles/${bundleId}/processing`, { cost })).status).toBe(202);
+    });
+
+    it.each([
+      { name: 'scan.laz', write: (file: string) => writeLaz(file, 2_000) },
+      { name: 'scan.e57', write: (file: string) => writeE57(file, 2_000) },
+      { name: 'scan.ply', write: (file: string) => writePly(file, 2_000, 'binary_little_endian') },
+      { name: 'scan.xyz', write: (file: string) => writeXyz(file, 2_000) },
+      { name: 'scan.pts', write: (file: string) => writePts(file, 2_000) },
+    ])('processes $name into a point-cloud derivative', async ({ name, write }) => {
+      const { bundleId } = await uploadedBundle(`Format ${name}`, [{ name, bytes: await sampleBytes(write) }]);
+      const { cost } = (await org.admin.get(`/v1/bundles/${bundleId}/processing/cost`)).body;
+      expect((await org.admin.post(`/v1/bundles/${bundleId}/processing`, { cost })).status).toBe(202);
+      const bundle = await settled(org, bundleId);
+      expect(bundle.processings[0].failureReason).toBeNull();
+      expect(bundle.state).toBe('ready');
+      const derivative = await org.admin.get(`/v1/nodes/${bundle.processings[0].derivativeId}`);
+      expect(derivative.body.type).toBe('pointCloud');
     });
   },
 );
