@@ -1,7 +1,6 @@
 import { type ChildProcess, execFile, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
-import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -11,6 +10,7 @@ import { dropPostgresSchemas } from '../../src/adapters/db/database.js';
 import { loadConfig } from '../../src/config/config.js';
 import { openPlatform } from '../../src/platform.js';
 import { AdminService } from '../../src/services/admin-service.js';
+import { freePort } from '../support/ports.js';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const databaseUrl = process.env.RDP_TEST_DATABASE_URL;
@@ -19,15 +19,6 @@ const databaseUrl = process.env.RDP_TEST_DATABASE_URL;
  * bench/startup.ts against a bare server in the same run: CI never fails on an absolute time.
  */
 const STARTUP_WAIT_MS = 15_000;
-
-async function freePort(): Promise<number> {
-  const probe = net.createServer();
-  const port = await new Promise<number>((resolve) =>
-    probe.listen(0, '127.0.0.1', () => resolve((probe.address() as net.AddressInfo).port)),
-  );
-  await new Promise((resolve) => probe.close(resolve));
-  return port;
-}
 
 /**
  * `npm start` runs `node dist/main.js`. The code is compiled afresh into a directory of this

@@ -13,6 +13,7 @@ import { openPlatform, type Platform } from '../../src/platform.js';
 import { ManualClock } from '../../src/ports/clock.js';
 import { AdminService } from '../../src/services/admin-service.js';
 import { createOrg, type OrgFixture } from './fixtures.js';
+import { freePort } from './ports.js';
 
 /**
  * A real platform on a random port, on the store the suite runs against: SQLite files in a
@@ -51,11 +52,7 @@ export async function startPlatform(
 
   // The port is known only after listen; addresses in responses derive from the public URL,
   // so listen first on a free port and then build the platform with that port.
-  const probe = (await import('node:net')).createServer();
-  const port = await new Promise<number>((resolve) =>
-    probe.listen(0, '127.0.0.1', () => resolve((probe.address() as { port: number }).port)),
-  );
-  await new Promise((resolve) => probe.close(resolve));
+  const port = await freePort();
 
   const config = loadConfig({
     PORT: String(port),

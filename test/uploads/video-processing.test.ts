@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createOrg, createTree, type OrgFixture } from '../support/fixtures.js';
+import { createOrg, createTree } from '../support/fixtures.js';
 import { startPlatform, type TestPlatform } from '../support/platform.js';
 import { sampleBytes, uploadBytes } from '../support/uploads.js';
 import { writeTestVideo } from '../support/video-samples.js';

@@ -1,12 +1,12 @@
 import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
-import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { CreateBucketCommand, S3Client } from '@aws-sdk/client-s3';
 import S3rver from 's3rver';
 import { S3BlobStore } from '../../../src/adapters/blobs/s3-blob-store.js';
 import type { Clock } from '../../../src/ports/clock.js';
+import { freePort } from '../../support/ports.js';
 
 /**
  * S3 servers for the S3 adapter's tests, on 127.0.0.1 at a random port with a temporary
@@ -65,15 +65,6 @@ export async function startS3rver(): Promise<S3Peer> {
 }
 
 export const motoAvailable = spawnSync('moto_server', ['--help'], { stdio: 'ignore' }).status === 0;
-
-async function freePort(): Promise<number> {
-  const probe = net.createServer();
-  const port = await new Promise<number>((resolve) =>
-    probe.listen(0, '127.0.0.1', () => resolve((probe.address() as net.AddressInfo).port)),
-  );
-  await new Promise((resolve) => probe.close(resolve));
-  return port;
-}
 
 export async function startMoto(): Promise<S3Peer> {
   const port = await freePort();
