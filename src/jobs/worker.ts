@@ -45,6 +45,23 @@ export function workerSettings(config: Config): Pick<JobWorkerOptions, 'slots' |
   };
 }
 
+/**
+ * Records an outcome through a store that may refuse for a moment (a busy SQLite file, a
+ * dropped connection): a few tries with growing pauses, so that a finished job is not left
+ * running until the watchdog fails it. The store's calls act under the job's lease, so a
+ * repeat never records twice.
+ */
+async function persistently<T>(record: () => Promise<T>): Promise<T> {
+  for (let attempt = 0; ; attempt += 1) {
+    try {
+      return await record();
+    } catch (error) {
+      if (attempt >= 4) throw error;
+      await delay(50 * 2 ** attempt);
+    }
+  }
+}
+
 interface Running {
   job: ClaimedJob;
   controller: AbortController;
@@ -204,8 +221,8 @@ export class JobWorker {
     if (entry.lost) return;
     try {
       if (failure === undefined) {
-        if (await store.succeed(job)) await this.hook(() => this.options.onSucceeded?.(job));
-      } else if (await store.fail(job, failure)) {
+        if (await persistently(() => store.succeed(job))) await this.hook(() => this.options.onSucceeded?.(job));
+      } else if (await persistently(() => store.fail(job, failure))) {
         await this.hook(() => this.options.onFailed?.(job, failure));
       }
     } catch (err) {
