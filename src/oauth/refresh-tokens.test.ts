@@ -35,6 +35,12 @@ describe('sealed refresh tokens', () => {
     expect(openRefreshToken(key, `${version}.${widened}.${signature}`)).toBeUndefined();
     expect(openRefreshToken(key, `${version}.${payload}.${signature.slice(1)}`)).toBeUndefined();
     expect(openRefreshToken(key, `${token}.extra`)).toBeUndefined();
+    // The last character of the signature carries two spare bits: another spelling of the same bytes is refused.
+    const last = signature.at(-1) as string;
+    const alphabet = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_';
+    const sibling = alphabet[(alphabet.indexOf(last) & ~3) + ((alphabet.indexOf(last) + 1) & 3)] as string;
+    expect(Buffer.from(`${signature.slice(0, -1)}${sibling}`, 'base64url')).toEqual(Buffer.from(signature, 'base64url'));
+    expect(openRefreshToken(key, `${version}.${payload}.${signature.slice(0, -1)}${sibling}`)).toBeUndefined();
     for (const bad of ['', 'rt1', 'rt1..', 'rt0.a.b', 'not-a-token']) expect(openRefreshToken(key, bad)).toBeUndefined();
   });
 });

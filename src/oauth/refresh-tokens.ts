@@ -49,8 +49,10 @@ const isString = (value: unknown): value is string => typeof value === 'string' 
 export function openRefreshToken(key: Buffer, token: string): RefreshTokenClaims | undefined {
   const [version, payload, signature, extra] = token.split('.');
   if (version !== VERSION || !payload || !signature || extra !== undefined) return undefined;
-  const expected = mac(key, payload);
-  const given = Buffer.from(signature, 'base64url');
+  // Compared as text: base64url decoding ignores the spare bits of the last character, and a
+  // second spelling of one token would get past reuse detection (it keys on the token's hash).
+  const expected = Buffer.from(mac(key, payload).toString('base64url'));
+  const given = Buffer.from(signature);
   if (given.length !== expected.length || !timingSafeEqual(given, expected)) return undefined;
   let body: Record<string, unknown>;
   try {
