@@ -1,15 +1,18 @@
 import { openBlobStore } from './adapters/blobs/open-blob-store.js';
 import { openStores, type Store, type Stores } from './adapters/db/database.js';
 import { AccessRepository } from './adapters/db/repositories/access-repository.js';
+import { AuditRepository } from './adapters/db/repositories/audit-repository.js';
 import { DirectoryRepository } from './adapters/db/repositories/directory-repository.js';
 import { NodeRepository } from './adapters/db/repositories/node-repository.js';
 import { NodeTreeRepository } from './adapters/db/repositories/node-tree-repository.js';
+import { OrganizationMemberRepository } from './adapters/db/repositories/organization-member-repository.js';
 import { ServerSecretRepository } from './adapters/db/repositories/server-secret-repository.js';
 import { TokenRepository } from './adapters/db/repositories/token-repository.js';
 import type { RegionalSchema } from './adapters/db/schema.js';
 import { openJobStore } from './adapters/jobs/open-job-store.js';
 import type { Config } from './config/config.js';
 import { REGIONS, type Region } from './domain/regions.js';
+import { PrincipalChanges } from './oauth/principal-changes.js';
 import { RecentDirectory } from './oauth/recent-directory.js';
 import type { BlobStore } from './ports/blob-store.js';
 import { type Clock, systemClock } from './ports/clock.js';
@@ -22,6 +25,8 @@ export interface RegionContext {
   nodes: NodeRepository;
   tree: NodeTreeRepository;
   access: AccessRepository;
+  /** The trail of changes to people and permissions. */
+  audit: AuditRepository;
 }
 
 /** What the HTTP roles, the worker and the admin command line share: config, clock and stores. */
@@ -30,8 +35,12 @@ export interface Platform {
   clock: Clock;
   stores: Stores;
   directory: DirectoryRepository;
+  /** Users as organizations see them: their places, deactivation and seats. */
+  members: OrganizationMemberRepository;
   /** Applications and users at most a second old, for the token endpoint's every request. */
   recentDirectory: RecentDirectory;
+  /** Deactivations and removals made in this process, for its token caches. */
+  principalChanges: PrincipalChanges;
   tokens: TokenRepository;
   regions: Record<Region, RegionContext>;
   /** Keys generated once per deployment and shared by every copy through the global store. */
@@ -61,6 +70,7 @@ export async function openPlatform(config: Config, clock: Clock = systemClock): 
       nodes: new NodeRepository(store.db, store.dialect, store.changeVersion),
       tree: new NodeTreeRepository(store.db, store.dialect),
       access: new AccessRepository(store.db),
+      audit: new AuditRepository(store.db),
     };
   }
   const directory = new DirectoryRepository(stores.global.db);
@@ -80,12 +90,17 @@ export async function openPlatform(config: Config, clock: Clock = systemClock): 
     await stores.close();
     throw error;
   }
+  const recentDirectory = new RecentDirectory(directory);
+  const principalChanges = new PrincipalChanges();
+  principalChanges.subscribe((userId) => recentDirectory.forgetUser(userId));
   return {
     config,
     clock,
     stores,
     directory,
-    recentDirectory: new RecentDirectory(directory),
+    members: new OrganizationMemberRepository(stores.global.db, stores.global.dialect),
+    recentDirectory,
+    principalChanges,
     tokens: new TokenRepository(stores.global.db),
     regions,
     secrets,

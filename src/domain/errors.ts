@@ -61,6 +61,40 @@ export const ERRORS = {
   InsufficientProcessingCapacity: { status: 409, message: 'No processing capacity is available; retry later' },
   FailedToLaunchProcessing: { status: 409, message: 'The processing job could not be launched; retry' },
   ProcessingAlreadyRunning: { status: 409, message: 'The bundle is already being processed' },
+  // roles and memberships (the invitation codes below also answer memberships)
+  DuplicateRoleName: { status: 409, message: 'A role with this name exists in the organization' },
+  RoleInUse: { status: 409, message: 'Memberships or pending invitations still give this role' },
+  AdministrativeRoleNotEditable: { status: 409, message: 'Administrative roles are the platform\'s and cannot be changed' },
+  LastAdministrator: { status: 409, message: 'The organization would be left without an active administrator' },
+  // users
+  CannotDeactivateSelf: { status: 409, message: 'A user cannot deactivate themselves' },
+  // groups (all 409, as the spec lists them)
+  GroupHasSamlLink: { status: 409, message: 'The group membership is managed by a SAML/SSO link' },
+  CannotInviteToSCIMGroup: { status: 409, message: 'The group membership is managed by SCIM provisioning' },
+  UserAlreadyMember: { status: 409, message: 'The user is already a member' },
+  CannotRemoveMemberFromSCIMGroup: { status: 409, message: 'The group membership is managed by SCIM provisioning' },
+  DuplicateGroupName: { status: 409, message: 'A group with this name exists in the organization' },
+  CannotUpdateMemberFromSCIMGroup: { status: 409, message: 'The group is managed by SCIM provisioning' },
+  CannotRemoveSCIMGroup: { status: 409, message: 'The group is managed by SCIM provisioning' },
+  CannotRemoveOrganizationGroup: { status: 409, message: 'The group has no single owning division' },
+  GroupOutsideDivision: { status: 400, message: "The node is outside the group's owning division" },
+  // invitations (POST /v1/nodes/{nodeId}/invitations and POST /v1/invitations)
+  UserAlreadyInvited: { status: 409, message: 'A pending invitation exists for this address' },
+  InvalidEmailDomain: { status: 403, message: 'The address domain is not allowed for the organization' },
+  CustomRoleNotAssignableToDataNode: { status: 400, message: 'A custom role cannot be assigned at this node' },
+  CustomRoleNotFound: { status: 400, message: 'The custom role does not exist' },
+  // The spec's spelling, typo included.
+  AdminsitrativeRoleNotFound: { status: 400, message: 'The administrative role does not exist' },
+  AdministrativeRoleInvalidNode: {
+    status: 400,
+    message: 'An administrative role can only be assigned at the organization level',
+  },
+  InvitationEmailRejected: { status: 422, message: 'The mail server permanently rejected the address' },
+  InvitationEmailNotSent: {
+    status: 503,
+    message: 'The mail server is temporarily unavailable; nothing was stored, retry the same request',
+  },
+  InvitationNotPending: { status: 409, message: 'The invitation is no longer pending' },
 } as const;
 
 export type ErrorCode = keyof typeof ERRORS;

@@ -114,7 +114,9 @@ export class AccessTokenVerifier {
     const keySet = platform.config.authJwksUrl
       ? remoteKeySet(platform.config.authJwksUrl)
       : publishedKeySet(platform.tokens, keys.jwks(), platform.clock);
-    return new AccessTokenVerifier(keySet, issuer, platform.directory, platform.tokens, platform.clock);
+    const verifier = new AccessTokenVerifier(keySet, issuer, platform.directory, platform.tokens, platform.clock);
+    platform.principalChanges.subscribe((userId) => verifier.forgetPrincipal(userId));
+    return verifier;
   }
 
   /** The principal behind an Authorization header, or a 401 ApiError. */
@@ -135,7 +137,7 @@ export class AccessTokenVerifier {
       this.verified.set(token, principal);
     }
     const [status, grant] = await Promise.all([
-      this.status(principal.userId, nowMs),
+      this.status(principal.userId, principal.orgId, nowMs),
       this.grantStatus(principal.clientId, principal.grantId, nowMs),
     ]);
     const notBefore = Math.max(status.notBefore, grant.notBefore);
@@ -175,18 +177,27 @@ export class AccessTokenVerifier {
     }
   }
 
-  private async status(userId: string, nowMs: number): Promise<PrincipalStatus> {
-    const cached = this.statuses.get(userId);
+  private async status(userId: string, orgId: string, nowMs: number): Promise<PrincipalStatus> {
+    const key = `${userId} ${orgId}`;
+    const cached = this.statuses.get(key);
     if (cached && nowMs - cached.checkedAt < REVOCATION_TTL_MS) return cached;
-    const row = await this.directory.principalStatus(userId);
+    const row = await this.directory.principalStatus(userId, orgId);
     const status: PrincipalStatus = {
       checkedAt: nowMs,
-      active: row !== undefined && row.deactivated_at === null,
-      notBefore: row?.tokens_not_before ? Date.parse(row.tokens_not_before) : 0,
+      active: row?.active ?? false,
+      notBefore: row?.tokensNotBefore ? Date.parse(row.tokensNotBefore) : 0,
     };
     if (this.statuses.size >= MAX_CACHED_TOKENS) this.statuses.clear();
-    this.statuses.set(userId, status);
+    this.statuses.set(key, status);
     return status;
+  }
+
+  /**
+   * Drops what this process keeps of a principal's status: a change made here (a deactivation)
+   * bites on the next request, not a second later. Other processes see it within the second.
+   */
+  forgetPrincipal(userId: string): void {
+    for (const key of this.statuses.keys()) if (key.startsWith(`${userId} `)) this.statuses.delete(key);
   }
 
   /** A deleted application or a revoked family ends its tokens; re-read at most once a second per grant. */

@@ -57,6 +57,10 @@ export class RecentDirectory implements ClientDirectory {
     return this.users.get(id);
   }
 
+  forgetUser(id: string): void {
+    this.users.forget(id);
+  }
+
   /** Drops what this process keeps of an application (and its service user) it has just changed. */
   forgetApplication(clientId: string, serviceUserId?: string | null): void {
     this.applications.forget(clientId);

@@ -1,8 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { newNodeRow } from '../adapters/db/repositories/node-rows.js';
-import { DEFAULT_ROLES, ORGANIZATION_ADMIN_ROLE } from '../domain/access/permissions.js';
 import { ApiError, validationError } from '../domain/errors.js';
 import { isContainerKind, type NodeKind } from '../domain/nodes/hierarchy.js';
+import { organizationRoleRows, ORGANIZATION_ADMINISTRATOR_ROLE_ID } from '../domain/people/roles.js';
 import { isRegion, REGIONS, type Region } from '../domain/regions.js';
 import { hashPassword } from '../oauth/secrets.js';
 import type { Platform } from '../platform.js';
@@ -50,15 +50,7 @@ export class AdminService {
     // The regional root first: an organization row never points at a region that lacks its node.
     await region.store.db.transaction().execute(async (tx) => {
       await region.nodes.insert(newNodeRow(null, { id, kind: 'organization', name: input.name, now }), tx);
-      const roles = DEFAULT_ROLES.map((role) => ({
-        id: randomUUID(),
-        org_id: id,
-        name: role.name,
-        kind: role.kind,
-        permissions: JSON.stringify(role.permissions),
-        created_at: now,
-        updated_at: now,
-      }));
+      const roles = organizationRoleRows(id, now, randomUUID);
       await tx.insertInto('roles').values(roles).execute();
     });
     try {
@@ -201,9 +193,7 @@ export class AdminService {
       org ? { orgId: org.id, isAdmin: Boolean(input.orgAdmin) } : undefined,
     );
     if (org && input.orgAdmin) {
-      const roles = await this.platform.regions[org.region as Region].access.listRoles(org.id);
-      const admin = roles.find((role) => role.name === ORGANIZATION_ADMIN_ROLE);
-      if (admin) await this.grantMembership({ nodeId: org.id, principalId: id, roleId: admin.id });
+      await this.grantMembership({ nodeId: org.id, principalId: id, roleId: ORGANIZATION_ADMINISTRATOR_ROLE_ID });
     }
     return { id, email };
   }

@@ -1,3 +1,5 @@
+import type { Generated } from 'kysely';
+
 /** Row types of both stores, as Kysely sees them. Flags are integers (0/1) on both dialects. */
 
 export interface OrganizationRow {
@@ -30,10 +32,39 @@ export interface UserRow {
   updated_at: string;
 }
 
+/** A user's place in one organization: a seat while active and a person (kind user). */
 export interface UserOrganizationRow {
   user_id: string;
   org_id: string;
+  /** Mirrors an Organization Administrator membership on the organization node: the settings pages read it. */
   is_admin: number;
+  /** Deactivated in this organization: its tokens for the organization stop at once. */
+  deactivated_at: string | null;
+  /** Provisioned by the organization's identity provider over SCIM, with its id for the user. */
+  scim_managed: Generated<number>;
+  scim_external_id: string | null;
+  created_at: string;
+  updated_at: string | null;
+}
+
+/** A bearer token an organization's identity provider uses on /scim/v2; only its hash is kept. */
+export interface ScimTokenRow {
+  id: string;
+  org_id: string;
+  name: string;
+  token_hash: string;
+  created_by: string;
+  created_at: string;
+  last_used_at: string | null;
+}
+
+/** Mail of the embedded default, which has no SMTP server: a page lists it. */
+export interface MailOutboxRow {
+  id: string;
+  to_address: string;
+  subject: string;
+  text_body: string;
+  html_body: string | null;
   created_at: string;
 }
 
@@ -145,6 +176,8 @@ export interface GlobalSchema {
   server_secrets: ServerSecretRow;
   authorization_codes: AuthorizationCodeRow;
   jobs: JobRow;
+  scim_tokens: ScimTokenRow;
+  mail_outbox: MailOutboxRow;
 }
 
 export interface NodeRow {
@@ -189,10 +222,13 @@ export interface NodeThumbnailRow {
   updated_at: string;
 }
 
+/** Keyed by organization and id: administrative roles have the catalog's ids in every organization. */
 export interface RoleRow {
   id: string;
   org_id: string;
   name: string;
+  /** Lower-cased name: unique within the organization. */
+  name_key: string;
   kind: 'administrative' | 'custom';
   permissions: string; // JSON array
   created_at: string;
@@ -212,8 +248,10 @@ export interface GroupRow {
   org_id: string;
   name: string;
   name_key: string;
+  /** The one division that owns the group; null: an organization group, part of every division. */
   division_id: string | null;
   scim_managed: number;
+  scim_external_id: string | null;
   saml_linked: number;
   created_at: string;
   updated_at: string;
@@ -223,6 +261,41 @@ export interface GroupMemberRow {
   group_id: string;
   user_id: string;
   created_at: string;
+}
+
+/** sending: stored while its mail is handed to the server, removed if that fails. */
+export type InvitationState = 'sending' | 'pending' | 'accepted' | 'revoked';
+
+export interface InvitationRow {
+  id: string;
+  org_id: string;
+  /** The node the role is given on: the organization node for an organization invitation. */
+  node_id: string;
+  email: string;
+  role_id: string;
+  state: InvitationState;
+  /** SHA-256 of the secret in the mail's link. */
+  token_hash: string;
+  invited_by: string;
+  accepted_by: string | null;
+  created_at: string;
+  updated_at: string;
+  accepted_at: string | null;
+}
+
+/** Who changed what in an organization's people and permissions, and when. */
+export interface AuditEventRow {
+  id: string;
+  org_id: string;
+  occurred_at: string;
+  /** principal: a token's user or service user; scim: an identity provider's token; invitee: an invitation's acceptance. */
+  actor_type: 'principal' | 'scim' | 'invitee' | 'admin-cli';
+  actor_id: string;
+  /** e.g. group.created, membership.removed, user.deactivated */
+  action: string;
+  target_type: 'user' | 'group' | 'membership' | 'role' | 'invitation' | 'scim-token';
+  target_id: string;
+  details: string; // JSON object
 }
 
 export type StoredObjectPurpose = 'site-file' | 'bundle-input' | 'attachment' | 'derivative';
@@ -317,4 +390,6 @@ export interface RegionalSchema {
   bundles: BundleRow;
   processings: ProcessingRow;
   blob_deletions: BlobDeletionRow;
+  invitations: InvitationRow;
+  audit_events: AuditEventRow;
 }

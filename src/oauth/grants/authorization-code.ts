@@ -44,8 +44,7 @@ export async function authorizationCodeGrant(context: GrantContext): Promise<Tok
     throw invalid;
   }
 
-  const user = await platform.directory.findUser(row.user_id);
-  if (!user || user.deactivated_at !== null) throw invalid;
+  if (!(await platform.directory.isActiveIn(row.user_id, row.org_id))) throw invalid;
   return context.issueTokens(
     {
       userId: row.user_id,

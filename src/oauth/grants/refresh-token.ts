@@ -70,8 +70,7 @@ export async function refreshTokenGrant(context: GrantContext): Promise<TokenSet
     if (!recorded) await reuse(platform, claims, await platform.tokens.findRefreshTokenUse(tokenHash), now);
   }
 
-  const user = await platform.directory.findUser(claims.userId);
-  if (!user || user.deactivated_at !== null) throw new OAuthError('invalid_grant', INVALID);
+  if (!(await platform.directory.isActiveIn(claims.userId, claims.orgId))) throw new OAuthError('invalid_grant', INVALID);
   return context.issueTokens(
     {
       userId: claims.userId,

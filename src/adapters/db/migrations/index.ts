@@ -8,11 +8,13 @@ import * as global0005 from './global-0005-grant-expiry.js';
 import * as global0006 from './global-0006-sealed-refresh-tokens.js';
 import * as global0007 from './global-0007-jobs.js';
 import * as global0008 from './global-0008-processing-slots.js';
+import * as global0009 from './global-0009-people.js';
 import * as regional0001 from './regional-0001-init.js';
 import * as regional0002 from './regional-0002-name-search.js';
 import * as regional0003 from './regional-0003-browse-order.js';
 import * as regional0004 from './regional-0004-sso-restriction.js';
 import * as regional0005 from './regional-0005-uploads.js';
+import * as regional0006 from './regional-0006-people.js';
 
 /** A migration that may need to know the dialect (column types, collations, indexes). */
 export interface DialectMigration {
@@ -67,6 +69,7 @@ export function migrateGlobal(store: AnyStore): Promise<void> {
     '0006-sealed-refresh-tokens': global0006,
     '0007-jobs': global0007,
     '0008-processing-slots': global0008,
+    '0009-people': global0009,
   });
 }
 
@@ -77,5 +80,6 @@ export function migrateRegional(store: AnyStore): Promise<void> {
     '0003-browse-order': regional0003,
     '0004-sso-restriction': regional0004,
     '0005-uploads': regional0005,
+    '0006-people': regional0006,
   });
 }

@@ -63,17 +63,32 @@ export class DirectoryRepository {
       .innerJoin('organizations', 'organizations.id', 'user_organizations.org_id')
       .select(['organizations.id', 'organizations.name'])
       .where('user_organizations.user_id', '=', userId)
+      .where('user_organizations.deactivated_at', 'is', null)
       .orderBy('organizations.name')
       .execute();
   }
 
-  /** Whether a user's tokens are still honoured, and since when: read on every request, cached briefly. */
-  async principalStatus(userId: string): Promise<Pick<UserRow, 'deactivated_at' | 'tokens_not_before'> | undefined> {
-    return this.db
-      .selectFrom('users')
-      .select(['deactivated_at', 'tokens_not_before'])
-      .where('id', '=', userId)
+  /**
+   * Whether a user's tokens for an organization are still honoured, and since when: read on every
+   * request, cached briefly. Active means the user is, and so is its place in the organization.
+   */
+  async principalStatus(userId: string, orgId: string): Promise<{ active: boolean; tokensNotBefore: string | null } | undefined> {
+    const row = await this.db
+      .selectFrom('users as u')
+      .leftJoin('user_organizations as uo', (join) => join.onRef('uo.user_id', '=', 'u.id').on('uo.org_id', '=', orgId))
+      .select(['u.deactivated_at', 'u.tokens_not_before', 'uo.user_id as linked', 'uo.deactivated_at as link_deactivated_at'])
+      .where('u.id', '=', userId)
       .executeTakeFirst();
+    if (!row) return undefined;
+    return {
+      active: row.deactivated_at === null && row.linked !== null && row.link_deactivated_at === null,
+      tokensNotBefore: row.tokens_not_before,
+    };
+  }
+
+  /** The user may act in the organization: the user is active and so is its place there. */
+  async isActiveIn(userId: string, orgId: string): Promise<boolean> {
+    return (await this.principalStatus(userId, orgId))?.active ?? false;
   }
 
   async findApplication(clientId: string): Promise<OAuthApplicationRow | undefined> {
@@ -140,6 +155,7 @@ export class DirectoryRepository {
       .select(['organizations.id', 'organizations.name'])
       .where('user_organizations.user_id', '=', userId)
       .where('user_organizations.is_admin', '=', 1)
+      .where('user_organizations.deactivated_at', 'is', null)
       .orderBy('organizations.name')
       .orderBy('organizations.id')
       .execute();

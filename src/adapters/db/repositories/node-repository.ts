@@ -116,7 +116,7 @@ export class NodeRepository {
             ${requiredProvider('min')} AS required_idp_min, ${requiredProvider('max')} AS required_idp_max
           FROM nodes n
           LEFT JOIN memberships m ON ${reachingMemberships(principalId)}
-          LEFT JOIN roles r ON r.id = m.role_id
+          LEFT JOIN roles r ON r.org_id = n.org_id AND r.id = m.role_id
           WHERE n.id = ${nodeId} AND n.org_id = ${orgId}`.compile(db),
       ['\u0000org', '\u0000node', '\u0000principal'],
     );
@@ -213,7 +213,7 @@ export class NodeRepository {
       .where(({ exists, selectFrom }) =>
         exists(
           selectFrom('memberships as m')
-            .innerJoin('roles as r', 'r.id', 'm.role_id')
+            .innerJoin('roles as r', (join) => join.onRef('r.org_id', '=', 'n.org_id').onRef('r.id', '=', 'm.role_id'))
             .select(sql`1`.as('one'))
             .where(reachingMemberships(params.principalId))
             .where('r.permissions', 'like', '%"read"%'),
@@ -252,7 +252,7 @@ export class NodeRepository {
       .where(({ exists, selectFrom }) =>
         exists(
           selectFrom('memberships as m')
-            .innerJoin('roles as r', 'r.id', 'm.role_id')
+            .innerJoin('roles as r', (join) => join.onRef('r.org_id', '=', 'n.org_id').onRef('r.id', '=', 'm.role_id'))
             .select(sql`1`.as('one'))
             .where(reachingMemberships(principalId))
             .where('r.permissions', 'like', '%"read"%'),

@@ -1,0 +1,66 @@
+import { randomUUID } from 'node:crypto';
+import type { Kysely, Transaction } from 'kysely';
+import type { AuditEventRow, RegionalSchema } from '../schema.js';
+
+type Db = Kysely<RegionalSchema> | Transaction<RegionalSchema>;
+
+/** Who acted: a token's principal, an identity provider's SCIM token, an invitee accepting, or the admin CLI. */
+export interface AuditActor {
+  type: AuditEventRow['actor_type'];
+  id: string;
+}
+
+export interface AuditEntry {
+  orgId: string;
+  actor: AuditActor;
+  action: string;
+  target: { type: AuditEventRow['target_type']; id: string };
+  details?: Record<string, unknown>;
+  at: string;
+}
+
+export interface AuditFilter {
+  action?: string;
+  targetType?: string;
+  targetId?: string;
+  actorId?: string;
+  since?: string;
+  until?: string;
+}
+
+/**
+ * The audit trail of people and permissions. A change records its event in its own
+ * transaction (pass the transaction), so the trail never shows a change that did not happen.
+ */
+export class AuditRepository {
+  constructor(readonly db: Kysely<RegionalSchema>) {}
+
+  async record(db: Db, entry: AuditEntry): Promise<void> {
+    await db
+      .insertInto('audit_events')
+      .values({
+        id: randomUUID(),
+        org_id: entry.orgId,
+        occurred_at: entry.at,
+        actor_type: entry.actor.type,
+        actor_id: entry.actor.id,
+        action: entry.action,
+        target_type: entry.target.type,
+        target_id: entry.target.id,
+        details: JSON.stringify(entry.details ?? {}),
+      })
+      .execute();
+  }
+
+  /** Newest first. */
+  async list(orgId: string, filter: AuditFilter, limit: number, offset: number): Promise<AuditEventRow[]> {
+    let query = this.db.selectFrom('audit_events').selectAll().where('org_id', '=', orgId);
+    if (filter.action !== undefined) query = query.where('action', '=', filter.action);
+    if (filter.targetType !== undefined) query = query.where('target_type', '=', filter.targetType as AuditEventRow['target_type']);
+    if (filter.targetId !== undefined) query = query.where('target_id', '=', filter.targetId);
+    if (filter.actorId !== undefined) query = query.where('actor_id', '=', filter.actorId);
+    if (filter.since !== undefined) query = query.where('occurred_at', '>=', filter.since);
+    if (filter.until !== undefined) query = query.where('occurred_at', '<', filter.until);
+    return query.orderBy('occurred_at', 'desc').orderBy('id', 'desc').limit(limit).offset(offset).execute();
+  }
+}

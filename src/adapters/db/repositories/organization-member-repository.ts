@@ -1,0 +1,133 @@
+import type { Kysely, Transaction } from 'kysely';
+import type { Dialect } from '../database.js';
+import type { GlobalSchema, UserOrganizationRow, UserRow } from '../schema.js';
+
+type Db = Kysely<GlobalSchema> | Transaction<GlobalSchema>;
+
+/** A user as an organization sees it: the global user row and its place in the organization. */
+export type OrganizationMember = UserRow & {
+  is_admin: number;
+  scim_managed: number;
+  scim_external_id: string | null;
+  /** When the user was deactivated in this organization (null: active). */
+  member_deactivated_at: string | null;
+  joined_at: string;
+};
+
+export interface MemberFilter {
+  email?: string;
+  kind?: 'user' | 'service';
+  active?: boolean;
+  scimExternalId?: string;
+}
+
+/**
+ * The people of an organization in the global store: users linked to it (user_organizations),
+ * their deactivation there, and its seats. A seat is an active link of a person (kind user).
+ */
+export class OrganizationMemberRepository {
+  constructor(
+    readonly db: Kysely<GlobalSchema>,
+    private readonly dialect: Dialect,
+  ) {}
+
+  private members(db: Db, orgId: string) {
+    return db
+      .selectFrom('user_organizations as uo')
+      .innerJoin('users as u', 'u.id', 'uo.user_id')
+      .selectAll('u')
+      .select([
+        'uo.is_admin',
+        'uo.scim_managed',
+        'uo.scim_external_id',
+        'uo.deactivated_at as member_deactivated_at',
+        'uo.created_at as joined_at',
+      ])
+      .where('uo.org_id', '=', orgId);
+  }
+
+  async find(orgId: string, userId: string, db: Db = this.db): Promise<OrganizationMember | undefined> {
+    return this.members(db, orgId).where('u.id', '=', userId).executeTakeFirst();
+  }
+
+  async findByEmail(orgId: string, email: string, db: Db = this.db): Promise<OrganizationMember | undefined> {
+    return this.members(db, orgId).where('u.email', '=', email.toLowerCase()).executeTakeFirst();
+  }
+
+  async list(orgId: string, filter: MemberFilter, limit: number, offset: number): Promise<OrganizationMember[]> {
+    let query = this.members(this.db, orgId);
+    if (filter.email !== undefined) query = query.where('u.email', '=', filter.email.toLowerCase());
+    if (filter.kind !== undefined) query = query.where('u.kind', '=', filter.kind);
+    if (filter.active !== undefined) query = query.where('uo.deactivated_at', filter.active ? 'is' : 'is not', null);
+    if (filter.scimExternalId !== undefined) query = query.where('uo.scim_external_id', '=', filter.scimExternalId);
+    return query.orderBy('u.email').orderBy('u.id').limit(limit).offset(offset).execute();
+  }
+
+  async count(orgId: string, filter: MemberFilter = {}): Promise<number> {
+    let query = this.db
+      .selectFrom('user_organizations as uo')
+      .innerJoin('users as u', 'u.id', 'uo.user_id')
+      .select((eb) => eb.fn.countAll<number>().as('count'))
+      .where('uo.org_id', '=', orgId);
+    if (filter.email !== undefined) query = query.where('u.email', '=', filter.email.toLowerCase());
+    if (filter.kind !== undefined) query = query.where('u.kind', '=', filter.kind);
+    if (filter.active !== undefined) query = query.where('uo.deactivated_at', filter.active ? 'is' : 'is not', null);
+    if (filter.scimExternalId !== undefined) query = query.where('uo.scim_external_id', '=', filter.scimExternalId);
+    return Number((await query.executeTakeFirstOrThrow()).count);
+  }
+
+  /**
+   * Runs a change that may take a seat with the organization's seats counted under a lock: on
+   * PostgreSQL the organization row is held FOR UPDATE, so two concurrent additions take turns;
+   * SQLite has one writer. `change` receives the seats in use and the limit (null: none).
+   */
+  async withSeats<T>(
+    orgId: string,
+    change: (tx: Transaction<GlobalSchema>, seats: { used: number; limit: number | null }) => Promise<T>,
+  ): Promise<T> {
+    return this.db.transaction().execute(async (tx) => {
+      let orgQuery = tx.selectFrom('organizations').select('seat_limit').where('id', '=', orgId);
+      if (this.dialect === 'postgres') orgQuery = orgQuery.forUpdate();
+      const org = await orgQuery.executeTakeFirst();
+      const used = await tx
+        .selectFrom('user_organizations as uo')
+        .innerJoin('users as u', 'u.id', 'uo.user_id')
+        .select((eb) => eb.fn.countAll<number>().as('count'))
+        .where('uo.org_id', '=', orgId)
+        .where('u.kind', '=', 'user')
+        .where('uo.deactivated_at', 'is', null)
+        .where('u.deactivated_at', 'is', null)
+        .executeTakeFirstOrThrow();
+      return change(tx, { used: Number(used.count), limit: org?.seat_limit ?? null });
+    });
+  }
+
+  async link(tx: Db, row: Omit<UserOrganizationRow, 'scim_managed'> & { scim_managed?: number }): Promise<void> {
+    await tx.insertInto('user_organizations').values(row).execute();
+  }
+
+  async update(
+    orgId: string,
+    userId: string,
+    fields: {
+      deactivated_at?: string | null;
+      is_admin?: number;
+      scim_managed?: number;
+      scim_external_id?: string | null;
+      updated_at?: string;
+    },
+    db: Db = this.db,
+  ): Promise<void> {
+    await db.updateTable('user_organizations').set(fields).where('org_id', '=', orgId).where('user_id', '=', userId).execute();
+  }
+
+  /** Ends a user's place in the organization (SCIM delete): its tokens for it stop. */
+  async unlink(orgId: string, userId: string, db: Db = this.db): Promise<boolean> {
+    const result = await db
+      .deleteFrom('user_organizations')
+      .where('org_id', '=', orgId)
+      .where('user_id', '=', userId)
+      .executeTakeFirst();
+    return Number(result.numDeletedRows) > 0;
+  }
+}
