@@ -59,6 +59,13 @@ export const TAGS = [
   { name: 'Data bundles', description: 'Bundles, their upload sessions and their one input component' },
   { name: 'Twin attachments', description: "Files attached to a twin's objects, uploaded like site files" },
   { name: 'Processing', description: 'Cost estimates and processing jobs that turn a bundle input into derivatives' },
+  { name: 'Users', description: "The organization's people and service users: list, read, update, deactivate" },
+  { name: 'Roles', description: 'Administrative roles (organization level) and custom roles (sets of permissions)' },
+  { name: 'Memberships', description: 'Roles given to users, service users and groups on nodes; they reach the subtree' },
+  { name: 'Groups', description: 'Groups of users, owned by a division or by the whole organization' },
+  { name: 'Invitations', description: 'Invitations by e-mail to a node or to the organization' },
+  { name: 'SCIM tokens', description: "Bearer tokens of the organization's identity provider for /scim/v2" },
+  { name: 'Audit', description: 'Who changed what in people and permissions, and when' },
 ];
 
 /** What each status means on every operation; routes may give a more precise description. */
