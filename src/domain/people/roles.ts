@@ -1,6 +1,6 @@
+import { PERMISSIONS, type Permission } from '../access/permissions.js';
 import { ApiError } from '../errors.js';
 import { isContainerKind, type NodeKind } from '../nodes/hierarchy.js';
-import { PERMISSIONS, type Permission } from '../access/permissions.js';
 
 /**
  * Administrative roles are the platform's, the same in every organization, and given on the

@@ -12,7 +12,10 @@ export async function up(db: Kysely<any>): Promise<void> {
     .addColumn('scim_managed', 'integer', (c) => c.notNull().defaultTo(0))
     .execute();
   await db.schema.alterTable('user_organizations').addColumn('updated_at', 'text').execute();
-  await db.updateTable('user_organizations').set((eb) => ({ updated_at: eb.ref('created_at') })).execute();
+  await db
+    .updateTable('user_organizations')
+    .set((eb) => ({ updated_at: eb.ref('created_at') }))
+    .execute();
 
   await db.schema
     .createTable('scim_tokens')

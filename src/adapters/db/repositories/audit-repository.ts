@@ -56,7 +56,8 @@ export class AuditRepository {
   async list(orgId: string, filter: AuditFilter, limit: number, offset: number): Promise<AuditEventRow[]> {
     let query = this.db.selectFrom('audit_events').selectAll().where('org_id', '=', orgId);
     if (filter.action !== undefined) query = query.where('action', '=', filter.action);
-    if (filter.targetType !== undefined) query = query.where('target_type', '=', filter.targetType as AuditEventRow['target_type']);
+    if (filter.targetType !== undefined)
+      query = query.where('target_type', '=', filter.targetType as AuditEventRow['target_type']);
     if (filter.targetId !== undefined) query = query.where('target_id', '=', filter.targetId);
     if (filter.actorId !== undefined) query = query.where('actor_id', '=', filter.actorId);
     if (filter.since !== undefined) query = query.where('occurred_at', '>=', filter.since);
