@@ -18,6 +18,7 @@ import type { Platform } from '../platform.js';
 import { NodeService } from '../services/node-service.js';
 import { NodeTreeService } from '../services/node-tree-service.js';
 import type { OrganizationRateLimiter } from '../services/organization-rate-limiter.js';
+import { InvitationService } from '../services/people/invitation-service.js';
 import { ProcessingService } from '../services/processing/processing-service.js';
 import { AttachmentService } from '../services/uploads/attachment-service.js';
 import { BundleService } from '../services/uploads/bundle-service.js';
@@ -29,6 +30,7 @@ import { ErrorSchema, NodeSchema } from './routes/nodes/node-schemas.js';
 import readRoutes from './routes/nodes/read-routes.js';
 import thumbnailRoutes from './routes/nodes/thumbnail-routes.js';
 import writeRoutes from './routes/nodes/write-routes.js';
+import invitationRoutes from './routes/people/invitation-routes.js';
 import processingRoutes from './routes/processing/processing-routes.js';
 import attachmentRoutes from './routes/uploads/attachment-routes.js';
 import bundleRoutes from './routes/uploads/bundle-routes.js';
@@ -42,6 +44,7 @@ export interface RegionServices {
   bundles: BundleService;
   processing: ProcessingService;
   attachments: AttachmentService;
+  invitations: InvitationService;
 }
 
 export type RegionApp = FastifyInstance<
@@ -116,6 +119,7 @@ export function regionServices(platform: Platform, region: Region): RegionServic
     bundles,
     processing: new ProcessingService(platform, context, bundles, uploads),
     attachments: new AttachmentService(platform, context, nodes, uploads),
+    invitations: new InvitationService(platform, context, nodes),
   };
 }
 
@@ -183,6 +187,7 @@ export async function regionApp(
   await bundleRoutes(app);
   await processingRoutes(app);
   await attachmentRoutes(app);
+  await invitationRoutes(app);
 
   app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());
   // The page links its assets absolutely when opened without a trailing slash: from the public
