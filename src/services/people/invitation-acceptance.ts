@@ -111,12 +111,15 @@ export class InvitationAcceptance {
         });
       });
     } catch (error) {
-      // Closed meanwhile: undo what this attempt added to the organization (not the new account).
-      if (error instanceof InvitationClosed) {
+      if (!(error instanceof InvitationClosed)) throw error;
+      // A second submission of the same form (a double click) accepted it first: done.
+      const closed = await repository.find(orgId, invitation.id);
+      if (closed?.state !== 'accepted' || closed.accepted_by !== joined.userId) {
+        // Revoked meanwhile: undo what this attempt added to the organization (not the new account).
         if (joined.linkedNow) await members.unlink(orgId, joined.userId);
         else if (joined.adminSetNow) await members.update(orgId, joined.userId, { is_admin: 0, updated_at: now });
+        throw error;
       }
-      throw error;
     }
     const place = await members.find(orgId, joined.userId);
     return { userId: joined.userId, isAdmin: place?.is_admin === 1 };

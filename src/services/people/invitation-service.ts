@@ -50,17 +50,7 @@ export class InvitationService {
     input: { email: string; roleId: string },
   ): Promise<InvitationRow> {
     const email = normalizeInvitedEmail(input.email);
-    const node = await this.nodes.authorize(principal, nodeId ?? principal.orgId, 'manage');
-    const role = await this.region.access.findRole(principal.orgId, input.roleId);
-    checkRoleAssignment(input.roleId, role, node.kind as NodeKind);
-    const org = await this.platform.directory.findOrganization(principal.orgId);
-    if (!org || !role) throw new ApiError('NotFound', 'Node not found');
-    checkEmailDomain(email, allowedDomains(org.email_domains));
-    const member = await this.platform.members.findByEmail(org.id, email);
-    if (!member) checkSeatFree(await this.platform.members.withSeats(org.id, async (_tx, seats) => seats));
-    if (member && (await this.repository.findMembership(node.id, member.id))) {
-      throw new ApiError('UserAlreadyMember', `${email} already has a role on this node`);
-    }
+    const { node, role, org } = await this.check(principal, nodeId ?? principal.orgId, email, input.roleId);
 
     const token = randomToken(32);
     const created = this.now();
@@ -113,6 +103,23 @@ export class InvitationService {
       });
     });
     return { ...row, state: 'pending', updated_at: updated };
+  }
+
+  /** The checks of docs/people.md, in its order: who may invite, role and node, domain, seat, member. */
+  private async check(principal: Principal, nodeId: string, email: string, roleId: string) {
+    const node = await this.nodes.authorize(principal, nodeId, 'manage');
+    const role = await this.region.access.findRole(principal.orgId, roleId);
+    checkRoleAssignment(roleId, role, node.kind as NodeKind);
+    const org = await this.platform.directory.findOrganization(principal.orgId);
+    // Neither is missing here (checkRoleAssignment refused a missing role); this tells the compiler.
+    if (!org || !role) throw new ApiError('NotFound', 'Node not found');
+    checkEmailDomain(email, allowedDomains(org.email_domains));
+    const member = await this.platform.members.findByEmail(org.id, email);
+    if (!member) checkSeatFree(await this.platform.members.withSeats(org.id, async (_tx, seats) => seats));
+    if (member && (await this.repository.findMembership(node.id, member.id))) {
+      throw new ApiError('UserAlreadyMember', `${email} already has a role on this node`);
+    }
+    return { node, role, org };
   }
 
   /** The organization's invitations (manage on its node), or one node's (manage on that node). */
