@@ -10,6 +10,7 @@ import { ServerSecretRepository } from './adapters/db/repositories/server-secret
 import { TokenRepository } from './adapters/db/repositories/token-repository.js';
 import type { RegionalSchema } from './adapters/db/schema.js';
 import { openJobStore } from './adapters/jobs/open-job-store.js';
+import { openMailer } from './adapters/mail/open-mailer.js';
 import type { Config } from './config/config.js';
 import { REGIONS, type Region } from './domain/regions.js';
 import { PrincipalChanges } from './oauth/principal-changes.js';
@@ -17,6 +18,7 @@ import { RecentDirectory } from './oauth/recent-directory.js';
 import type { BlobStore } from './ports/blob-store.js';
 import { type Clock, systemClock } from './ports/clock.js';
 import type { JobStore } from './ports/job-queue.js';
+import type { Mailer } from './ports/mailer.js';
 
 /** One region's store and the repositories over it. */
 export interface RegionContext {
@@ -49,6 +51,8 @@ export interface Platform {
   blobs: BlobStore;
   /** The durable job queue: the API side enqueues, the worker (src/jobs/worker.ts) runs. */
   jobs: JobStore;
+  /** Outgoing mail: SMTP (RDP_SMTP_URL) or the store's outbox. */
+  mailer: Mailer;
   close(): Promise<void>;
 }
 
@@ -93,6 +97,7 @@ export async function openPlatform(config: Config, clock: Clock = systemClock): 
   const recentDirectory = new RecentDirectory(directory);
   const principalChanges = new PrincipalChanges();
   principalChanges.subscribe((userId) => recentDirectory.forgetUser(userId));
+  const mailer = openMailer(config.mail, stores.global.db, clock);
   return {
     config,
     clock,
@@ -106,7 +111,9 @@ export async function openPlatform(config: Config, clock: Clock = systemClock): 
     secrets,
     blobs,
     jobs,
+    mailer,
     async close() {
+      await mailer.close();
       await jobs.close();
       await blobs.close();
       await stores.close();

@@ -59,6 +59,17 @@ export interface Config {
     /** The external reconstruction processor for video inputs (RDP_RECONSTRUCTION_COMMAND); none: such jobs fail with that reason. */
     reconstructionCommand: string | undefined;
   };
+  mail: MailConfig;
+}
+
+/** Outgoing mail (invitations). Without an SMTP server, mail is kept in the store's outbox. */
+export interface MailConfig {
+  /** smtp:// or smtps:// (RDP_SMTP_URL); unset: the outbox at {auth_url}/outbox. */
+  smtpUrl: string | undefined;
+  /** The From header (RDP_MAIL_FROM). */
+  from: string;
+  /** Each wait on the SMTP server: connecting, its greeting, any silence (RDP_SMTP_TIMEOUT_MS). */
+  timeoutMs: number;
 }
 
 /** Where upload and derivative bytes live (ports/blob-store.ts). */
@@ -169,6 +180,27 @@ function blobs(env: Env): BlobsConfig {
   return { store, partSizeBytes, signingKey, s3 };
 }
 
+/** A plain address or a display name with the address in angle brackets, on one line. */
+const MAIL_FROM = /^(?:[^<>\r\n]*<[^\s<>@]+@[^\s<>@]+>|[^\s<>@]+@[^\s<>@]+)$/;
+
+function mail(env: Env): MailConfig {
+  const smtpUrl = env.RDP_SMTP_URL || undefined;
+  if (smtpUrl !== undefined) {
+    let valid = false;
+    try {
+      const parsed = new URL(smtpUrl);
+      valid = (parsed.protocol === 'smtp:' || parsed.protocol === 'smtps:') && parsed.hostname !== '';
+    } catch {}
+    // The URL may hold a password: the message does not repeat it.
+    if (!valid) throw new ConfigError('RDP_SMTP_URL must be an smtp:// or smtps:// URL with a host');
+  }
+  const from = env.RDP_MAIL_FROM || 'Reality Data Platform <no-reply@localhost>';
+  if (!MAIL_FROM.test(from)) {
+    throw new ConfigError(`RDP_MAIL_FROM must be an address or "Name <address>", got "${from}"`);
+  }
+  return { smtpUrl, from, timeoutMs: integer(env, 'RDP_SMTP_TIMEOUT_MS', 10_000, 100, 120_000) };
+}
+
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
 
 export function loadConfig(env: Env = process.env): Config {
@@ -245,5 +277,6 @@ export function loadConfig(env: Env = process.env): Config {
       pollIntervalMs: integer(env, 'RDP_JOB_POLL_INTERVAL_MS', 500, 10, 60_000),
       reconstructionCommand: env.RDP_RECONSTRUCTION_COMMAND || undefined,
     },
+    mail: mail(env),
   };
 }

@@ -64,7 +64,7 @@ export const ERRORS = {
   // roles and memberships (the invitation codes below also answer memberships)
   DuplicateRoleName: { status: 409, message: 'A role with this name exists in the organization' },
   RoleInUse: { status: 409, message: 'Memberships or pending invitations still give this role' },
-  AdministrativeRoleNotEditable: { status: 409, message: 'Administrative roles are the platform\'s and cannot be changed' },
+  AdministrativeRoleNotEditable: { status: 409, message: "Administrative roles are the platform's and cannot be changed" },
   LastAdministrator: { status: 409, message: 'The organization would be left without an active administrator' },
   // users
   CannotDeactivateSelf: { status: 409, message: 'A user cannot deactivate themselves' },

@@ -6,6 +6,7 @@ import { ApiError } from '../domain/errors.js';
 import type { Region } from '../domain/regions.js';
 import type { AccessTokenVerifier } from '../oauth/access-tokens.js';
 import { consentRoutes } from '../oauth/interaction/consent-routes.js';
+import { invitationRoutes } from '../oauth/interaction/invitation-routes.js';
 import type { Sessions } from '../oauth/interaction/sessions.js';
 import { settingsRoutes } from '../oauth/interaction/settings-routes.js';
 import type { SigningKeys } from '../oauth/signing-keys.js';
@@ -77,6 +78,7 @@ export async function authApp(app: FastifyInstance, options: AuthAppOptions) {
   });
 
   await app.register(settingsRoutes, { platform, sessions: options.sessions, signIns: options.signIns });
+  await app.register(invitationRoutes, { platform, sessions: options.sessions, signIns: options.signIns });
 
   app.get('/oauth/jwks', async (_request, reply) =>
     reply.header('cache-control', 'public, max-age=300').type('application/jwk-set+json').send(keys.jwks()),

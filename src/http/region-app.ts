@@ -19,6 +19,7 @@ import { NodeService } from '../services/node-service.js';
 import { NodeTreeService } from '../services/node-tree-service.js';
 import type { OrganizationRateLimiter } from '../services/organization-rate-limiter.js';
 import { AuditService } from '../services/people/audit-service.js';
+import { InvitationService } from '../services/people/invitation-service.js';
 import { ProcessingService } from '../services/processing/processing-service.js';
 import { AttachmentService } from '../services/uploads/attachment-service.js';
 import { BundleService } from '../services/uploads/bundle-service.js';
@@ -31,6 +32,7 @@ import readRoutes from './routes/nodes/read-routes.js';
 import thumbnailRoutes from './routes/nodes/thumbnail-routes.js';
 import writeRoutes from './routes/nodes/write-routes.js';
 import auditRoutes from './routes/people/audit-routes.js';
+import invitationRoutes from './routes/people/invitation-routes.js';
 import processingRoutes from './routes/processing/processing-routes.js';
 import attachmentRoutes from './routes/uploads/attachment-routes.js';
 import bundleRoutes from './routes/uploads/bundle-routes.js';
@@ -45,6 +47,7 @@ export interface RegionServices {
   processing: ProcessingService;
   attachments: AttachmentService;
   audit: AuditService;
+  invitations: InvitationService;
 }
 
 export type RegionApp = FastifyInstance<
@@ -120,6 +123,7 @@ export function regionServices(platform: Platform, region: Region): RegionServic
     processing: new ProcessingService(platform, context, bundles, uploads),
     attachments: new AttachmentService(platform, context, nodes, uploads),
     audit: new AuditService(context, nodes),
+    invitations: new InvitationService(platform, context, nodes),
   };
 }
 
@@ -188,6 +192,7 @@ export async function regionApp(
   await processingRoutes(app);
   await attachmentRoutes(app);
   await auditRoutes(app);
+  await invitationRoutes(app);
 
   app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());
   // The page links its assets absolutely when opened without a trailing slash: from the public

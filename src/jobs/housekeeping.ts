@@ -1,4 +1,6 @@
+import { InvitationRepository } from '../adapters/db/repositories/invitation-repository.js';
 import { SessionRepository } from '../adapters/db/repositories/session-repository.js';
+import { STALE_SENDING_MS } from '../domain/people/invitation-rules.js';
 import { REGIONS } from '../domain/regions.js';
 import { regionServices } from '../http/region-app.js';
 import type { Platform } from '../platform.js';
@@ -47,9 +49,22 @@ export async function collectUploads(platform: Platform): Promise<number> {
 }
 
 /**
- * Runs the housekeeping on a schedule: the trash purge and the expired grants. Each run is
- * idempotent (the trash transactional per entry), so several processes may run it; a failed run
- * is logged and retried at the next tick.
+ * Removes invitations left `sending` by a request that died between storing one and hearing
+ * from the mail server: nothing was promised to the client, and the address can be invited again.
+ */
+export async function removeStaleInvitations(platform: Platform): Promise<number> {
+  const staleBefore = new Date(platform.clock.now().getTime() - STALE_SENDING_MS).toISOString();
+  let removed = 0;
+  for (const region of REGIONS) {
+    removed += await new InvitationRepository(platform.regions[region].store.db).deleteStaleSending(staleBefore);
+  }
+  return removed;
+}
+
+/**
+ * Runs the housekeeping on a schedule: the trash purge, the expired grants, expired uploads and
+ * stale invitations. Each run is idempotent (the trash transactional per entry), so several
+ * processes may run it; a failed run is logged and retried at the next tick.
  */
 export function scheduleHousekeeping(platform: Platform, log: { error(o: object, m: string): void }): () => void {
   let running = false;
@@ -60,6 +75,7 @@ export function scheduleHousekeeping(platform: Platform, log: { error(o: object,
       await purgeTrash(platform);
       await purgeExpiredGrants(platform);
       await collectUploads(platform);
+      await removeStaleInvitations(platform);
     } catch (err) {
       log.error({ err }, 'housekeeping failed');
     } finally {

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { newNodeRow } from '../adapters/db/repositories/node-rows.js';
 import { ApiError, validationError } from '../domain/errors.js';
 import { isContainerKind, type NodeKind } from '../domain/nodes/hierarchy.js';
-import { organizationRoleRows, ORGANIZATION_ADMINISTRATOR_ROLE_ID } from '../domain/people/roles.js';
+import { ORGANIZATION_ADMINISTRATOR_ROLE_ID, organizationRoleRows } from '../domain/people/roles.js';
 import { isRegion, REGIONS, type Region } from '../domain/regions.js';
 import { hashPassword } from '../oauth/secrets.js';
 import type { Platform } from '../platform.js';

@@ -1,0 +1,13 @@
+import type { Kysely } from 'kysely';
+import type { MailConfig } from '../../config/config.js';
+import type { Clock } from '../../ports/clock.js';
+import type { Mailer } from '../../ports/mailer.js';
+import type { GlobalSchema } from '../db/schema.js';
+import { OutboxMailer } from './outbox-mailer.js';
+import { SmtpMailer } from './smtp-mailer.js';
+
+/** SMTP when a server is configured; otherwise the outbox in the global store. */
+export function openMailer(config: MailConfig, globalDb: Kysely<GlobalSchema>, clock: Clock): Mailer {
+  if (config.smtpUrl) return new SmtpMailer({ url: config.smtpUrl, from: config.from, timeoutMs: config.timeoutMs });
+  return new OutboxMailer(globalDb, clock);
+}

@@ -1,0 +1,108 @@
+import { Type } from '@sinclair/typebox';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { ApiError } from '../../../domain/errors.js';
+import type { RegionApp } from '../../region-app.js';
+import { clampLimit, errors, NodeIdParams } from '../nodes/node-schemas.js';
+import {
+  INVITE_CODES,
+  InvitationIdParams,
+  InvitationListQuery,
+  InvitationSchema,
+  InviteBody,
+  toInvitationBody,
+} from './invitation-schemas.js';
+
+/** A mail failure is the client's 422 or 503; the mail server's reason is for the operator's log. */
+async function logMailFailure(request: FastifyRequest, _reply: FastifyReply, error: Error) {
+  if (error instanceof ApiError && error.cause) request.log.warn({ err: error.cause }, 'invitation mail not sent');
+}
+
+export default async function invitationRoutes(app: RegionApp) {
+  const responses = { 201: InvitationSchema, ...errors(400, 401, 403, 404, 409, 422, 503) };
+
+  app.post(
+    '/v1/nodes/:nodeId/invitations',
+    {
+      config: { scope: 'write:user' },
+      onError: logMailFailure,
+      schema: {
+        tags: ['Invitations'],
+        operationId: 'inviteToNode',
+        summary: 'Invite an e-mail address to a node with a role',
+        description: `Needs manage on the node. The mail is sent before the answer. ${INVITE_CODES}`,
+        params: NodeIdParams,
+        body: InviteBody,
+        response: responses,
+      },
+    },
+    async (request, reply) => {
+      const row = await app.services.invitations.invite(request.principal, request.params.nodeId, request.body);
+      return reply.code(201).send(toInvitationBody(row));
+    },
+  );
+
+  app.post(
+    '/v1/invitations',
+    {
+      config: { scope: 'write:user' },
+      onError: logMailFailure,
+      schema: {
+        tags: ['Invitations'],
+        operationId: 'inviteToOrganization',
+        summary: 'Invite an e-mail address to the organization with a role',
+        description: `Needs manage on the organization node; the role is given there. ${INVITE_CODES}`,
+        body: InviteBody,
+        response: responses,
+      },
+    },
+    async (request, reply) => {
+      const row = await app.services.invitations.invite(request.principal, undefined, request.body);
+      return reply.code(201).send(toInvitationBody(row));
+    },
+  );
+
+  app.get(
+    '/v1/invitations',
+    {
+      config: { scope: 'read:user' },
+      schema: {
+        tags: ['Invitations'],
+        operationId: 'listInvitations',
+        summary: "List the organization's invitations, newest first",
+        description: 'Needs manage on the organization node, or with nodeId, manage on that node.',
+        querystring: InvitationListQuery,
+        response: { 200: Type.Array(InvitationSchema), ...errors(400, 401, 403, 404) },
+      },
+    },
+    async (request) => {
+      const { nodeId, state, limit, offset } = request.query;
+      const rows = await app.services.invitations.list(
+        request.principal,
+        { ...(nodeId !== undefined ? { nodeId } : {}), ...(state !== undefined ? { state } : {}) },
+        clampLimit(limit),
+        offset ?? 0,
+      );
+      return rows.map(toInvitationBody);
+    },
+  );
+
+  app.delete(
+    '/v1/invitations/:invitationId',
+    {
+      config: { scope: 'write:user' },
+      schema: {
+        tags: ['Invitations'],
+        operationId: 'revokeInvitation',
+        summary: 'Revoke a pending invitation',
+        description:
+          "Needs manage on the invitation's node. The invitation becomes revoked: its link stops working and the address can be invited again. 409 InvitationNotPending once accepted or revoked.",
+        params: InvitationIdParams,
+        response: { 204: Type.Null(), ...errors(401, 403, 404, 409) },
+      },
+    },
+    async (request, reply) => {
+      await app.services.invitations.revoke(request.principal, request.params.invitationId);
+      return reply.code(204).send(null);
+    },
+  );
+}
