@@ -19,6 +19,7 @@ import { NodeService } from '../services/node-service.js';
 import { NodeTreeService } from '../services/node-tree-service.js';
 import type { OrganizationRateLimiter } from '../services/organization-rate-limiter.js';
 import { ProcessingService } from '../services/processing/processing-service.js';
+import { ScimTokenService } from '../services/scim/scim-token-service.js';
 import { AttachmentService } from '../services/uploads/attachment-service.js';
 import { BundleService } from '../services/uploads/bundle-service.js';
 import { SiteFileService } from '../services/uploads/site-file-service.js';
@@ -30,6 +31,7 @@ import readRoutes from './routes/nodes/read-routes.js';
 import thumbnailRoutes from './routes/nodes/thumbnail-routes.js';
 import writeRoutes from './routes/nodes/write-routes.js';
 import processingRoutes from './routes/processing/processing-routes.js';
+import scimTokenRoutes from './routes/scim-tokens/scim-token-routes.js';
 import attachmentRoutes from './routes/uploads/attachment-routes.js';
 import bundleRoutes from './routes/uploads/bundle-routes.js';
 import siteFileRoutes from './routes/uploads/site-file-routes.js';
@@ -42,6 +44,7 @@ export interface RegionServices {
   bundles: BundleService;
   processing: ProcessingService;
   attachments: AttachmentService;
+  scimTokens: ScimTokenService;
 }
 
 export type RegionApp = FastifyInstance<
@@ -116,6 +119,7 @@ export function regionServices(platform: Platform, region: Region): RegionServic
     bundles,
     processing: new ProcessingService(platform, context, bundles, uploads),
     attachments: new AttachmentService(platform, context, nodes, uploads),
+    scimTokens: new ScimTokenService(platform, nodes),
   };
 }
 
@@ -183,6 +187,7 @@ export async function regionApp(
   await bundleRoutes(app);
   await processingRoutes(app);
   await attachmentRoutes(app);
+  await scimTokenRoutes(app);
 
   app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());
   // The page links its assets absolutely when opened without a trailing slash: from the public
