@@ -216,10 +216,19 @@ describe('SCIM refusals: each answers the SCIM error shape and stores nothing', 
 
   it("takes bodies above the API's 64 KiB (a group PUT lists every member) up to 1 MiB, then 413", async () => {
     const padding = 'x'.repeat(200 * 1024);
-    const large = await scim.post('/Groups', { schemas: [SCIM_GROUP], displayName: `Large ${randomUUID()}`, description: padding });
+    const large = await scim.post('/Groups', {
+      schemas: [SCIM_GROUP],
+      displayName: `Large ${randomUUID()}`,
+      description: padding,
+    });
     expect(large.status).toBe(201);
     await refused(
-      () => scim.post('/Groups', { schemas: [SCIM_GROUP], displayName: `Huge ${randomUUID()}`, description: 'x'.repeat(1024 * 1024) }),
+      () =>
+        scim.post('/Groups', {
+          schemas: [SCIM_GROUP],
+          displayName: `Huge ${randomUUID()}`,
+          description: 'x'.repeat(1024 * 1024),
+        }),
       413,
     );
   });

@@ -10,6 +10,7 @@ import {
   SCIM_GROUP,
   SCIM_USER,
   type ScimClient,
+  scimBetweenSnapshots,
   userAccessToken,
 } from '../support/scim.js';
 
@@ -250,6 +251,13 @@ describe('SCIM provisioning, as an identity provider drives it', () => {
       target_id: user.id,
       details: { givenName: 'Olga', familyName: 'Kay', externalId: '00u1' },
     });
+
+    // A sync that repeats what is stored changes nothing and records nothing.
+    const repeat = await scimBetweenSnapshots(t, org, () =>
+      scim.patch(`/Users/${user.id}`, [{ op: 'replace', value: { active: true, externalId: '00u1', 'name.givenName': 'Olga' } }]),
+    );
+    expect(repeat.response.status).toBe(200);
+    expect(repeat.after).toEqual(repeat.before);
 
     const group = (await scim.post('/Groups', { schemas: [SCIM_GROUP], displayName: 'Okta group', members: [] })).body;
     const replaced = await scim.put(`/Groups/${group.id}`, {

@@ -157,6 +157,9 @@ export class ScimUserService {
     if (!row) throw notFound('No user with this id in the organization');
     const before = fieldsOf(row);
     const after = next(before);
+    const unchanged = (Object.keys(after) as (keyof ScimUserFields)[]).every((key) => after[key] === before[key]);
+    // A provider's periodic sync repeats what is stored: nothing to write for a SCIM-managed person.
+    if (unchanged && row.scim_managed === 1) return this.get(context, userId);
     const emailChanged = after.userName !== before.userName;
     if (emailChanged) await this.requireAllowedDomain(context.orgId, after.userName);
     const reactivated = after.active && !before.active;

@@ -11,6 +11,7 @@ export interface ScimMemberRow {
   first_name: string;
   last_name: string;
   kind: UserRow['kind'];
+  scim_managed: number;
   scim_external_id: string | null;
   member_deactivated_at: string | null;
   joined_at: string;
@@ -45,6 +46,7 @@ export class ScimUserRepository {
       'u.first_name',
       'u.last_name',
       'u.kind',
+      'uo.scim_managed',
       'uo.scim_external_id',
       'uo.deactivated_at as member_deactivated_at',
       'uo.created_at as joined_at',
