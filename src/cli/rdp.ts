@@ -17,6 +17,7 @@ const USAGE = `usage: rdp admin <command> [options] [--json]
   app create --org ORG_ID --name N --flow client-credentials|authorization-code [--native]
              [--redirect-uri URI]... [--no-secret] --scopes "s1 s2"
   role list --org ORG_ID
+  scim-token create --org ORG_ID --name N   (prints the token once; give it and scimUrl to the identity provider)
   membership grant --node NODE_ID --principal PRINCIPAL_ID --role ROLE_ID
   node restrict-sso --node NODE_ID --provider NAME|none
   trash purge
@@ -123,6 +124,8 @@ async function run(platform: Platform, command: string, values: Values): Promise
       });
       return Object.fromEntries(Object.entries(created).filter(([, value]) => value !== undefined));
     }
+    case 'scim-token create':
+      return { ...(await admin.createScimToken({ orgId: required(values, 'org'), name: required(values, 'name') })) };
     case 'role list':
       return { roles: await admin.listRoles(required(values, 'org')) };
     case 'membership grant':

@@ -19,6 +19,7 @@ import blobRoutes from './blob-routes.js';
 import { frameworkErrors, registerErrorHandling } from './plugins/errors.js';
 import { registerJsonBodyParser } from './plugins/json-body.js';
 import { regionApp } from './region-app.js';
+import { scimApp } from './scim/scim-app.js';
 
 /**
  * Bodies are validated strictly: no coercion, unknown properties refused (no mass assignment).
@@ -89,6 +90,8 @@ export async function buildApp(platform: Platform, options: BuildOptions = {}): 
   const signIns = new SignInGate(platform.directory, loginThrottle);
   await app.register(authApp, { prefix: '/auth', platform, verifier, keys, tokenEndpoint, sessions, signIns });
   await app.register(wellKnownApp, { platform });
+  // SCIM provisioning belongs with the authorization server: it changes users in the global store.
+  await app.register(scimApp, { prefix: '/scim/v2', platform });
   for (const region of REGIONS) {
     const prefix = `/${region}/reality`;
     await app.register(regionApp, { prefix, platform, region, verifier, rateLimiter });

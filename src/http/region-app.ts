@@ -21,6 +21,7 @@ import type { OrganizationRateLimiter } from '../services/organization-rate-limi
 import { AuditService } from '../services/people/audit-service.js';
 import { InvitationService } from '../services/people/invitation-service.js';
 import { ProcessingService } from '../services/processing/processing-service.js';
+import { ScimTokenService } from '../services/scim/scim-token-service.js';
 import { AttachmentService } from '../services/uploads/attachment-service.js';
 import { BundleService } from '../services/uploads/bundle-service.js';
 import { SiteFileService } from '../services/uploads/site-file-service.js';
@@ -34,6 +35,7 @@ import writeRoutes from './routes/nodes/write-routes.js';
 import auditRoutes from './routes/people/audit-routes.js';
 import invitationRoutes from './routes/people/invitation-routes.js';
 import processingRoutes from './routes/processing/processing-routes.js';
+import scimTokenRoutes from './routes/scim-tokens/scim-token-routes.js';
 import attachmentRoutes from './routes/uploads/attachment-routes.js';
 import bundleRoutes from './routes/uploads/bundle-routes.js';
 import siteFileRoutes from './routes/uploads/site-file-routes.js';
@@ -48,6 +50,7 @@ export interface RegionServices {
   attachments: AttachmentService;
   audit: AuditService;
   invitations: InvitationService;
+  scimTokens: ScimTokenService;
 }
 
 export type RegionApp = FastifyInstance<
@@ -124,6 +127,7 @@ export function regionServices(platform: Platform, region: Region): RegionServic
     attachments: new AttachmentService(platform, context, nodes, uploads),
     audit: new AuditService(context, nodes),
     invitations: new InvitationService(platform, context, nodes),
+    scimTokens: new ScimTokenService(platform, nodes),
   };
 }
 
@@ -193,6 +197,7 @@ export async function regionApp(
   await attachmentRoutes(app);
   await auditRoutes(app);
   await invitationRoutes(app);
+  await scimTokenRoutes(app);
 
   app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());
   // The page links its assets absolutely when opened without a trailing slash: from the public

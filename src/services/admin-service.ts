@@ -7,6 +7,7 @@ import { isRegion, REGIONS, type Region } from '../domain/regions.js';
 import { hashPassword } from '../oauth/secrets.js';
 import type { Platform } from '../platform.js';
 import { ApplicationService } from './application-service.js';
+import { ScimTokenService } from './scim/scim-token-service.js';
 
 const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
 const IDENTITY_PROVIDER = /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/;
@@ -217,6 +218,12 @@ export class AdminService {
       hasSecret: !input.noSecret,
       scopes: input.scopes,
     });
+  }
+
+  /** A SCIM token for the organization's identity provider; the token is in this answer only. */
+  async createScimToken(input: { orgId: string; name: string }) {
+    await this.requireOrganization(input.orgId);
+    return new ScimTokenService(this.platform).create(input.orgId, input.name, { type: 'admin-cli', id: 'rdp-admin' });
   }
 
   async listRoles(orgId: string) {

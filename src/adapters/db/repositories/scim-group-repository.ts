@@ -1,0 +1,142 @@
+import type { Kysely, Transaction } from 'kysely';
+import type { GroupQuery } from '../../../domain/scim/filters.js';
+import type { GroupRow, RegionalSchema } from '../schema.js';
+import { chunks } from './scim-user-repository.js';
+
+type Db = Kysely<RegionalSchema> | Transaction<RegionalSchema>;
+
+/**
+ * What the SCIM surface needs of a region's groups: only SCIM-managed groups of one
+ * organization are visible, and a person's place in the organization's groups and nodes.
+ */
+export class ScimGroupRepository {
+  constructor(readonly db: Kysely<RegionalSchema>) {}
+
+  private scimGroups(db: Db, orgId: string, where: GroupQuery) {
+    let query = db.selectFrom('groups as g').where('g.org_id', '=', orgId).where('g.scim_managed', '=', 1);
+    if (where.id !== undefined) query = query.where('g.id', '=', where.id);
+    if (where.displayName !== undefined) query = query.where('g.name_key', '=', where.displayName);
+    if (where.externalId !== undefined) query = query.where('g.scim_external_id', '=', where.externalId);
+    if (where.memberId !== undefined) {
+      const memberId = where.memberId;
+      query = query.where(({ exists, selectFrom }) =>
+        exists(
+          selectFrom('group_members as gm')
+            .select('gm.user_id')
+            .whereRef('gm.group_id', '=', 'g.id')
+            .where('gm.user_id', '=', memberId),
+        ),
+      );
+    }
+    return query;
+  }
+
+  async find(orgId: string, groupId: string, db: Db = this.db): Promise<GroupRow | undefined> {
+    return this.scimGroups(db, orgId, { id: groupId }).selectAll('g').executeTakeFirst();
+  }
+
+  async list(orgId: string, where: GroupQuery, limit: number, offset: number): Promise<GroupRow[]> {
+    return this.scimGroups(this.db, orgId, where)
+      .selectAll('g')
+      .orderBy('g.created_at')
+      .orderBy('g.id')
+      .limit(limit)
+      .offset(offset)
+      .execute();
+  }
+
+  async count(orgId: string, where: GroupQuery): Promise<number> {
+    const row = await this.scimGroups(this.db, orgId, where)
+      .select((eb) => eb.fn.countAll<number>().as('count'))
+      .executeTakeFirstOrThrow();
+    return Number(row.count);
+  }
+
+  /** Any group of the organization with this name, SCIM-managed or not: names are unique. */
+  async findByName(db: Db, orgId: string, nameKey: string): Promise<GroupRow | undefined> {
+    return db.selectFrom('groups').selectAll().where('org_id', '=', orgId).where('name_key', '=', nameKey).executeTakeFirst();
+  }
+
+  async insert(db: Db, row: GroupRow): Promise<void> {
+    await db.insertInto('groups').values(row).execute();
+  }
+
+  async update(
+    db: Db,
+    groupId: string,
+    fields: Partial<Pick<GroupRow, 'name' | 'name_key' | 'scim_external_id' | 'updated_at'>>,
+  ) {
+    await db.updateTable('groups').set(fields).where('id', '=', groupId).execute();
+  }
+
+  /** Deletes a group with its members and the memberships given to it on nodes. */
+  async delete(db: Db, groupId: string): Promise<void> {
+    await db.deleteFrom('group_members').where('group_id', '=', groupId).execute();
+    await db.deleteFrom('memberships').where('principal_id', '=', groupId).where('principal_type', '=', 'group').execute();
+    await db.deleteFrom('groups').where('id', '=', groupId).execute();
+  }
+
+  /** Member ids of groups, in the order they joined. */
+  async memberIds(groupIds: string[], db: Db = this.db): Promise<Map<string, string[]>> {
+    const members = new Map<string, string[]>(groupIds.map((id) => [id, []]));
+    for (const chunk of chunks(groupIds)) {
+      const rows = await db
+        .selectFrom('group_members')
+        .select(['group_id', 'user_id'])
+        .where('group_id', 'in', chunk)
+        .orderBy('created_at')
+        .orderBy('user_id')
+        .execute();
+      for (const row of rows) members.get(row.group_id)?.push(row.user_id);
+    }
+    return members;
+  }
+
+  async addMembers(db: Db, groupId: string, userIds: string[], at: string): Promise<void> {
+    for (const chunk of chunks(userIds)) {
+      await db
+        .insertInto('group_members')
+        .values(chunk.map((userId) => ({ group_id: groupId, user_id: userId, created_at: at })))
+        .onConflict((oc) => oc.columns(['group_id', 'user_id']).doNothing())
+        .execute();
+    }
+  }
+
+  async removeMembers(db: Db, groupId: string, userIds: string[]): Promise<void> {
+    for (const chunk of chunks(userIds)) {
+      await db.deleteFrom('group_members').where('group_id', '=', groupId).where('user_id', 'in', chunk).execute();
+    }
+  }
+
+  /** The SCIM-managed groups each user belongs to, for the users' read-only `groups`. */
+  async groupsOf(orgId: string, userIds: string[]): Promise<Map<string, { id: string; displayName: string }[]>> {
+    const groups = new Map<string, { id: string; displayName: string }[]>(userIds.map((id) => [id, []]));
+    for (const chunk of chunks(userIds)) {
+      const rows = await this.db
+        .selectFrom('group_members as gm')
+        .innerJoin('groups as g', 'g.id', 'gm.group_id')
+        .select(['gm.user_id', 'g.id', 'g.name'])
+        .where('g.org_id', '=', orgId)
+        .where('g.scim_managed', '=', 1)
+        .where('gm.user_id', 'in', chunk)
+        .orderBy('g.name_key')
+        .execute();
+      for (const row of rows) groups.get(row.user_id)?.push({ id: row.id, displayName: row.name });
+    }
+    return groups;
+  }
+
+  /** Ends a person's place in the organization's region: its group memberships and node memberships. */
+  async removePerson(db: Db, orgId: string, userId: string): Promise<void> {
+    await db
+      .deleteFrom('group_members')
+      .where('user_id', '=', userId)
+      .where('group_id', 'in', (eb) => eb.selectFrom('groups').select('id').where('org_id', '=', orgId))
+      .execute();
+    await db
+      .deleteFrom('memberships')
+      .where('principal_id', '=', userId)
+      .where('node_id', 'in', (eb) => eb.selectFrom('nodes').select('id').where('org_id', '=', orgId))
+      .execute();
+  }
+}

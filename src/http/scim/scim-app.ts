@@ -1,0 +1,105 @@
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { ApiError } from '../../domain/errors.js';
+import { ScimError } from '../../domain/scim/scim-error.js';
+import type { Platform } from '../../platform.js';
+import type { ScimContext } from '../../services/scim/scim-context.js';
+import { ScimGroupService } from '../../services/scim/scim-group-service.js';
+import { ScimTokenService } from '../../services/scim/scim-token-service.js';
+import { ScimUserService } from '../../services/scim/scim-user-service.js';
+import discoveryRoutes from './discovery-routes.js';
+import groupRoutes from './group-routes.js';
+import userRoutes from './user-routes.js';
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    /** The identity provider calling /scim/v2, known by its SCIM token. */
+    scim: ScimContext;
+  }
+}
+
+export const SCIM_MEDIA_TYPE = 'application/scim+json; charset=utf-8';
+
+/**
+ * Bodies up to 1 MiB (or the platform's JSON limit when larger): a provider's PUT of a group
+ * lists all its members, up to MAX_MEMBERS_PER_REQUEST of them.
+ */
+const SCIM_BODY_LIMIT_BYTES = 1024 * 1024;
+
+export interface ScimServices {
+  users: ScimUserService;
+  groups: ScimGroupService;
+}
+
+export type ScimApp = FastifyInstance & { scimServices: ScimServices };
+
+/** Anything thrown on the SCIM surface as the SCIM error an identity provider reads. */
+function toScimError(error: FastifyError | ApiError | ScimError): ScimError {
+  if (error instanceof ScimError) return error;
+  if (error instanceof ApiError) {
+    if (error.error === 'BadRequest') return new ScimError(400, error.message, 'invalidSyntax');
+    if (error.error === 'ValidationError') return new ScimError(400, error.message, 'invalidValue');
+    return new ScimError(error.status, error.message);
+  }
+  if (error.validation) return new ScimError(400, error.message, 'invalidValue');
+  if (error instanceof SyntaxError || error.code === 'FST_ERR_CTP_INVALID_JSON_BODY') {
+    return new ScimError(400, 'The request body is not valid JSON', 'invalidSyntax');
+  }
+  if (error.statusCode === 413) return new ScimError(413, 'Request body is too large');
+  if (error.statusCode === 415) return new ScimError(415, 'Send application/scim+json or application/json');
+  if (error.statusCode === 400) return new ScimError(400, 'The request could not be parsed', 'invalidSyntax');
+  return new ScimError(500, 'An unexpected error occurred');
+}
+
+function sendScimError(reply: FastifyReply, error: ScimError): FastifyReply {
+  if (error.status === 401) reply.header('www-authenticate', 'Bearer realm="scim"');
+  return reply.code(error.status).type(SCIM_MEDIA_TYPE).send(error.toBody());
+}
+
+/**
+ * SCIM 2.0 (RFC 7644) for organizations' identity providers, mounted at {publicUrl}/scim/v2
+ * with the authorization server. Every request carries a SCIM token (Authorization: Bearer),
+ * which names the organization; every answer, errors included, is application/scim+json.
+ */
+export async function scimApp(instance: FastifyInstance, options: { platform: Platform }) {
+  const app = instance as ScimApp;
+  const { platform } = options;
+  const tokens = new ScimTokenService(platform);
+  app.decorate('scimServices', { users: new ScimUserService(platform), groups: new ScimGroupService(platform) });
+  app.decorateRequest('scim', undefined as unknown as ScimContext);
+  const bodyLimit = Math.max(platform.config.jsonBodyLimitBytes, SCIM_BODY_LIMIT_BYTES);
+  app.addHook('onRoute', (route) => {
+    route.bodyLimit ??= bodyLimit;
+  });
+
+  app.addHook('onRequest', async (request: FastifyRequest, reply: FastifyReply) => {
+    reply.type(SCIM_MEDIA_TYPE);
+    request.scim = await tokens.authenticate(request.headers.authorization);
+    // The SCIM media type is JSON: the platform's one JSON parser (NUL and prototype rules) reads
+    // it. Other media types (text/plain, forms) are refused rather than parsed.
+    const contentType = request.headers['content-type'];
+    if (contentType === undefined) return;
+    const media = /^application\/(scim\+)?json\s*(;|$)/i.exec(contentType);
+    if (!media) throw new ScimError(415, 'Send application/scim+json or application/json');
+    if (media[1]) request.headers['content-type'] = contentType.replace(/^application\/scim\+json/i, 'application/json');
+  });
+
+  app.setErrorHandler((error: FastifyError | ApiError | ScimError, request, reply) => {
+    const scimError = toScimError(error);
+    if (scimError.status >= 500) request.log.error({ err: error }, 'SCIM request failed');
+    return sendScimError(reply, scimError);
+  });
+  app.setNotFoundHandler((request, reply) =>
+    sendScimError(reply, new ScimError(404, `No SCIM endpoint for ${request.method} ${request.url.split('?')[0]}`)),
+  );
+
+  await discoveryRoutes(app);
+  await userRoutes(app);
+  await groupRoutes(app);
+}
+
+/** One query parameter as text (the first, when a client repeats it). */
+export function queryValue(request: FastifyRequest, name: string): string | undefined {
+  const value = (request.query as Record<string, unknown> | undefined)?.[name];
+  const first = Array.isArray(value) ? value[0] : value;
+  return typeof first === 'string' ? first : undefined;
+}

@@ -1,0 +1,27 @@
+import type { AuditActor } from '../../adapters/db/repositories/audit-repository.js';
+import type { RegionContext } from '../../platform.js';
+
+/** Who calls the SCIM surface: an organization's identity provider, known by its token. */
+export interface ScimContext {
+  orgId: string;
+  tokenId: string;
+  /** The organization's region: its groups and its audit trail. */
+  region: RegionContext;
+  /** The SCIM endpoint's address; resource locations derive from it. */
+  baseUrl: string;
+}
+
+export function scimActor(context: ScimContext): AuditActor {
+  return { type: 'scim', id: context.tokenId };
+}
+
+/** Unique violations of both stores: a concurrent request took the name or address first. */
+export function isUniqueViolation(error: unknown): boolean {
+  const { code, message } = (error ?? {}) as { code?: string; message?: string };
+  return (
+    code === '23505' ||
+    code === 'SQLITE_CONSTRAINT_UNIQUE' ||
+    code === 'SQLITE_CONSTRAINT_PRIMARYKEY' ||
+    /UNIQUE constraint failed/.test(message ?? '')
+  );
+}

@@ -1,0 +1,205 @@
+import { randomUUID } from 'node:crypto';
+import type { Transaction } from 'kysely';
+import { ScimGroupRepository } from '../../adapters/db/repositories/scim-group-repository.js';
+import { ScimUserRepository } from '../../adapters/db/repositories/scim-user-repository.js';
+import type { GroupRow, RegionalSchema } from '../../adapters/db/schema.js';
+import { parseGroupFilter } from '../../domain/scim/filters.js';
+import { applyGroupPatch, type ScimGroupFields, type ScimGroupRecord } from '../../domain/scim/group-resource.js';
+import type { Paging } from '../../domain/scim/listing.js';
+import type { PatchOperation } from '../../domain/scim/patch.js';
+import { badRequest, conflict, notFound } from '../../domain/scim/scim-error.js';
+import { displayNameOf } from '../../domain/scim/user-resource.js';
+import type { Platform } from '../../platform.js';
+import { isUniqueViolation, type ScimContext, scimActor } from './scim-context.js';
+
+const nameTaken = (name: string) => conflict(`A group named ${name} exists in the organization`);
+
+/**
+ * Groups over SCIM: organization groups (no owning division) the identity provider creates and
+ * fills. They are SCIM-managed: the regional API refuses manual changes to them, and groups
+ * made there are not visible here. Members must be people of the organization.
+ */
+export class ScimGroupService {
+  private readonly users: ScimUserRepository;
+
+  constructor(private readonly platform: Platform) {
+    this.users = new ScimUserRepository(platform.stores.global.db);
+  }
+
+  private now(): string {
+    return this.platform.clock.now().toISOString();
+  }
+
+  private groups(context: ScimContext): ScimGroupRepository {
+    return new ScimGroupRepository(context.region.store.db);
+  }
+
+  private async records(context: ScimContext, rows: GroupRow[], withMembers: boolean): Promise<ScimGroupRecord[]> {
+    const memberIds = withMembers ? await this.groups(context).memberIds(rows.map((row) => row.id)) : new Map<string, string[]>();
+    const names = await this.users.names([...new Set([...memberIds.values()].flat())]);
+    return rows.map((row) => ({
+      id: row.id,
+      displayName: row.name,
+      externalId: row.scim_external_id,
+      created: row.created_at,
+      lastModified: row.updated_at,
+      members: (memberIds.get(row.id) ?? []).map((id) => {
+        const user = names.get(id);
+        return {
+          id,
+          display: user ? displayNameOf({ givenName: user.first_name, familyName: user.last_name, userName: user.email }) : id,
+        };
+      }),
+    }));
+  }
+
+  async list(context: ScimContext, filter: string | undefined, paging: Paging, withMembers: boolean) {
+    const query = parseGroupFilter(filter);
+    if (query.none) return { total: 0, records: [] };
+    const groups = this.groups(context);
+    const total = await groups.count(context.orgId, query.where);
+    const rows = paging.count === 0 ? [] : await groups.list(context.orgId, query.where, paging.count, paging.startIndex - 1);
+    return { total, records: await this.records(context, rows, withMembers) };
+  }
+
+  async get(context: ScimContext, groupId: string, withMembers = true): Promise<ScimGroupRecord> {
+    const row = await this.groups(context).find(context.orgId, groupId);
+    if (!row) throw notFound('No SCIM group with this id in the organization');
+    return (await this.records(context, [row], withMembers))[0] as ScimGroupRecord;
+  }
+
+  /** Members must be people of the organization: 400 invalidValue names the first that is not. */
+  private async requirePeople(context: ScimContext, userIds: string[]): Promise<void> {
+    if (userIds.length === 0) return;
+    const people = await this.users.peopleAmong(context.orgId, userIds);
+    const stranger = userIds.find((id) => !people.has(id));
+    if (stranger !== undefined) throw badRequest('invalidValue', `members: ${stranger} is not a user of the organization`);
+  }
+
+  async create(context: ScimContext, fields: ScimGroupFields): Promise<ScimGroupRecord> {
+    await this.requirePeople(context, fields.memberIds);
+    const groups = this.groups(context);
+    const now = this.now();
+    const row: GroupRow = {
+      id: randomUUID(),
+      org_id: context.orgId,
+      name: fields.displayName,
+      name_key: fields.displayName.toLowerCase(),
+      division_id: null,
+      scim_managed: 1,
+      scim_external_id: fields.externalId,
+      saml_linked: 0,
+      created_at: now,
+      updated_at: now,
+    };
+    await this.inTransaction(context, fields.displayName, async (tx) => {
+      if (await groups.findByName(tx, context.orgId, row.name_key)) throw nameTaken(fields.displayName);
+      await groups.insert(tx, row);
+      await groups.addMembers(tx, row.id, fields.memberIds, now);
+      await this.record(tx, context, row.id, 'group.created', { displayName: row.name, externalId: row.scim_external_id }, now);
+      for (const userId of fields.memberIds) await this.record(tx, context, row.id, 'group.member-added', { userId }, now);
+    });
+    return this.get(context, row.id);
+  }
+
+  /** PUT: displayName and externalId as given; members replaced when the body lists them. */
+  async replace(context: ScimContext, groupId: string, given: Omit<ScimGroupFields, 'memberIds'> & { memberIds?: string[] }) {
+    return this.change(context, groupId, (current) => ({
+      ...current,
+      ...given,
+      memberIds: given.memberIds ?? current.memberIds,
+    }));
+  }
+
+  async patch(context: ScimContext, groupId: string, operations: PatchOperation[]) {
+    return this.change(context, groupId, (current) => applyGroupPatch(current, operations));
+  }
+
+  /**
+   * Applies a change as a difference (members added, members removed), so two providers' calls
+   * adding different members at once both count.
+   */
+  private async change(context: ScimContext, groupId: string, next: (current: ScimGroupFields) => ScimGroupFields) {
+    const groups = this.groups(context);
+    const row = await groups.find(context.orgId, groupId);
+    if (!row) throw notFound('No SCIM group with this id in the organization');
+    const currentIds = (await groups.memberIds([groupId])).get(groupId) ?? [];
+    const before: ScimGroupFields = { displayName: row.name, externalId: row.scim_external_id, memberIds: currentIds };
+    const after = next(before);
+    const current = new Set(currentIds);
+    const wanted = new Set(after.memberIds);
+    const added = after.memberIds.filter((id) => !current.has(id));
+    const removed = currentIds.filter((id) => !wanted.has(id));
+    await this.requirePeople(context, added);
+    const renamed = after.displayName !== before.displayName;
+    const now = this.now();
+
+    await this.inTransaction(context, after.displayName, async (tx) => {
+      if (renamed) {
+        const holder = await groups.findByName(tx, context.orgId, after.displayName.toLowerCase());
+        if (holder && holder.id !== groupId) throw nameTaken(after.displayName);
+      }
+      if (renamed || after.externalId !== before.externalId || added.length > 0 || removed.length > 0) {
+        await groups.update(tx, groupId, {
+          name: after.displayName,
+          name_key: after.displayName.toLowerCase(),
+          scim_external_id: after.externalId,
+          updated_at: now,
+        });
+      }
+      await groups.addMembers(tx, groupId, added, now);
+      await groups.removeMembers(tx, groupId, removed);
+      if (renamed || after.externalId !== before.externalId) {
+        await this.record(
+          tx,
+          context,
+          groupId,
+          'group.updated',
+          { displayName: after.displayName, externalId: after.externalId },
+          now,
+        );
+      }
+      for (const userId of added) await this.record(tx, context, groupId, 'group.member-added', { userId }, now);
+      for (const userId of removed) await this.record(tx, context, groupId, 'group.member-removed', { userId }, now);
+    });
+    return this.get(context, groupId);
+  }
+
+  async delete(context: ScimContext, groupId: string): Promise<void> {
+    const groups = this.groups(context);
+    await context.region.store.db.transaction().execute(async (tx) => {
+      const row = await groups.find(context.orgId, groupId, tx);
+      if (!row) throw notFound('No SCIM group with this id in the organization');
+      await groups.delete(tx, groupId);
+      await this.record(tx, context, groupId, 'group.deleted', { displayName: row.name }, this.now());
+    });
+  }
+
+  /** A regional transaction in which a concurrent taker of the name shows as 409 uniqueness. */
+  private async inTransaction(context: ScimContext, name: string, work: (tx: Transaction<RegionalSchema>) => Promise<void>) {
+    try {
+      await context.region.store.db.transaction().execute(work);
+    } catch (error) {
+      if (isUniqueViolation(error)) throw nameTaken(name);
+      throw error;
+    }
+  }
+
+  private record(
+    tx: Transaction<RegionalSchema>,
+    context: ScimContext,
+    groupId: string,
+    action: string,
+    details: Record<string, unknown>,
+    at: string,
+  ) {
+    return context.region.audit.record(tx, {
+      orgId: context.orgId,
+      actor: scimActor(context),
+      action,
+      target: { type: 'group', id: groupId },
+      details,
+      at,
+    });
+  }
+}
