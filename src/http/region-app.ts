@@ -18,6 +18,9 @@ import type { Platform } from '../platform.js';
 import { NodeService } from '../services/node-service.js';
 import { NodeTreeService } from '../services/node-tree-service.js';
 import type { OrganizationRateLimiter } from '../services/organization-rate-limiter.js';
+import { MembershipService } from '../services/people/membership-service.js';
+import { RoleService } from '../services/people/role-service.js';
+import { UserService } from '../services/people/user-service.js';
 import { ProcessingService } from '../services/processing/processing-service.js';
 import { AttachmentService } from '../services/uploads/attachment-service.js';
 import { BundleService } from '../services/uploads/bundle-service.js';
@@ -29,6 +32,9 @@ import { ErrorSchema, NodeSchema } from './routes/nodes/node-schemas.js';
 import readRoutes from './routes/nodes/read-routes.js';
 import thumbnailRoutes from './routes/nodes/thumbnail-routes.js';
 import writeRoutes from './routes/nodes/write-routes.js';
+import membershipRoutes from './routes/people/membership-routes.js';
+import roleRoutes from './routes/people/role-routes.js';
+import userRoutes from './routes/people/user-routes.js';
 import processingRoutes from './routes/processing/processing-routes.js';
 import attachmentRoutes from './routes/uploads/attachment-routes.js';
 import bundleRoutes from './routes/uploads/bundle-routes.js';
@@ -42,6 +48,9 @@ export interface RegionServices {
   bundles: BundleService;
   processing: ProcessingService;
   attachments: AttachmentService;
+  roles: RoleService;
+  memberships: MembershipService;
+  users: UserService;
 }
 
 export type RegionApp = FastifyInstance<
@@ -108,6 +117,7 @@ export function regionServices(platform: Platform, region: Region): RegionServic
   const nodes = new NodeService(platform, context);
   const uploads = new UploadService(platform, context, new UploadRepository(context.store.db));
   const bundles = new BundleService(platform, context, nodes, uploads, new BundleRepository(context.store.db));
+  const memberships = new MembershipService(platform, context, nodes);
   return {
     nodes,
     tree: new NodeTreeService(platform, context, nodes),
@@ -116,6 +126,9 @@ export function regionServices(platform: Platform, region: Region): RegionServic
     bundles,
     processing: new ProcessingService(platform, context, bundles, uploads),
     attachments: new AttachmentService(platform, context, nodes, uploads),
+    roles: new RoleService(platform, context, nodes),
+    memberships,
+    users: new UserService(platform, context, nodes, memberships.changes),
   };
 }
 
@@ -183,6 +196,9 @@ export async function regionApp(
   await bundleRoutes(app);
   await processingRoutes(app);
   await attachmentRoutes(app);
+  await roleRoutes(app);
+  await membershipRoutes(app);
+  await userRoutes(app);
 
   app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());
   // The page links its assets absolutely when opened without a trailing slash: from the public
