@@ -12,6 +12,7 @@ const USAGE = `usage: rdp admin <command> [options] [--json]
   org set-quota --org ORG_ID --storage-quota BYTES|unlimited
   org set-rate-limit --org ORG_ID --bucket N|default --refill N|default   (refill: requests per second)
   org set-processing-slots --org ORG_ID --slots N|unlimited   (queued or running processings at once)
+  org set-seat-limit --org ORG_ID --seat-limit N|unlimited   (active people; service users take no seat)
   org storage --org ORG_ID   (bytes active, in the trash, reserved by uploads; the quota)
   user create --email E --password P [--first-name F] [--last-name L] [--org ORG_ID] [--org-admin]
   app create --org ORG_ID --name N --flow client-credentials|authorization-code [--native]
@@ -90,6 +91,12 @@ async function run(platform: Platform, command: string, values: Values): Promise
       const processingSlots = raw === 'unlimited' ? null : (wholeNumber('slots', raw) as number);
       await admin.setOrganizationLimits(required(values, 'org'), { processingSlots });
       return { id: values.org, processingSlots };
+    }
+    case 'org set-seat-limit': {
+      const raw = required(values, 'seat-limit');
+      const seatLimit = raw === 'unlimited' ? null : (wholeNumber('seat-limit', raw) as number);
+      await admin.setOrganizationLimits(required(values, 'org'), { seatLimit });
+      return { id: values.org, seatLimit };
     }
     case 'org storage':
       return admin.storageUse(required(values, 'org'));

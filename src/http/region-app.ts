@@ -20,6 +20,9 @@ import { NodeTreeService } from '../services/node-tree-service.js';
 import type { OrganizationRateLimiter } from '../services/organization-rate-limiter.js';
 import { AuditService } from '../services/people/audit-service.js';
 import { InvitationService } from '../services/people/invitation-service.js';
+import { MembershipService } from '../services/people/membership-service.js';
+import { RoleService } from '../services/people/role-service.js';
+import { UserService } from '../services/people/user-service.js';
 import { ProcessingService } from '../services/processing/processing-service.js';
 import { ScimTokenService } from '../services/scim/scim-token-service.js';
 import { AttachmentService } from '../services/uploads/attachment-service.js';
@@ -34,6 +37,9 @@ import thumbnailRoutes from './routes/nodes/thumbnail-routes.js';
 import writeRoutes from './routes/nodes/write-routes.js';
 import auditRoutes from './routes/people/audit-routes.js';
 import invitationRoutes from './routes/people/invitation-routes.js';
+import membershipRoutes from './routes/people/membership-routes.js';
+import roleRoutes from './routes/people/role-routes.js';
+import userRoutes from './routes/people/user-routes.js';
 import processingRoutes from './routes/processing/processing-routes.js';
 import scimTokenRoutes from './routes/scim-tokens/scim-token-routes.js';
 import attachmentRoutes from './routes/uploads/attachment-routes.js';
@@ -51,6 +57,9 @@ export interface RegionServices {
   audit: AuditService;
   invitations: InvitationService;
   scimTokens: ScimTokenService;
+  roles: RoleService;
+  memberships: MembershipService;
+  users: UserService;
 }
 
 export type RegionApp = FastifyInstance<
@@ -117,6 +126,7 @@ export function regionServices(platform: Platform, region: Region): RegionServic
   const nodes = new NodeService(platform, context);
   const uploads = new UploadService(platform, context, new UploadRepository(context.store.db));
   const bundles = new BundleService(platform, context, nodes, uploads, new BundleRepository(context.store.db));
+  const memberships = new MembershipService(platform, context, nodes);
   return {
     nodes,
     tree: new NodeTreeService(platform, context, nodes),
@@ -128,6 +138,9 @@ export function regionServices(platform: Platform, region: Region): RegionServic
     audit: new AuditService(context, nodes),
     invitations: new InvitationService(platform, context, nodes),
     scimTokens: new ScimTokenService(platform, nodes),
+    roles: new RoleService(platform, context, nodes),
+    memberships,
+    users: new UserService(platform, context, nodes, memberships.changes),
   };
 }
 
@@ -198,6 +211,9 @@ export async function regionApp(
   await auditRoutes(app);
   await invitationRoutes(app);
   await scimTokenRoutes(app);
+  await roleRoutes(app);
+  await membershipRoutes(app);
+  await userRoutes(app);
 
   app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());
   // The page links its assets absolutely when opened without a trailing slash: from the public

@@ -1,12 +1,12 @@
 import { randomUUID } from 'node:crypto';
 import { newNodeRow } from '../adapters/db/repositories/node-rows.js';
 import { ApiError, validationError } from '../domain/errors.js';
-import { isContainerKind, type NodeKind } from '../domain/nodes/hierarchy.js';
 import { ORGANIZATION_ADMINISTRATOR_ROLE_ID, organizationRoleRows } from '../domain/people/roles.js';
 import { isRegion, REGIONS, type Region } from '../domain/regions.js';
 import { hashPassword } from '../oauth/secrets.js';
 import type { Platform } from '../platform.js';
 import { ApplicationService } from './application-service.js';
+import { MembershipChanges } from './people/membership-changes.js';
 import { ScimTokenService } from './scim/scim-token-service.js';
 
 const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
@@ -79,8 +79,19 @@ export class AdminService {
     return { id, name: input.name, region: input.region, apiUrl: this.platform.config.regionUrls[input.region] };
   }
 
-  async setOrganizationLimits(orgId: string, limits: { storageQuota?: number | null; processingSlots?: number | null }) {
+  async setOrganizationLimits(
+    orgId: string,
+    limits: { storageQuota?: number | null; processingSlots?: number | null; seatLimit?: number | null },
+  ) {
     await this.requireOrganization(orgId);
+    if (limits.seatLimit !== undefined) {
+      const seats = limits.seatLimit;
+      if (seats !== null && !(Number.isSafeInteger(seats) && seats >= 0)) {
+        throw validationError('seat limit must be a whole number');
+      }
+      // A limit below the seats in use keeps them; it refuses the next person until seats free up.
+      await this.platform.directory.updateOrganization(orgId, { seat_limit: seats, updated_at: this.now() });
+    }
     if (limits.storageQuota !== undefined) {
       await this.platform.directory.updateOrganization(orgId, { storage_quota: limits.storageQuota, updated_at: this.now() });
     }
@@ -237,40 +248,19 @@ export class AdminService {
     }));
   }
 
-  /** Gives a principal a role on a node; administrative roles only on the organization node. */
+  /**
+   * Gives a principal a role on a node, with the memberships API's rules (MembershipChanges):
+   * the principal must be a user or group of the node's organization, and so on.
+   */
   async grantMembership(input: { nodeId: string; principalId: string; roleId: string }) {
     const located = await this.locateNode(input.nodeId);
     if (!located) throw new ApiError('NotFound', `node ${input.nodeId} not found`);
     const { region, node } = located;
-    const role = await region.access.findRole(node.org_id, input.roleId);
-    if (!role) throw new ApiError('NotFound', `role ${input.roleId} not found in the node's organization`);
-    if (role.kind === 'administrative' && node.kind !== 'organization') {
-      throw validationError('an administrative role can only be given on the organization node');
-    }
-    if (role.kind === 'custom' && !isContainerKind(node.kind as NodeKind)) {
-      throw validationError('a custom role can only be given on a container node');
-    }
-    const principal = await this.platform.directory.findUser(input.principalId);
-    const group = principal
-      ? undefined
-      : await region.store.db
-          .selectFrom('groups')
-          .select('id')
-          .where('id', '=', input.principalId)
-          .where('org_id', '=', node.org_id) // a group of another organization is not a principal here
-          .executeTakeFirst();
-    if (!principal && !group) throw new ApiError('NotFound', `principal ${input.principalId} not found`);
-    if (principal && !(await this.platform.directory.isMember(principal.id, node.org_id))) {
-      throw validationError('the principal does not belong to the node organization');
-    }
-    await region.access.upsertMembership({
-      node_id: node.id,
-      principal_id: input.principalId,
-      principal_type: principal ? principal.kind : 'group',
-      role_id: role.id,
-      created_at: this.now(),
+    const row = await new MembershipChanges(this.platform, region).give(node.org_id, node.id, input.principalId, input.roleId, {
+      type: 'admin-cli',
+      id: 'rdp admin',
     });
-    return { nodeId: node.id, principalId: input.principalId, roleId: role.id };
+    return { nodeId: node.id, principalId: input.principalId, roleId: row.role_id };
   }
 
   private async requireOrganization(id: string) {

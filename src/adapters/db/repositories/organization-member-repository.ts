@@ -12,6 +12,8 @@ export type OrganizationMember = UserRow & {
   /** When the user was deactivated in this organization (null: active). */
   member_deactivated_at: string | null;
   joined_at: string;
+  /** When its place in the organization last changed (deactivation, administrator flag). */
+  member_updated_at: string | null;
 };
 
 export interface MemberFilter {
@@ -42,6 +44,7 @@ export class OrganizationMemberRepository {
         'uo.scim_external_id',
         'uo.deactivated_at as member_deactivated_at',
         'uo.created_at as joined_at',
+        'uo.updated_at as member_updated_at',
       ])
       .where('uo.org_id', '=', orgId);
   }

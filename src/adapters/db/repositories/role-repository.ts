@@ -1,0 +1,100 @@
+import type { Kysely, Transaction } from 'kysely';
+import type { Dialect } from '../database.js';
+import type { RegionalSchema, RoleRow } from '../schema.js';
+
+type Db = Kysely<RegionalSchema> | Transaction<RegionalSchema>;
+
+function isUniqueViolation(error: unknown): boolean {
+  const { code, message } = (error ?? {}) as { code?: string; message?: string };
+  return code === '23505' || code === 'SQLITE_CONSTRAINT_UNIQUE' || /UNIQUE constraint failed/.test(message ?? '');
+}
+
+/** An organization's roles (administrative and custom) in its region. Rules live in the services. */
+export class RoleRepository {
+  constructor(
+    readonly db: Kysely<RegionalSchema>,
+    private readonly dialect: Dialect,
+  ) {}
+
+  /** Administrative roles first, then custom roles by name. */
+  async list(orgId: string): Promise<RoleRow[]> {
+    return this.db
+      .selectFrom('roles')
+      .selectAll()
+      .where('org_id', '=', orgId)
+      .orderBy('kind')
+      .orderBy('name_key')
+      .orderBy('id')
+      .execute();
+  }
+
+  async find(orgId: string, id: string, db: Db = this.db): Promise<RoleRow | undefined> {
+    return db.selectFrom('roles').selectAll().where('org_id', '=', orgId).where('id', '=', id).executeTakeFirst();
+  }
+
+  /**
+   * The role, held for the rest of the transaction: `share` by a change that gives it (a
+   * concurrent removal waits, then finds it in use), `update` by one that changes or removes it.
+   * SQLite has one writer, so the plain read is enough there.
+   */
+  async lock(tx: Transaction<RegionalSchema>, orgId: string, id: string, mode: 'share' | 'update'): Promise<RoleRow | undefined> {
+    const query = tx.selectFrom('roles').selectAll().where('org_id', '=', orgId).where('id', '=', id);
+    if (this.dialect !== 'postgres') return query.executeTakeFirst();
+    return (mode === 'share' ? query.forShare() : query.forUpdate()).executeTakeFirst();
+  }
+
+  /** Whether another role of the organization has the name, compared without case. */
+  async nameTaken(tx: Db, orgId: string, name: string, exceptId?: string): Promise<boolean> {
+    let query = tx.selectFrom('roles').select('id').where('org_id', '=', orgId).where('name_key', '=', name.toLowerCase());
+    if (exceptId !== undefined) query = query.where('id', '<>', exceptId);
+    return (await query.executeTakeFirst()) !== undefined;
+  }
+
+  /** false when the name is taken after all (a concurrent creation won the unique index). */
+  async insert(tx: Transaction<RegionalSchema>, row: RoleRow): Promise<boolean> {
+    return this.uniquely(() => tx.insertInto('roles').values(row).execute());
+  }
+
+  /** false when the new name is taken after all (a concurrent change won the unique index). */
+  async update(
+    tx: Transaction<RegionalSchema>,
+    orgId: string,
+    id: string,
+    fields: Partial<Pick<RoleRow, 'name' | 'name_key' | 'permissions' | 'updated_at'>>,
+  ): Promise<boolean> {
+    return this.uniquely(() => tx.updateTable('roles').set(fields).where('org_id', '=', orgId).where('id', '=', id).execute());
+  }
+
+  async delete(tx: Transaction<RegionalSchema>, orgId: string, id: string): Promise<void> {
+    await tx.deleteFrom('roles').where('org_id', '=', orgId).where('id', '=', id).execute();
+  }
+
+  /** How many memberships (on the organization's nodes) and live invitations give the role. */
+  async use(tx: Db, orgId: string, id: string): Promise<{ memberships: number; invitations: number }> {
+    const memberships = await tx
+      .selectFrom('memberships as m')
+      .innerJoin('nodes as n', 'n.id', 'm.node_id')
+      .select((eb) => eb.fn.countAll<number>().as('count'))
+      .where('n.org_id', '=', orgId)
+      .where('m.role_id', '=', id)
+      .executeTakeFirstOrThrow();
+    const invitations = await tx
+      .selectFrom('invitations')
+      .select((eb) => eb.fn.countAll<number>().as('count'))
+      .where('org_id', '=', orgId)
+      .where('role_id', '=', id)
+      .where('state', 'in', ['sending', 'pending'])
+      .executeTakeFirstOrThrow();
+    return { memberships: Number(memberships.count), invitations: Number(invitations.count) };
+  }
+
+  private async uniquely(write: () => Promise<unknown>): Promise<boolean> {
+    try {
+      await write();
+      return true;
+    } catch (error) {
+      if (isUniqueViolation(error)) return false;
+      throw error;
+    }
+  }
+}

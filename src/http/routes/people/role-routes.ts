@@ -1,0 +1,115 @@
+import { type Static, Type } from '@sinclair/typebox';
+import type { RoleRow } from '../../../adapters/db/schema.js';
+import { PERMISSIONS } from '../../../domain/access/permissions.js';
+import type { RegionApp } from '../../region-app.js';
+import { errors, Name } from '../nodes/node-schemas.js';
+
+const Permissions = Type.Array(Type.String({ maxLength: 32 }), {
+  maxItems: 32,
+  description: `Permissions the role gives, from ${PERMISSIONS.join(', ')}; stored once each, in that order`,
+});
+
+export const RoleSchema = Type.Object(
+  {
+    id: Type.String({ description: 'A readable slug for administrative roles, a UUID for custom roles' }),
+    name: Type.String(),
+    kind: Type.Union([Type.Literal('administrative'), Type.Literal('custom')]),
+    permissions: Type.Array(Type.String()),
+    createdAt: Type.String({ format: 'date-time' }),
+    updatedAt: Type.String({ format: 'date-time' }),
+  },
+  { $id: 'Role', title: 'Role' },
+);
+type RoleBody = Static<typeof RoleSchema>;
+
+const CreateBody = Type.Object({ name: Name, permissions: Permissions }, { additionalProperties: false });
+const UpdateBody = Type.Object(
+  { name: Type.Optional(Name), permissions: Type.Optional(Permissions) },
+  { additionalProperties: false, minProperties: 1 },
+);
+const RoleIdParams = Type.Object({ roleId: Type.String({ minLength: 1, maxLength: 64 }) });
+
+function toRoleBody(row: RoleRow): RoleBody {
+  return {
+    id: row.id,
+    name: row.name,
+    kind: row.kind,
+    permissions: JSON.parse(row.permissions) as string[],
+    createdAt: row.created_at,
+    updatedAt: row.updated_at,
+  };
+}
+
+export default async function roleRoutes(app: RegionApp) {
+  app.addSchema(RoleSchema);
+  const Role = Type.Ref('Role');
+
+  app.get(
+    '/v1/roles',
+    {
+      config: { scope: 'read:basic' },
+      schema: {
+        tags: ['Roles'],
+        operationId: 'listRoles',
+        summary: "List the organization's roles",
+        description: 'Administrative roles first (given on the organization node only), then custom roles by name.',
+        response: { 200: Type.Array(Role), ...errors(401, 403) },
+      },
+    },
+    async (request) => (await app.services.roles.list(request.principal)).map(toRoleBody),
+  );
+
+  app.post(
+    '/v1/roles',
+    {
+      config: { scope: 'write:user' },
+      schema: {
+        tags: ['Roles'],
+        operationId: 'createRole',
+        summary: 'Create a custom role',
+        description: 'Needs manage on the organization node. 409 DuplicateRoleName: the name (compared without case) is taken.',
+        body: CreateBody,
+        response: { 201: Role, ...errors(400, 401, 403, 409) },
+      },
+    },
+    async (request, reply) => reply.code(201).send(toRoleBody(await app.services.roles.create(request.principal, request.body))),
+  );
+
+  app.patch(
+    '/v1/roles/:roleId',
+    {
+      config: { scope: 'write:user' },
+      schema: {
+        tags: ['Roles'],
+        operationId: 'updateRole',
+        summary: 'Rename a custom role or change its permissions',
+        description:
+          'Needs manage on the organization node. Changed permissions apply at once wherever the role is given. 409 DuplicateRoleName, AdministrativeRoleNotEditable.',
+        params: RoleIdParams,
+        body: UpdateBody,
+        response: { 200: Role, ...errors(400, 401, 403, 404, 409) },
+      },
+    },
+    async (request) => toRoleBody(await app.services.roles.update(request.principal, request.params.roleId, request.body)),
+  );
+
+  app.delete(
+    '/v1/roles/:roleId',
+    {
+      config: { scope: 'write:user' },
+      schema: {
+        tags: ['Roles'],
+        operationId: 'deleteRole',
+        summary: 'Delete a custom role',
+        description:
+          'Needs manage on the organization node. 409 RoleInUse while a membership or a pending invitation gives it; AdministrativeRoleNotEditable.',
+        params: RoleIdParams,
+        response: { 204: Type.Null(), ...errors(401, 403, 404, 409) },
+      },
+    },
+    async (request, reply) => {
+      await app.services.roles.remove(request.principal, request.params.roleId);
+      return reply.code(204).send(null);
+    },
+  );
+}

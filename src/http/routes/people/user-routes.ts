@@ -1,0 +1,133 @@
+import { type Static, Type } from '@sinclair/typebox';
+import type { OrganizationMember } from '../../../adapters/db/repositories/organization-member-repository.js';
+import type { RegionApp } from '../../region-app.js';
+import { clampLimit, errors, Paging } from '../nodes/node-schemas.js';
+
+export const UserSchema = Type.Object(
+  {
+    id: Type.String(),
+    email: Type.String(),
+    firstName: Type.String(),
+    lastName: Type.String(),
+    kind: Type.Union([Type.Literal('user'), Type.Literal('service')], {
+      description: 'service: the service user of an application',
+    }),
+    active: Type.Boolean({ description: 'Active in this organization: its tokens for it are honoured' }),
+    isAdmin: Type.Boolean({ description: 'Holds the Organization Administrator role on the organization node' }),
+    scimManaged: Type.Boolean({ description: "Provisioned by the organization's identity provider over SCIM" }),
+    createdAt: Type.String({ format: 'date-time' }),
+    updatedAt: Type.String({ format: 'date-time' }),
+  },
+  { $id: 'User', title: 'User' },
+);
+type UserBody = Static<typeof UserSchema>;
+
+const PersonName = Type.String({ maxLength: 255, description: '0 to 255 characters, stored as given' });
+const UpdateBody = Type.Object(
+  { firstName: Type.Optional(PersonName), lastName: Type.Optional(PersonName), active: Type.Optional(Type.Boolean()) },
+  { additionalProperties: false, minProperties: 1 },
+);
+const ListQuery = Type.Object(
+  {
+    email: Type.Optional(Type.String({ maxLength: 320, description: 'Exactly this address (compared without case)' })),
+    kind: Type.Optional(Type.Union([Type.Literal('user'), Type.Literal('service')])),
+    active: Type.Optional(Type.Boolean()),
+    ...Paging,
+  },
+  { additionalProperties: false },
+);
+const UserIdParams = Type.Object({ userId: Type.String({ minLength: 1, maxLength: 64 }) });
+
+function toUserBody(member: OrganizationMember): UserBody {
+  const updatedAt =
+    member.updated_at > (member.member_updated_at ?? '') ? member.updated_at : (member.member_updated_at as string);
+  return {
+    id: member.id,
+    email: member.email,
+    firstName: member.first_name,
+    lastName: member.last_name,
+    kind: member.kind,
+    active: member.member_deactivated_at === null && member.deactivated_at === null,
+    isAdmin: member.is_admin === 1,
+    scimManaged: member.scim_managed === 1,
+    createdAt: member.created_at,
+    updatedAt,
+  };
+}
+
+export default async function userRoutes(app: RegionApp) {
+  app.addSchema(UserSchema);
+  const User = Type.Ref('User');
+
+  app.get(
+    '/v1/users',
+    {
+      config: { scope: 'read:user' },
+      schema: {
+        tags: ['Users'],
+        operationId: 'listUsers',
+        summary: "List the organization's users and service users",
+        description: 'By e-mail address. Filters: email, kind, active (in this organization).',
+        querystring: ListQuery,
+        response: { 200: Type.Array(User), ...errors(400, 401, 403) },
+      },
+    },
+    async (request) => {
+      const { email, kind, active, limit, offset } = request.query;
+      const filter = {
+        ...(email !== undefined ? { email } : {}),
+        ...(kind ? { kind } : {}),
+        ...(active !== undefined ? { active } : {}),
+      };
+      const rows = await app.services.users.list(request.principal, filter, clampLimit(limit), offset ?? 0);
+      return rows.map(toUserBody);
+    },
+  );
+
+  app.get(
+    '/v1/users/me',
+    {
+      config: { scope: 'read:basic' },
+      schema: {
+        tags: ['Users'],
+        operationId: 'getCurrentUser',
+        summary: 'Get the calling user or service user',
+        response: { 200: User, ...errors(401, 403) },
+      },
+    },
+    async (request) => toUserBody(await app.services.users.get(request.principal, request.principal.userId)),
+  );
+
+  app.get(
+    '/v1/users/:userId',
+    {
+      config: { scope: 'read:user' },
+      schema: {
+        tags: ['Users'],
+        operationId: 'getUser',
+        summary: 'Get a user of the organization',
+        params: UserIdParams,
+        response: { 200: User, ...errors(401, 403, 404) },
+      },
+    },
+    async (request) => toUserBody(await app.services.users.get(request.principal, request.params.userId)),
+  );
+
+  app.patch(
+    '/v1/users/:userId',
+    {
+      config: { scope: 'write:user' },
+      schema: {
+        tags: ['Users'],
+        operationId: 'updateUser',
+        summary: 'Rename, deactivate or reactivate a user in the organization',
+        description:
+          "A user may change their own names; anything else needs manage on the organization node. active: false deactivates the user in this organization (its tokens for it stop at once); active: true reactivates it, and takes a seat for a person (403 Forbidden resource when none is free). 409 CannotDeactivateSelf, LastAdministrator (the organization's last active administrator).",
+        params: UserIdParams,
+        body: UpdateBody,
+        response: { 200: User, ...errors(400, 401, 403, 404, 409) },
+      },
+    },
+    async (request) => toUserBody(await app.services.users.update(request.principal, request.params.userId, request.body)),
+  );
+}

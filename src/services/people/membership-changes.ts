@@ -1,0 +1,191 @@
+import type { Kysely, Transaction } from 'kysely';
+import type { AuditActor } from '../../adapters/db/repositories/audit-repository.js';
+import { MembershipRepository } from '../../adapters/db/repositories/membership-repository.js';
+import { RoleRepository } from '../../adapters/db/repositories/role-repository.js';
+import { UserRepository } from '../../adapters/db/repositories/user-repository.js';
+import type { GlobalSchema, MembershipRow, NodeRow, RegionalSchema } from '../../adapters/db/schema.js';
+import { ApiError } from '../../domain/errors.js';
+import type { NodeKind } from '../../domain/nodes/hierarchy.js';
+import { checkGroupScope, checkNotLastAdministrator, isAdministration } from '../../domain/people/membership-rules.js';
+import { checkRoleAssignment, ORGANIZATION_ADMINISTRATOR_ROLE_ID } from '../../domain/people/roles.js';
+import type { Platform, RegionContext } from '../../platform.js';
+
+type Tx = Transaction<RegionalSchema>;
+type GlobalTx = Transaction<GlobalSchema>;
+
+/**
+ * Giving and taking roles on nodes, with their rules: what the memberships API and the admin
+ * command line share. Callers decide who may; this decides what may be.
+ *
+ * A change holds its node's row (FOR UPDATE on PostgreSQL) for its regional transaction, so
+ * changes of one node take turns. A change on the organization node may touch administrators,
+ * whose rules span both stores: it runs inside the organization's global lock (members.withSeats,
+ * which deactivations take too), global first and regional inside, so the last active
+ * administrator cannot be removed by two changes at once, and the settings pages' flag
+ * (user_organizations.is_admin) is written in that global transaction.
+ */
+export class MembershipChanges {
+  readonly memberships: MembershipRepository;
+  readonly roles: RoleRepository;
+  private readonly users: UserRepository;
+
+  constructor(
+    private readonly platform: Platform,
+    private readonly region: RegionContext,
+  ) {
+    this.memberships = new MembershipRepository(region.store.db, region.store.dialect);
+    this.roles = new RoleRepository(region.store.db, region.store.dialect);
+    this.users = new UserRepository(platform.stores.global.db);
+  }
+
+  /**
+   * Creates or replaces the principal's membership on the node. A caller already inside the
+   * organization's global lock (members.withSeats, e.g. accepting an invitation) passes its
+   * transaction: taking the lock again would wait for itself.
+   */
+  async give(
+    orgId: string,
+    nodeId: string,
+    principalId: string,
+    roleId: string,
+    actor: AuditActor,
+    options: { globalTx?: GlobalTx } = {},
+  ): Promise<MembershipRow> {
+    if (nodeId !== orgId) return this.giveInRegion(orgId, nodeId, principalId, roleId, actor, options.globalTx);
+    return this.withOrganizationLock(orgId, options.globalTx, async (globalTx) => {
+      const row = await this.giveInRegion(orgId, nodeId, principalId, roleId, actor, globalTx);
+      // Also when nothing changed: a retry repairs a flag that a failed commit left behind.
+      if (row.principal_type !== 'group') {
+        const administrator = isAdministration({
+          nodeKind: 'organization',
+          principalType: row.principal_type,
+          roleId: row.role_id,
+        });
+        await this.markAdministrator(globalTx, orgId, principalId, administrator);
+      }
+      return row;
+    });
+  }
+
+  /** Removes the principal's membership on the node; 404 when there is none. `options` as for give. */
+  async take(orgId: string, nodeId: string, principalId: string, actor: AuditActor, options: { globalTx?: GlobalTx } = {}) {
+    if (nodeId !== orgId) {
+      await this.takeInRegion(orgId, nodeId, principalId, actor);
+      return;
+    }
+    await this.withOrganizationLock(orgId, options.globalTx, async (globalTx) => {
+      const taken = await this.takeInRegion(orgId, nodeId, principalId, actor);
+      if (taken.principal_type !== 'group' && taken.role_id === ORGANIZATION_ADMINISTRATOR_ROLE_ID) {
+        await this.markAdministrator(globalTx, orgId, principalId, false);
+      }
+    });
+  }
+
+  /**
+   * The active people holding the Organization Administrator role directly on the organization
+   * node. Exact while the caller holds the organization's global lock (members.withSeats).
+   */
+  async activeAdministrators(orgId: string, db: Kysely<RegionalSchema> | Tx = this.region.store.db): Promise<string[]> {
+    const ids = await this.memberships.usersWithRole(db, orgId, ORGANIZATION_ADMINISTRATOR_ROLE_ID);
+    const members = await this.users.findMembers(orgId, ids);
+    return members
+      .filter((member) => member.kind === 'user' && member.deactivated_at === null && member.member_deactivated_at === null)
+      .map((member) => member.id);
+  }
+
+  /** The organization's global lock (the seats' one), or the caller's transaction that holds it. */
+  private withOrganizationLock<T>(
+    orgId: string,
+    held: GlobalTx | undefined,
+    work: (globalTx: GlobalTx) => Promise<T>,
+  ): Promise<T> {
+    return held ? work(held) : this.platform.members.withSeats(orgId, (globalTx) => work(globalTx));
+  }
+
+  private async giveInRegion(
+    orgId: string,
+    nodeId: string,
+    principalId: string,
+    roleId: string,
+    actor: AuditActor,
+    globalTx?: GlobalTx,
+  ): Promise<MembershipRow> {
+    const member = await this.platform.members.find(orgId, principalId, globalTx);
+    return this.region.tree.transaction(async (tx) => {
+      const node = await this.lockNode(tx, orgId, nodeId);
+      const group = member ? undefined : await this.memberships.lockGroup(tx, orgId, principalId);
+      if (!member && !group) throw new ApiError('NotFound', `principal ${principalId} not found`);
+      const role = checkRoleAssignment(roleId, await this.roles.lock(tx, orgId, roleId, 'share'), node.kind as NodeKind);
+      if (group) checkGroupScope(group, node.path);
+
+      const previous = await this.memberships.find(tx, node.id, principalId);
+      if (previous?.role_id === role.id) return previous;
+      if (previous) await this.checkKeepsAdministrator(tx, node, previous);
+      const row: MembershipRow = {
+        node_id: node.id,
+        principal_id: principalId,
+        principal_type: member ? member.kind : 'group',
+        role_id: role.id,
+        created_at: previous?.created_at ?? this.now(),
+      };
+      await this.memberships.upsert(tx, row);
+      await this.region.audit.record(tx, {
+        orgId,
+        actor,
+        action: 'membership.set',
+        target: { type: 'membership', id: `${node.id}/${principalId}` },
+        details: {
+          nodeId: node.id,
+          principalId,
+          principalType: row.principal_type,
+          roleId: row.role_id,
+          previousRoleId: previous?.role_id ?? null,
+        },
+        at: this.now(),
+      });
+      return row;
+    });
+  }
+
+  private takeInRegion(orgId: string, nodeId: string, principalId: string, actor: AuditActor): Promise<MembershipRow> {
+    return this.region.tree.transaction(async (tx) => {
+      const node = await this.lockNode(tx, orgId, nodeId);
+      const previous = await this.memberships.find(tx, node.id, principalId);
+      if (!previous) throw new ApiError('NotFound', `No membership of ${principalId} on this node`);
+      await this.checkKeepsAdministrator(tx, node, previous);
+      await this.memberships.delete(tx, node.id, principalId);
+      await this.region.audit.record(tx, {
+        orgId,
+        actor,
+        action: 'membership.removed',
+        target: { type: 'membership', id: `${node.id}/${principalId}` },
+        details: { nodeId: node.id, principalId, principalType: previous.principal_type, roleId: previous.role_id },
+        at: this.now(),
+      });
+      return previous;
+    });
+  }
+
+  private async lockNode(tx: Tx, orgId: string, nodeId: string): Promise<NodeRow> {
+    const node = await this.region.tree.lock(tx, nodeId);
+    if (!node || node.org_id !== orgId || node.trashed_at !== null) throw new ApiError('NotFound', 'Node not found');
+    return node;
+  }
+
+  /** A membership about to end or change may be the last active administrator's. */
+  private async checkKeepsAdministrator(tx: Tx, node: NodeRow, previous: MembershipRow): Promise<void> {
+    if (previous.principal_type !== 'user') return;
+    if (!isAdministration({ nodeKind: node.kind, principalType: previous.principal_type, roleId: previous.role_id })) return;
+    checkNotLastAdministrator(previous.principal_id, await this.activeAdministrators(node.org_id, tx));
+  }
+
+  private async markAdministrator(globalTx: GlobalTx, orgId: string, userId: string, administrator: boolean) {
+    const member = await this.platform.members.find(orgId, userId, globalTx);
+    if (!member || (member.is_admin === 1) === administrator) return;
+    await this.platform.members.update(orgId, userId, { is_admin: administrator ? 1 : 0, updated_at: this.now() }, globalTx);
+  }
+
+  private now(): string {
+    return this.platform.clock.now().toISOString();
+  }
+}

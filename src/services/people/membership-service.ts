@@ -1,0 +1,64 @@
+import { UserRepository } from '../../adapters/db/repositories/user-repository.js';
+import type { MembershipRow } from '../../adapters/db/schema.js';
+import type { Principal } from '../../oauth/access-tokens.js';
+import type { Platform, RegionContext } from '../../platform.js';
+import type { NodeService } from '../node-service.js';
+import { MembershipChanges } from './membership-changes.js';
+
+/** Who holds a membership, when the list is asked to expand it. */
+export interface PrincipalSummary {
+  name: string;
+  email?: string;
+}
+
+export type ListedMembership = MembershipRow & { principal?: PrincipalSummary };
+
+/** The memberships API: manage on the node, then MembershipChanges' rules. */
+export class MembershipService {
+  readonly changes: MembershipChanges;
+  private readonly users: UserRepository;
+
+  constructor(
+    platform: Platform,
+    region: RegionContext,
+    private readonly nodes: NodeService,
+  ) {
+    this.changes = new MembershipChanges(platform, region);
+    this.users = new UserRepository(platform.stores.global.db);
+  }
+
+  async list(
+    principal: Principal,
+    nodeId: string,
+    options: { limit: number; offset: number; expandPrincipal: boolean },
+  ): Promise<ListedMembership[]> {
+    const node = await this.nodes.authorize(principal, nodeId, 'manage');
+    const rows = await this.changes.memberships.listOnNode(node.id, options.limit, options.offset);
+    if (!options.expandPrincipal) return rows;
+
+    const userIds = rows.filter((row) => row.principal_type !== 'group').map((row) => row.principal_id);
+    const groupIds = rows.filter((row) => row.principal_type === 'group').map((row) => row.principal_id);
+    const [users, groups] = await Promise.all([
+      this.users.findMembers(principal.orgId, userIds),
+      this.changes.memberships.groupNames(principal.orgId, groupIds),
+    ]);
+    const summaries = new Map<string, PrincipalSummary>([...groups].map(([id, name]) => [id, { name }]));
+    for (const user of users) {
+      summaries.set(user.id, { name: `${user.first_name} ${user.last_name}`.trim() || user.email, email: user.email });
+    }
+    return rows.map((row) => {
+      const summary = summaries.get(row.principal_id);
+      return summary ? { ...row, principal: summary } : row;
+    });
+  }
+
+  async set(principal: Principal, nodeId: string, principalId: string, roleId: string): Promise<MembershipRow> {
+    const node = await this.nodes.authorize(principal, nodeId, 'manage');
+    return this.changes.give(principal.orgId, node.id, principalId, roleId, { type: 'principal', id: principal.userId });
+  }
+
+  async remove(principal: Principal, nodeId: string, principalId: string): Promise<void> {
+    const node = await this.nodes.authorize(principal, nodeId, 'manage');
+    await this.changes.take(principal.orgId, node.id, principalId, { type: 'principal', id: principal.userId });
+  }
+}
