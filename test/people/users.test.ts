@@ -162,6 +162,9 @@ describe('users: GET /v1/users[/{userId}|/me], PATCH /v1/users/{userId}', () => 
       expect(reactivated.body).toMatchObject({ active: true });
       expect((await place(t, org, person.id))?.deactivated_at).toBeNull();
       expect((await (await person.signIn()).get('/v1/users/me')).status).toBe(200);
+      // The tokens of before the deactivation stay dead: it set the place's "not before".
+      expect((await person.client.get('/v1/users/me')).status).toBe(401);
+      expect((await person.refresh()).status).toBe(400);
       expect((await auditEvents(t, org, 'user.reactivated')).some((row) => row.target_id === person.id)).toBe(true);
       // Asking for the state the user is in changes nothing.
       const before = await peopleSnapshot(t, org);

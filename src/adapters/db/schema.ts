@@ -40,6 +40,11 @@ export interface UserOrganizationRow {
   is_admin: number;
   /** Deactivated in this organization: its tokens for the organization stop at once. */
   deactivated_at: string | null;
+  /**
+   * Tokens for this organization issued before this instant are refused: set by each
+   * deactivation, so a reactivation does not revive the tokens of before.
+   */
+  tokens_not_before?: string | null;
   /** Provisioned by the organization's identity provider over SCIM, with its id for the user. */
   scim_managed: Generated<number>;
   scim_external_id: string | null;

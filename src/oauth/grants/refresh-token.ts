@@ -58,6 +58,10 @@ export async function refreshTokenGrant(context: GrantContext): Promise<TokenSet
   const earlierUse = await platform.tokens.findRefreshTokenUse(tokenHash);
   if (earlierUse) await reuse(platform, claims, earlierUse, now);
   const scopes = narrowedScopes(claims, parseScopeString(application.scopes), form.scope);
+  // The user must still be active in the organization, and the token younger than its last deactivation there.
+  const status = await platform.directory.principalStatus(claims.userId, claims.orgId);
+  const userNotBefore = status?.tokensNotBefore ? Date.parse(status.tokensNotBefore) : 0;
+  if (!status?.active || claims.issuedAtMs < userNotBefore) throw new OAuthError('invalid_grant', INVALID);
   if (!earlierUse) {
     const recorded = await platform.tokens.recordRefreshTokenUse({
       token_hash: tokenHash,
@@ -70,7 +74,6 @@ export async function refreshTokenGrant(context: GrantContext): Promise<TokenSet
     if (!recorded) await reuse(platform, claims, await platform.tokens.findRefreshTokenUse(tokenHash), now);
   }
 
-  if (!(await platform.directory.isActiveIn(claims.userId, claims.orgId))) throw new OAuthError('invalid_grant', INVALID);
   return context.issueTokens(
     {
       userId: claims.userId,

@@ -6,6 +6,7 @@ import type { Kysely } from 'kysely';
  */
 export async function up(db: Kysely<any>): Promise<void> {
   await db.schema.alterTable('user_organizations').addColumn('deactivated_at', 'text').execute();
+  await db.schema.alterTable('user_organizations').addColumn('tokens_not_before', 'text').execute();
   await db.schema.alterTable('user_organizations').addColumn('scim_external_id', 'text').execute();
   await db.schema
     .alterTable('user_organizations')

@@ -76,13 +76,21 @@ export class DirectoryRepository {
     const row = await this.db
       .selectFrom('users as u')
       .leftJoin('user_organizations as uo', (join) => join.onRef('uo.user_id', '=', 'u.id').on('uo.org_id', '=', orgId))
-      .select(['u.deactivated_at', 'u.tokens_not_before', 'uo.user_id as linked', 'uo.deactivated_at as link_deactivated_at'])
+      .select([
+        'u.deactivated_at',
+        'u.tokens_not_before',
+        'uo.user_id as linked',
+        'uo.deactivated_at as link_deactivated_at',
+        'uo.tokens_not_before as link_tokens_not_before',
+      ])
       .where('u.id', '=', userId)
       .executeTakeFirst();
     if (!row) return undefined;
+    // ISO instants in UTC compare as text.
+    const notBefore = [row.tokens_not_before, row.link_tokens_not_before].filter((at): at is string => Boolean(at)).sort();
     return {
       active: row.deactivated_at === null && row.linked !== null && row.link_deactivated_at === null,
-      tokensNotBefore: row.tokens_not_before,
+      tokensNotBefore: notBefore.at(-1) ?? null,
     };
   }
 

@@ -105,8 +105,12 @@ export class OrganizationMemberRepository {
     });
   }
 
+  /** Tokens for the organization from before the user joined (an earlier place, since removed) stay refused. */
   async link(tx: Db, row: Omit<UserOrganizationRow, 'scim_managed'> & { scim_managed?: number }): Promise<void> {
-    await tx.insertInto('user_organizations').values(row).execute();
+    await tx
+      .insertInto('user_organizations')
+      .values({ ...row, tokens_not_before: row.tokens_not_before ?? row.created_at })
+      .execute();
   }
 
   async update(
@@ -121,7 +125,9 @@ export class OrganizationMemberRepository {
     },
     db: Db = this.db,
   ): Promise<void> {
-    await db.updateTable('user_organizations').set(fields).where('org_id', '=', orgId).where('user_id', '=', userId).execute();
+    // A deactivation ends the tokens issued before it for good: reactivating does not revive them.
+    const set = fields.deactivated_at ? { ...fields, tokens_not_before: fields.deactivated_at } : fields;
+    await db.updateTable('user_organizations').set(set).where('org_id', '=', orgId).where('user_id', '=', userId).execute();
   }
 
   /** Ends a user's place in the organization (SCIM delete): its tokens for it stop. */
