@@ -1,11 +1,12 @@
 import { openBlobStore } from './adapters/blobs/open-blob-store.js';
 import { openStores, type Store, type Stores } from './adapters/db/database.js';
-import { AccessRepository } from './adapters/db/repositories/access-repository.js';
 import { AuditRepository } from './adapters/db/repositories/audit-repository.js';
 import { DirectoryRepository } from './adapters/db/repositories/directory-repository.js';
+import { MembershipRepository } from './adapters/db/repositories/membership-repository.js';
 import { NodeRepository } from './adapters/db/repositories/node-repository.js';
 import { NodeTreeRepository } from './adapters/db/repositories/node-tree-repository.js';
 import { OrganizationMemberRepository } from './adapters/db/repositories/organization-member-repository.js';
+import { RoleRepository } from './adapters/db/repositories/role-repository.js';
 import { ServerSecretRepository } from './adapters/db/repositories/server-secret-repository.js';
 import { TokenRepository } from './adapters/db/repositories/token-repository.js';
 import type { RegionalSchema } from './adapters/db/schema.js';
@@ -26,7 +27,9 @@ export interface RegionContext {
   store: Store<RegionalSchema>;
   nodes: NodeRepository;
   tree: NodeTreeRepository;
-  access: AccessRepository;
+  /** What layers 2 and 3 of the access checks read: roles and the memberships that give them. */
+  roles: RoleRepository;
+  memberships: MembershipRepository;
   /** The trail of changes to people and permissions. */
   audit: AuditRepository;
 }
@@ -73,7 +76,8 @@ export async function openPlatform(config: Config, clock: Clock = systemClock): 
       store,
       nodes: new NodeRepository(store.db, store.dialect, store.changeVersion),
       tree: new NodeTreeRepository(store.db, store.dialect),
-      access: new AccessRepository(store.db),
+      roles: new RoleRepository(store.db, store.dialect),
+      memberships: new MembershipRepository(store.db, store.dialect),
       audit: new AuditRepository(store.db),
     };
   }

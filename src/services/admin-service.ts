@@ -239,7 +239,7 @@ export class AdminService {
 
   async listRoles(orgId: string) {
     const org = await this.requireOrganization(orgId);
-    const roles = await this.platform.regions[org.region as Region].access.listRoles(org.id);
+    const roles = await this.platform.regions[org.region as Region].roles.list(org.id);
     return roles.map((role) => ({
       id: role.id,
       name: role.name,

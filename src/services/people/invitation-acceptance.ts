@@ -56,7 +56,7 @@ export class InvitationAcceptance {
       const [organization, node, role, account] = await Promise.all([
         this.platform.directory.findOrganization(invitation.org_id),
         region.nodes.findById(invitation.node_id),
-        region.access.findRole(invitation.org_id, invitation.role_id),
+        region.roles.find(invitation.org_id, invitation.role_id),
         this.platform.directory.findUserByEmail(invitation.email),
       ]);
       if (!organization || !node || node.trashed_at !== null || !role) return { status: 'gone' };
@@ -84,10 +84,10 @@ export class InvitationAcceptance {
         const accepted = { state: 'accepted' as const, accepted_by: joined.userId, accepted_at: now, updated_at: now };
         if (!(await repository.transition(tx, invitation.id, 'pending', accepted))) throw new InvitationClosed();
         // An invitation never takes the Organization Administrator role away (the last one's, say).
-        const existing = await repository.findMembership(node.id, joined.userId, tx);
+        const existing = await region.memberships.find(tx, node.id, joined.userId);
         const keepsAdministrator = existing?.role_id === ORGANIZATION_ADMINISTRATOR_ROLE_ID && !givesAdmin;
         if (!keepsAdministrator) {
-          await repository.upsertMembership(tx, {
+          await region.memberships.upsert(tx, {
             node_id: node.id,
             principal_id: joined.userId,
             principal_type: 'user',

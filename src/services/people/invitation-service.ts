@@ -108,7 +108,7 @@ export class InvitationService {
   /** The checks of docs/people.md, in its order: who may invite, role and node, domain, seat, member. */
   private async check(principal: Principal, nodeId: string, email: string, roleId: string) {
     const node = await this.nodes.authorize(principal, nodeId, 'manage');
-    const role = await this.region.access.findRole(principal.orgId, roleId);
+    const role = await this.region.roles.find(principal.orgId, roleId);
     checkRoleAssignment(roleId, role, node.kind as NodeKind);
     const org = await this.platform.directory.findOrganization(principal.orgId);
     // Neither is missing here (checkRoleAssignment refused a missing role); this tells the compiler.
@@ -116,7 +116,7 @@ export class InvitationService {
     checkEmailDomain(email, allowedDomains(org.email_domains));
     const member = await this.platform.members.findByEmail(org.id, email);
     if (!member) checkSeatFree(await this.platform.members.withSeats(org.id, async (_tx, seats) => seats));
-    if (member && (await this.repository.findMembership(node.id, member.id))) {
+    if (member && (await this.region.memberships.find(this.region.store.db, node.id, member.id))) {
       throw new ApiError('UserAlreadyMember', `${email} already has a role on this node`);
     }
     return { node, role, org };

@@ -1,7 +1,7 @@
 import type { Kysely, Transaction } from 'kysely';
 import type { AuditActor } from '../../adapters/db/repositories/audit-repository.js';
-import { MembershipRepository } from '../../adapters/db/repositories/membership-repository.js';
-import { RoleRepository } from '../../adapters/db/repositories/role-repository.js';
+import type { MembershipRepository } from '../../adapters/db/repositories/membership-repository.js';
+import type { RoleRepository } from '../../adapters/db/repositories/role-repository.js';
 import { UserRepository } from '../../adapters/db/repositories/user-repository.js';
 import type { GlobalSchema, MembershipRow, NodeRow, RegionalSchema } from '../../adapters/db/schema.js';
 import { ApiError } from '../../domain/errors.js';
@@ -33,8 +33,8 @@ export class MembershipChanges {
     private readonly platform: Platform,
     private readonly region: RegionContext,
   ) {
-    this.memberships = new MembershipRepository(region.store.db, region.store.dialect);
-    this.roles = new RoleRepository(region.store.db, region.store.dialect);
+    this.memberships = region.memberships;
+    this.roles = region.roles;
     this.users = new UserRepository(platform.stores.global.db);
   }
 

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { RoleRepository } from '../../adapters/db/repositories/role-repository.js';
+import type { RoleRepository } from '../../adapters/db/repositories/role-repository.js';
 import type { RoleRow } from '../../adapters/db/schema.js';
 import { ApiError } from '../../domain/errors.js';
 import { checkRoleEditable, checkRoleUnused } from '../../domain/people/role-rules.js';
@@ -20,7 +20,7 @@ export class RoleService {
     private readonly region: RegionContext,
     private readonly nodes: NodeService,
   ) {
-    this.roles = new RoleRepository(region.store.db, region.store.dialect);
+    this.roles = region.roles;
   }
 
   async list(principal: Principal): Promise<RoleRow[]> {

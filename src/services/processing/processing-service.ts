@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { BundleRow, ProcessingRow } from '../../adapters/db/schema.js';
+import { isUniqueViolation } from '../../adapters/db/unique-violation.js';
 import { ApiError } from '../../domain/errors.js';
 import { processingCost } from '../../domain/processing/cost.js';
 import type { Region } from '../../domain/regions.js';
@@ -15,12 +16,6 @@ export const PROCESS_BUNDLE = defineJob<{ region: Region; processingId: string }
 
 /** A submission with an Idempotency-Key that an earlier one (committed while this one waited) used. */
 class ReplayedSubmission extends Error {}
-
-/** A unique-key violation: a concurrent submission with the same Idempotency-Key won. */
-function isUniqueViolation(error: unknown): boolean {
-  const { code, message } = error as { code?: string; message?: string };
-  return code === '23505' || code === 'SQLITE_CONSTRAINT_UNIQUE' || /UNIQUE constraint failed/.test(message ?? '');
-}
 
 /**
  * Processing a bundle (spec: states and transitions): the cost estimate, and the submission

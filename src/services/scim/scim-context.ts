@@ -14,14 +14,3 @@ export interface ScimContext {
 export function scimActor(context: ScimContext): AuditActor {
   return { type: 'scim', id: context.tokenId };
 }
-
-/** Unique violations of both stores: a concurrent request took the name or address first. */
-export function isUniqueViolation(error: unknown): boolean {
-  const { code, message } = (error ?? {}) as { code?: string; message?: string };
-  return (
-    code === '23505' ||
-    code === 'SQLITE_CONSTRAINT_UNIQUE' ||
-    code === 'SQLITE_CONSTRAINT_PRIMARYKEY' ||
-    /UNIQUE constraint failed/.test(message ?? '')
-  );
-}

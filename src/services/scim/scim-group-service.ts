@@ -3,6 +3,7 @@ import type { Transaction } from 'kysely';
 import { ScimGroupRepository } from '../../adapters/db/repositories/scim-group-repository.js';
 import { ScimUserRepository } from '../../adapters/db/repositories/scim-user-repository.js';
 import type { GroupRow, RegionalSchema } from '../../adapters/db/schema.js';
+import { isUniqueViolation } from '../../adapters/db/unique-violation.js';
 import { parseGroupFilter } from '../../domain/scim/filters.js';
 import { applyGroupPatch, type ScimGroupFields, type ScimGroupRecord } from '../../domain/scim/group-resource.js';
 import type { Paging } from '../../domain/scim/listing.js';
@@ -10,7 +11,7 @@ import type { PatchOperation } from '../../domain/scim/patch.js';
 import { badRequest, conflict, notFound } from '../../domain/scim/scim-error.js';
 import { displayNameOf } from '../../domain/scim/user-resource.js';
 import type { Platform } from '../../platform.js';
-import { isUniqueViolation, type ScimContext, scimActor } from './scim-context.js';
+import { type ScimContext, scimActor } from './scim-context.js';
 
 const nameTaken = (name: string) => conflict(`A group named ${name} exists in the organization`);
 

@@ -3,13 +3,14 @@ import type { Transaction } from 'kysely';
 import { ScimGroupRepository } from '../../adapters/db/repositories/scim-group-repository.js';
 import { type ScimMemberRow, ScimUserRepository } from '../../adapters/db/repositories/scim-user-repository.js';
 import type { GlobalSchema } from '../../adapters/db/schema.js';
+import { isUniqueViolation } from '../../adapters/db/unique-violation.js';
 import { parseUserFilter } from '../../domain/scim/filters.js';
 import type { Paging } from '../../domain/scim/listing.js';
 import type { PatchOperation } from '../../domain/scim/patch.js';
 import { badRequest, conflict, notFound, ScimError } from '../../domain/scim/scim-error.js';
 import { applyUserPatch, type ScimUserFields, type ScimUserRecord } from '../../domain/scim/user-resource.js';
 import type { Platform } from '../../platform.js';
-import { isUniqueViolation, type ScimContext, scimActor } from './scim-context.js';
+import { type ScimContext, scimActor } from './scim-context.js';
 
 const NO_SEAT = () => new ScimError(403, 'The organization has no free seat for another active user');
 

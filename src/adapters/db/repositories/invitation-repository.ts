@@ -1,5 +1,5 @@
 import type { Kysely, Transaction } from 'kysely';
-import type { InvitationRow, InvitationState, MembershipRow, RegionalSchema } from '../schema.js';
+import type { InvitationRow, InvitationState, RegionalSchema } from '../schema.js';
 import { isUniqueViolation } from '../unique-violation.js';
 
 type Db = Kysely<RegionalSchema> | Transaction<RegionalSchema>;
@@ -87,25 +87,5 @@ export class InvitationRepository {
     if (filter.nodeId !== undefined) query = query.where('node_id', '=', filter.nodeId);
     if (filter.state !== undefined) query = query.where('state', '=', filter.state);
     return query.orderBy('created_at', 'desc').orderBy('id', 'desc').limit(limit).offset(offset).execute();
-  }
-
-  async findMembership(nodeId: string, principalId: string, db: Db = this.db): Promise<MembershipRow | undefined> {
-    return db
-      .selectFrom('memberships')
-      .selectAll()
-      .where('node_id', '=', nodeId)
-      .where('principal_id', '=', principalId)
-      .executeTakeFirst();
-  }
-
-  /** Creates or replaces a principal's membership on a node, as AccessRepository.upsertMembership, in the caller's transaction. */
-  async upsertMembership(tx: Db, row: MembershipRow): Promise<void> {
-    await tx
-      .insertInto('memberships')
-      .values(row)
-      .onConflict((oc) =>
-        oc.columns(['node_id', 'principal_id']).doUpdateSet({ role_id: row.role_id, principal_type: row.principal_type }),
-      )
-      .execute();
   }
 }

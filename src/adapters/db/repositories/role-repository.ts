@@ -1,13 +1,9 @@
 import type { Kysely, Transaction } from 'kysely';
 import type { Dialect } from '../database.js';
 import type { RegionalSchema, RoleRow } from '../schema.js';
+import { isUniqueViolation } from '../unique-violation.js';
 
 type Db = Kysely<RegionalSchema> | Transaction<RegionalSchema>;
-
-function isUniqueViolation(error: unknown): boolean {
-  const { code, message } = (error ?? {}) as { code?: string; message?: string };
-  return code === '23505' || code === 'SQLITE_CONSTRAINT_UNIQUE' || /UNIQUE constraint failed/.test(message ?? '');
-}
 
 /** An organization's roles (administrative and custom) in its region. Rules live in the services. */
 export class RoleRepository {
