@@ -10,6 +10,7 @@ import type {
   RawServerDefault,
 } from 'fastify';
 import { BundleRepository } from '../adapters/db/repositories/bundle-repository.js';
+import { GroupRepository } from '../adapters/db/repositories/group-repository.js';
 import { UploadRepository } from '../adapters/db/repositories/upload-repository.js';
 import { SCOPES } from '../domain/access/scopes.js';
 import type { Region } from '../domain/regions.js';
@@ -18,6 +19,7 @@ import type { Platform } from '../platform.js';
 import { NodeService } from '../services/node-service.js';
 import { NodeTreeService } from '../services/node-tree-service.js';
 import type { OrganizationRateLimiter } from '../services/organization-rate-limiter.js';
+import { GroupService } from '../services/people/group-service.js';
 import { ProcessingService } from '../services/processing/processing-service.js';
 import { AttachmentService } from '../services/uploads/attachment-service.js';
 import { BundleService } from '../services/uploads/bundle-service.js';
@@ -29,6 +31,7 @@ import { ErrorSchema, NodeSchema } from './routes/nodes/node-schemas.js';
 import readRoutes from './routes/nodes/read-routes.js';
 import thumbnailRoutes from './routes/nodes/thumbnail-routes.js';
 import writeRoutes from './routes/nodes/write-routes.js';
+import groupRoutes from './routes/people/group-routes.js';
 import processingRoutes from './routes/processing/processing-routes.js';
 import attachmentRoutes from './routes/uploads/attachment-routes.js';
 import bundleRoutes from './routes/uploads/bundle-routes.js';
@@ -42,6 +45,7 @@ export interface RegionServices {
   bundles: BundleService;
   processing: ProcessingService;
   attachments: AttachmentService;
+  groups: GroupService;
 }
 
 export type RegionApp = FastifyInstance<
@@ -116,6 +120,7 @@ export function regionServices(platform: Platform, region: Region): RegionServic
     bundles,
     processing: new ProcessingService(platform, context, bundles, uploads),
     attachments: new AttachmentService(platform, context, nodes, uploads),
+    groups: new GroupService(platform, context, nodes, new GroupRepository(context.store.db, context.store.dialect)),
   };
 }
 
@@ -183,6 +188,7 @@ export async function regionApp(
   await bundleRoutes(app);
   await processingRoutes(app);
   await attachmentRoutes(app);
+  await groupRoutes(app);
 
   app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());
   // The page links its assets absolutely when opened without a trailing slash: from the public
