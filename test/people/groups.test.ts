@@ -1,7 +1,7 @@
 import SQLite from 'better-sqlite3';
 import pg from 'pg';
 import { describe, expect, it } from 'vitest';
-import { createNode, createOrg, type OrgFixture } from '../support/fixtures.js';
+import { createNode, createOrg, insertDataNode, type OrgFixture } from '../support/fixtures.js';
 import { auditOf, createGroup, expectRefused, groupSnapshot, put, setGroupFlags } from '../support/groups.js';
 import { type TestPlatform, usingPostgres, withPlatformAndOrg } from '../support/platform.js';
 
@@ -500,6 +500,17 @@ describe('groups and access to nodes', () => {
     for (let i = 0; i < 2; i += 1) expect((await outsider.client.get(path)).status).toBe(200);
     expect((await org.admin.delete(`/v1/groups/${group.id}`)).status).toBe(204);
     for (let i = 0; i < 2; i += 1) expect((await outsider.client.get(path)).status).toBe(403);
+  });
+
+  it('reaches nodes below a group membership whatever characters their ids hold', async () => {
+    const division = await createNode(org, org.orgId, 'division', 'Odd ids');
+    const site = await createNode(org, division, 'site', 'Odd site');
+    const group = await createGroup(org.admin, 'Odd crew', division);
+    expect((await put(org.admin, `/v1/groups/${group.id}/users/${member.userId}`)).status).toBe(200);
+    await t.admin.grantMembership({ nodeId: site, principalId: group.id, roleId: org.roles.Viewer as string });
+    const odd = await insertDataNode(t, org, site, { kind: 'mesh', id: 'odd"id\\with["json"]' });
+    expect((await member.client.get(`/v1/nodes/${encodeURIComponent(odd.id)}`)).status).toBe(200);
+    expect((await outsider.client.get(`/v1/nodes/${encodeURIComponent(odd.id)}`)).status).toBe(403);
   });
 
   it('sees a member removed by another connection on the next request', async () => {
