@@ -1,6 +1,7 @@
 import { runBrowse } from './browse.js';
 import { runDownload } from './download.js';
 import { runJobs } from './jobs.js';
+import { runPermissionCheck } from './permission-check.js';
 import { runPointCloud } from './point-cloud.js';
 import { runRateLimit } from './rate-limit.js';
 import { runScale } from './scale.js';
@@ -17,7 +18,18 @@ import { runUpload } from './upload.js';
 export async function runAll(): Promise<SummaryRow[]> {
   log(`Reality Data Platform benchmarks${quick ? ' (quick)' : ''}: ratios against baselines measured in the same run`);
   const rows: SummaryRow[] = [];
-  for (const bench of [runBrowse, runRateLimit, runToken, runScale, runStartup, runUpload, runDownload, runJobs, runPointCloud]) {
+  for (const bench of [
+    runBrowse,
+    runPermissionCheck,
+    runRateLimit,
+    runToken,
+    runScale,
+    runStartup,
+    runUpload,
+    runDownload,
+    runJobs,
+    runPointCloud,
+  ]) {
     rows.push(...(await bench()));
     log('');
   }

@@ -49,7 +49,7 @@ export async function createBenchStore(label: string): Promise<BenchStore> {
 }
 
 /** A client-credentials access token from a running platform. */
-export async function fetchToken(origin: string, store: BenchStore): Promise<string> {
+export async function fetchToken(origin: string, store: Pick<BenchStore, 'clientId' | 'clientSecret'>): Promise<string> {
   const response = await fetch(`${origin}/auth/oauth/token`, {
     method: 'POST',
     headers: {

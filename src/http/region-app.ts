@@ -10,6 +10,7 @@ import type {
   RawServerDefault,
 } from 'fastify';
 import { BundleRepository } from '../adapters/db/repositories/bundle-repository.js';
+import { GroupRepository } from '../adapters/db/repositories/group-repository.js';
 import { UploadRepository } from '../adapters/db/repositories/upload-repository.js';
 import { SCOPES } from '../domain/access/scopes.js';
 import type { Region } from '../domain/regions.js';
@@ -19,6 +20,7 @@ import { NodeService } from '../services/node-service.js';
 import { NodeTreeService } from '../services/node-tree-service.js';
 import type { OrganizationRateLimiter } from '../services/organization-rate-limiter.js';
 import { AuditService } from '../services/people/audit-service.js';
+import { GroupService } from '../services/people/group-service.js';
 import { InvitationService } from '../services/people/invitation-service.js';
 import { MembershipService } from '../services/people/membership-service.js';
 import { RoleService } from '../services/people/role-service.js';
@@ -36,6 +38,7 @@ import readRoutes from './routes/nodes/read-routes.js';
 import thumbnailRoutes from './routes/nodes/thumbnail-routes.js';
 import writeRoutes from './routes/nodes/write-routes.js';
 import auditRoutes from './routes/people/audit-routes.js';
+import groupRoutes from './routes/people/group-routes.js';
 import invitationRoutes from './routes/people/invitation-routes.js';
 import membershipRoutes from './routes/people/membership-routes.js';
 import roleRoutes from './routes/people/role-routes.js';
@@ -60,6 +63,7 @@ export interface RegionServices {
   roles: RoleService;
   memberships: MembershipService;
   users: UserService;
+  groups: GroupService;
 }
 
 export type RegionApp = FastifyInstance<
@@ -141,6 +145,7 @@ export function regionServices(platform: Platform, region: Region): RegionServic
     roles: new RoleService(platform, context, nodes),
     memberships,
     users: new UserService(platform, context, nodes, memberships.changes),
+    groups: new GroupService(platform, context, nodes, new GroupRepository(context.store.db, context.store.dialect)),
   };
 }
 
@@ -214,6 +219,7 @@ export async function regionApp(
   await roleRoutes(app);
   await membershipRoutes(app);
   await userRoutes(app);
+  await groupRoutes(app);
 
   app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());
   // The page links its assets absolutely when opened without a trailing slash: from the public

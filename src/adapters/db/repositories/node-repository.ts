@@ -2,7 +2,13 @@ import { type CompiledQuery, type Kysely, sql, type Transaction } from 'kysely';
 import { type Permission, unionPermissions } from '../../../domain/access/permissions.js';
 import type { Dialect } from '../database.js';
 import type { NodeRow, RegionalSchema } from '../schema.js';
-import { notBelowForeignRestriction, reachingMemberships, requiredProvider } from './access-conditions.js';
+import {
+  ancestorsOf,
+  membershipsOnAncestors,
+  notBelowForeignRestriction,
+  reachingMemberships,
+  requiredProvider,
+} from './access-conditions.js';
 import { VersionedCache } from './versioned-cache.js';
 
 type Db = Kysely<RegionalSchema> | Transaction<RegionalSchema>;
@@ -112,10 +118,11 @@ export class NodeRepository {
     );
     this.accessQuery = precompiled(
       (orgId: string, nodeId: string, principalId: string) =>
-        sql`SELECT n.*, r.permissions,
+        sql`WITH ${ancestorsOf(dialect, nodeId)}
+          SELECT n.*, r.permissions,
             ${requiredProvider('min')} AS required_idp_min, ${requiredProvider('max')} AS required_idp_max
           FROM nodes n
-          LEFT JOIN memberships m ON ${reachingMemberships(principalId)}
+          LEFT JOIN memberships m ON ${membershipsOnAncestors(dialect, principalId)}
           LEFT JOIN roles r ON r.org_id = n.org_id AND r.id = m.role_id
           WHERE n.id = ${nodeId} AND n.org_id = ${orgId}`.compile(db),
       ['\u0000org', '\u0000node', '\u0000principal'],

@@ -53,6 +53,12 @@ export class OrganizationMemberRepository {
     return this.members(db, orgId).where('u.id', '=', userId).executeTakeFirst();
   }
 
+  /** The members among these ids (others are left out), in no particular order. */
+  async findMany(orgId: string, userIds: readonly string[], db: Db = this.db): Promise<OrganizationMember[]> {
+    if (userIds.length === 0) return [];
+    return this.members(db, orgId).where('u.id', 'in', userIds).execute();
+  }
+
   async findByEmail(orgId: string, email: string, db: Db = this.db): Promise<OrganizationMember | undefined> {
     return this.members(db, orgId).where('u.email', '=', email.toLowerCase()).executeTakeFirst();
   }

@@ -1,0 +1,136 @@
+import { type Kysely, sql, type Transaction } from 'kysely';
+import type { Dialect } from '../database.js';
+import type { GroupMemberRow, GroupRow, RegionalSchema } from '../schema.js';
+
+type Db = Kysely<RegionalSchema> | Transaction<RegionalSchema>;
+
+/** A group with the number of its members. */
+export type GroupWithCount = GroupRow & { member_count: number };
+
+export interface GroupFilter {
+  /** The division's own groups and the organization groups (which belong to every division). */
+  divisionId?: string;
+  /** Lower-cased name: names are unique without regard to case. */
+  nameKey?: string;
+}
+
+/** A unique or primary key refused the row: a concurrent request stored the same name or member first. */
+export function isUniqueViolation(error: unknown): boolean {
+  const { code, message } = error as { code?: string; message?: string };
+  return (
+    code === '23505' ||
+    /^SQLITE_CONSTRAINT_(UNIQUE|PRIMARYKEY)$/.test(code ?? '') ||
+    /UNIQUE constraint failed/.test(message ?? '')
+  );
+}
+
+/** Groups of a region and their members (group_members). No rules here: GroupService applies them. */
+export class GroupRepository {
+  constructor(
+    readonly db: Kysely<RegionalSchema>,
+    private readonly dialect: Dialect,
+  ) {}
+
+  private withCount(db: Db) {
+    return db
+      .selectFrom('groups as g')
+      .selectAll('g')
+      .select(sql<number>`(SELECT count(*) FROM group_members gm WHERE gm.group_id = g.id)`.as('member_count'));
+  }
+
+  async find(orgId: string, id: string, db: Db = this.db): Promise<GroupWithCount | undefined> {
+    const row = await this.withCount(db).where('g.org_id', '=', orgId).where('g.id', '=', id).executeTakeFirst();
+    return row && { ...row, member_count: Number(row.member_count) };
+  }
+
+  /**
+   * The group's row for a change in the caller's transaction: on PostgreSQL held FOR UPDATE, so
+   * changes of one group take turns (SQLite has one writer anyway).
+   */
+  async lock(tx: Transaction<RegionalSchema>, orgId: string, id: string): Promise<GroupRow | undefined> {
+    const query = tx.selectFrom('groups').selectAll().where('org_id', '=', orgId).where('id', '=', id);
+    return (this.dialect === 'postgres' ? query.forUpdate() : query).executeTakeFirst();
+  }
+
+  async findByNameKey(orgId: string, nameKey: string, db: Db = this.db): Promise<GroupRow | undefined> {
+    return db.selectFrom('groups').selectAll().where('org_id', '=', orgId).where('name_key', '=', nameKey).executeTakeFirst();
+  }
+
+  async list(orgId: string, filter: GroupFilter, limit: number, offset: number): Promise<GroupWithCount[]> {
+    let query = this.withCount(this.db).where('g.org_id', '=', orgId);
+    const { divisionId, nameKey } = filter;
+    if (divisionId !== undefined) {
+      query = query.where((eb) => eb.or([eb('g.division_id', '=', divisionId), eb('g.division_id', 'is', null)]));
+    }
+    if (nameKey !== undefined) query = query.where('g.name_key', '=', nameKey);
+    const rows = await query.orderBy('g.name_key').orderBy('g.id').limit(limit).offset(offset).execute();
+    return rows.map((row) => ({ ...row, member_count: Number(row.member_count) }));
+  }
+
+  async insert(tx: Db, row: GroupRow): Promise<void> {
+    await tx.insertInto('groups').values(row).execute();
+  }
+
+  async update(
+    tx: Db,
+    id: string,
+    fields: Partial<Pick<GroupRow, 'name' | 'name_key' | 'division_id' | 'saml_linked' | 'updated_at'>>,
+  ): Promise<void> {
+    await tx.updateTable('groups').set(fields).where('id', '=', id).execute();
+  }
+
+  /** Removes the group with its members and its memberships on nodes: run it in the caller's transaction. */
+  async delete(tx: Db, id: string): Promise<void> {
+    await tx.deleteFrom('memberships').where('principal_id', '=', id).where('principal_type', '=', 'group').execute();
+    await tx.deleteFrom('group_members').where('group_id', '=', id).execute();
+    await tx.deleteFrom('groups').where('id', '=', id).execute();
+  }
+
+  /** The paths of the nodes the group has memberships on. */
+  async membershipPaths(db: Db, groupId: string): Promise<string[]> {
+    const rows = await db
+      .selectFrom('memberships as m')
+      .innerJoin('nodes as n', 'n.id', 'm.node_id')
+      .select('n.path')
+      .where('m.principal_id', '=', groupId)
+      .where('m.principal_type', '=', 'group')
+      .execute();
+    return rows.map((row) => row.path);
+  }
+
+  async isMember(db: Db, groupId: string, userId: string): Promise<boolean> {
+    const row = await db
+      .selectFrom('group_members')
+      .select('user_id')
+      .where('group_id', '=', groupId)
+      .where('user_id', '=', userId)
+      .executeTakeFirst();
+    return row !== undefined;
+  }
+
+  async addMember(tx: Db, row: GroupMemberRow): Promise<void> {
+    await tx.insertInto('group_members').values(row).execute();
+  }
+
+  async removeMember(tx: Db, groupId: string, userId: string): Promise<boolean> {
+    const result = await tx
+      .deleteFrom('group_members')
+      .where('group_id', '=', groupId)
+      .where('user_id', '=', userId)
+      .executeTakeFirst();
+    return Number(result.numDeletedRows) > 0;
+  }
+
+  /** A page of the group's members, in the order they joined. */
+  async memberPage(groupId: string, limit: number, offset: number): Promise<GroupMemberRow[]> {
+    return this.db
+      .selectFrom('group_members')
+      .selectAll()
+      .where('group_id', '=', groupId)
+      .orderBy('created_at')
+      .orderBy('user_id')
+      .limit(limit)
+      .offset(offset)
+      .execute();
+  }
+}
