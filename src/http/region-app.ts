@@ -43,6 +43,7 @@ import invitationRoutes from './routes/people/invitation-routes.js';
 import membershipRoutes from './routes/people/membership-routes.js';
 import roleRoutes from './routes/people/role-routes.js';
 import userRoutes from './routes/people/user-routes.js';
+import { UserSchema } from './routes/people/user-schemas.js';
 import processingRoutes from './routes/processing/processing-routes.js';
 import scimTokenRoutes from './routes/scim-tokens/scim-token-routes.js';
 import attachmentRoutes from './routes/uploads/attachment-routes.js';
@@ -167,6 +168,7 @@ export async function regionApp(
   app.decorate('services', regionServices(platform, region));
   app.addSchema(NodeSchema);
   app.addSchema(ErrorSchema);
+  app.addSchema(UserSchema);
   registerAuthentication(app, options.verifier);
   if (options.rateLimiter) registerRateLimit(app, options.rateLimiter);
 

@@ -237,8 +237,13 @@ describe('groups: changes and who may make them', () => {
       'GroupOutsideDivision',
     );
     expect((await org.admin.patch(`/v1/groups/${group.id}`, { divisionId: divisionA })).status).toBe(200);
-    await t.admin.grantMembership({ nodeId: org.orgId, principalId: group.id, roleId: org.roles.Viewer as string });
+    // A division's group gets no membership outside its division; as an organization group it may.
+    const outside = await org.admin.request('PUT', `/v1/nodes/${org.orgId}/memberships/${group.id}`, {
+      roleId: org.roles.Viewer as string,
+    });
+    expect(outside.body).toMatchObject({ statusCode: 400, error: 'GroupOutsideDivision' });
     expect((await org.admin.patch(`/v1/groups/${group.id}`, { divisionId: null })).status).toBe(200);
+    await t.admin.grantMembership({ nodeId: org.orgId, principalId: group.id, roleId: org.roles.Viewer as string });
     await expectRefused(
       t,
       org,
@@ -303,6 +308,10 @@ describe('group members', () => {
       lastName: 'Lovelace',
       kind: 'user',
       active: true,
+      isAdmin: false,
+      scimManaged: false,
+      createdAt: expect.any(String),
+      updatedAt: expect.any(String),
     });
     expect((await put(org.admin, `/v1/groups/${group.id}/users/${service.userId}`)).body).toMatchObject({
       id: service.userId,

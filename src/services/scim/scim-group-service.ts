@@ -4,6 +4,7 @@ import { ScimGroupRepository } from '../../adapters/db/repositories/scim-group-r
 import { ScimUserRepository } from '../../adapters/db/repositories/scim-user-repository.js';
 import type { GroupRow, RegionalSchema } from '../../adapters/db/schema.js';
 import { isUniqueViolation } from '../../adapters/db/unique-violation.js';
+import { groupNameKey } from '../../domain/people/group-rules.js';
 import { parseGroupFilter } from '../../domain/scim/filters.js';
 import { applyGroupPatch, type ScimGroupFields, type ScimGroupRecord } from '../../domain/scim/group-resource.js';
 import type { Paging } from '../../domain/scim/listing.js';
@@ -85,7 +86,7 @@ export class ScimGroupService {
       id: randomUUID(),
       org_id: context.orgId,
       name: fields.displayName,
-      name_key: fields.displayName.toLowerCase(),
+      name_key: groupNameKey(fields.displayName),
       division_id: null,
       scim_managed: 1,
       scim_external_id: fields.externalId,
@@ -137,13 +138,13 @@ export class ScimGroupService {
 
     await this.inTransaction(context, after.displayName, async (tx) => {
       if (renamed) {
-        const holder = await groups.findByName(tx, context.orgId, after.displayName.toLowerCase());
+        const holder = await groups.findByName(tx, context.orgId, groupNameKey(after.displayName));
         if (holder && holder.id !== groupId) throw nameTaken(after.displayName);
       }
       if (renamed || after.externalId !== before.externalId || added.length > 0 || removed.length > 0) {
         await groups.update(tx, groupId, {
           name: after.displayName,
-          name_key: after.displayName.toLowerCase(),
+          name_key: groupNameKey(after.displayName),
           scim_external_id: after.externalId,
           updated_at: now,
         });

@@ -4,14 +4,13 @@ import { clampLimit, errors, Paging } from '../nodes/node-schemas.js';
 import {
   CreateGroupBody,
   GroupIdParams,
-  GroupMemberSchema,
   GroupSchema,
   GroupUserParams,
   ListGroupsQuery,
   toGroupBody,
-  toGroupMemberBody,
   UpdateGroupBody,
 } from './group-schemas.js';
+import { toUserBody } from './user-schemas.js';
 
 const WHO_MAY_CHANGE = 'Needs manage on the owning division, or on the organization node for an organization group.';
 
@@ -125,7 +124,7 @@ export default async function groupRoutes(app: RegionApp) {
         description: 'In the order they joined.',
         params: GroupIdParams,
         querystring: Type.Object(Paging, { additionalProperties: false }),
-        response: { 200: Type.Array(GroupMemberSchema), ...errors(400, 401, 403, 404) },
+        response: { 200: Type.Array(Type.Ref('User')), ...errors(400, 401, 403, 404) },
       },
     },
     async (request) => {
@@ -136,7 +135,7 @@ export default async function groupRoutes(app: RegionApp) {
         clampLimit(limit),
         offset ?? 0,
       );
-      return members.map(toGroupMemberBody);
+      return members.map(toUserBody);
     },
   );
 
@@ -150,12 +149,12 @@ export default async function groupRoutes(app: RegionApp) {
         summary: 'Add a user or service user of the organization to a group',
         description: `${WHO_MAY_CHANGE} Answers the member. 409 GroupHasSamlLink, CannotInviteToSCIMGroup, UserAlreadyMember (checked in this order).`,
         params: GroupUserParams,
-        response: { 200: GroupMemberSchema, ...errors(401, 403, 404, 409) },
+        response: { 200: Type.Ref('User'), ...errors(401, 403, 404, 409) },
       },
     },
     async (request) => {
       const { groupId, userId } = request.params;
-      return toGroupMemberBody(await app.services.groups.addMember(request.principal, groupId, userId));
+      return toUserBody(await app.services.groups.addMember(request.principal, groupId, userId));
     },
   );
 

@@ -1,6 +1,5 @@
 import { type Static, Type } from '@sinclair/typebox';
 import type { GroupWithCount } from '../../../adapters/db/repositories/group-repository.js';
-import type { OrganizationMember } from '../../../adapters/db/repositories/organization-member-repository.js';
 import { Paging } from '../nodes/node-schemas.js';
 
 // NUL characters are refused for every JSON body by http/plugins/json-body.ts.
@@ -27,19 +26,6 @@ export const GroupSchema = Type.Object(
   { $id: 'Group', title: 'Group' },
 );
 export type GroupBody = Static<typeof GroupSchema>;
-
-export const GroupMemberSchema = Type.Object(
-  {
-    id: Type.String(),
-    email: Type.String(),
-    firstName: Type.String(),
-    lastName: Type.String(),
-    kind: Type.Union([Type.Literal('user'), Type.Literal('service')]),
-    active: Type.Boolean({ description: 'Not deactivated in the organization' }),
-  },
-  { title: 'GroupMember' },
-);
-export type GroupMemberBody = Static<typeof GroupMemberSchema>;
 
 export const CreateGroupBody = Type.Object(
   {
@@ -91,16 +77,5 @@ export function toGroupBody(row: GroupWithCount): GroupBody {
     memberCount: row.member_count,
     createdAt: row.created_at,
     updatedAt: row.updated_at,
-  };
-}
-
-export function toGroupMemberBody(member: OrganizationMember): GroupMemberBody {
-  return {
-    id: member.id,
-    email: member.email,
-    firstName: member.first_name,
-    lastName: member.last_name,
-    kind: member.kind,
-    active: member.deactivated_at === null && member.member_deactivated_at === null,
   };
 }
