@@ -28,16 +28,36 @@ import { scimApp } from './scim/scim-app.js';
  * root setValidatorCompiler in every child context that calls addSchema (the regional APIs do),
  * which silently brought back its default Ajv that strips unknown properties and coerces bodies.
  * The builder also receives those shared schemas, so $ref to them resolves.
+ *
+ * Fastify calls the builder once per context and the compiler once per route and part. One pair
+ * of Ajv instances serves them all, and a compiled validator is kept by its schema's text: the
+ * four regions declare the same routes, and compiling each afresh made start-up take seconds.
+ * Shared schemas are known by $id, which names one schema across the app.
  */
-function buildValidator(externalSchemas: Record<string, unknown> = {}): FastifySchemaCompiler<object> {
+function validatorFactory() {
   const strict = { allErrors: false, strict: false, removeAdditional: false, useDefaults: true } as const;
   const bodies = addFormats.default(new Ajv.default({ ...strict, coerceTypes: false }));
   const parameters = addFormats.default(new Ajv.default({ ...strict, coerceTypes: 'array' }));
-  for (const schema of Object.values(externalSchemas)) {
-    bodies.addSchema(schema as object);
-    parameters.addSchema(schema as object);
-  }
-  return ({ schema, httpPart }) => (httpPart === 'body' ? bodies : parameters).compile(schema);
+  const known = new Set<string>();
+  const compiled = new Map<string, ReturnType<typeof bodies.compile>>();
+  return (externalSchemas: Record<string, unknown> = {}): FastifySchemaCompiler<object> => {
+    for (const schema of Object.values(externalSchemas) as { $id?: string }[]) {
+      if (schema.$id !== undefined && known.has(schema.$id)) continue;
+      bodies.addSchema(schema);
+      parameters.addSchema(schema);
+      if (schema.$id !== undefined) known.add(schema.$id);
+    }
+    return ({ schema, httpPart }) => {
+      const ajv = httpPart === 'body' ? bodies : parameters;
+      const key = `${ajv === bodies ? 'b' : 'p'}${JSON.stringify(schema)}`;
+      let validate = compiled.get(key);
+      if (!validate) {
+        validate = ajv.compile(schema);
+        compiled.set(key, validate);
+      }
+      return validate;
+    };
+  };
 }
 
 type ValidatorFactory = NonNullable<NonNullable<FastifyServerOptions['schemaController']>['compilersFactory']>['buildValidator'];
@@ -65,7 +85,7 @@ export async function buildApp(platform: Platform, options: BuildOptions = {}): 
     trustProxy: config.trustProxy as boolean | string,
     frameworkErrors,
     // The factory's declared type is @fastify/ajv-compiler's; ours has the same call shape.
-    schemaController: { compilersFactory: { buildValidator: buildValidator as unknown as ValidatorFactory } },
+    schemaController: { compilersFactory: { buildValidator: validatorFactory() as unknown as ValidatorFactory } },
   });
   registerErrorHandling(app);
   registerJsonBodyParser(app);
