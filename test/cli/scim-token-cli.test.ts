@@ -1,40 +1,13 @@
-import { spawn } from 'node:child_process';
-import { randomBytes, randomUUID } from 'node:crypto';
-import fs from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { dropPostgresSchemas } from '../../src/adapters/db/database.js';
 import { startPlatform, type TestPlatform } from '../support/platform.js';
+import { runRdp } from '../support/rdp-cli.js';
 import { ScimClient } from '../support/scim.js';
-
-const ROOT = fileURLToPath(new URL('../..', import.meta.url));
-const databaseUrl = process.env.RDP_TEST_DATABASE_URL;
 
 describe('rdp admin scim-token create', () => {
   // The command line and a server share one store: the printed token works on the server.
-  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'rdp-cli-scim-'));
-  const schemaPrefix = `t_${randomBytes(5).toString('hex')}`;
-  const storeEnv: Record<string, string> = {
-    RDP_DATA_DIR: dataDir,
-    RDP_LOG_LEVEL: 'silent',
-    ...(databaseUrl ? { RDP_DATABASE_URL: databaseUrl, RDP_DATABASE_SCHEMA_PREFIX: schemaPrefix } : {}),
-  };
   let t: TestPlatform;
-
-  function rdp(args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
-    const env = { PATH: process.env.PATH ?? '', ...storeEnv, RDP_PUBLIC_URL: t.origin };
-    const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli/rdp.ts', ...args], { cwd: ROOT, env });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (chunk) => (stdout += chunk));
-    child.stderr.on('data', (chunk) => (stderr += chunk));
-    return new Promise((resolve, reject) => {
-      child.on('error', reject);
-      child.on('close', (code) => resolve({ code, stdout, stderr }));
-    });
-  }
+  const rdp = (args: string[]) => runRdp(t, args);
 
   const tokenCount = async () =>
     Number(
@@ -47,13 +20,9 @@ describe('rdp admin scim-token create', () => {
     );
 
   beforeAll(async () => {
-    t = await startPlatform(storeEnv);
+    t = await startPlatform();
   });
-  afterAll(async () => {
-    await t.close();
-    if (databaseUrl) await dropPostgresSchemas(databaseUrl, schemaPrefix);
-    fs.rmSync(dataDir, { recursive: true, force: true });
-  });
+  afterAll(() => t.close());
 
   it('prints the token once with the SCIM address; the identity provider can use it at once', async () => {
     const org = await t.admin.createOrganization({ name: 'Acme', region: 'eu' });

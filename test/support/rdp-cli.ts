@@ -1,28 +1,44 @@
-import { execFile } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
-import { promisify } from 'node:util';
 import type { TestPlatform } from './platform.js';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 
-/** Runs `rdp admin … --json` as a process of its own on the platform's stores; returns its JSON. */
-export async function rdpAdmin(t: TestPlatform, ...args: string[]): Promise<any> {
+export interface RdpRun {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+/**
+ * Runs the command line from source as a process of its own, with only the environment of the
+ * platform's stores and its public address: what a deployment's admin would have.
+ */
+export function runRdp(t: TestPlatform, args: string[]): Promise<RdpRun> {
   const { config } = t.platform;
   const env = {
-    ...process.env,
+    PATH: process.env.PATH ?? '',
     RDP_DATA_DIR: config.dataDir,
     RDP_LOG_LEVEL: 'silent',
+    RDP_PUBLIC_URL: t.origin,
     ...(config.databaseUrl
       ? { RDP_DATABASE_URL: config.databaseUrl, RDP_DATABASE_SCHEMA_PREFIX: config.databaseSchemaPrefix }
       : {}),
   };
-  const { stdout } = await promisify(execFile)(
-    process.execPath,
-    ['--import', 'tsx', 'src/cli/rdp.ts', 'admin', ...args, '--json'],
-    {
-      cwd: ROOT,
-      env,
-    },
-  );
-  return JSON.parse(stdout);
+  const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli/rdp.ts', ...args], { cwd: ROOT, env });
+  let stdout = '';
+  let stderr = '';
+  child.stdout.on('data', (chunk) => (stdout += chunk));
+  child.stderr.on('data', (chunk) => (stderr += chunk));
+  return new Promise((resolve, reject) => {
+    child.on('error', reject);
+    child.on('close', (code) => resolve({ code, stdout, stderr }));
+  });
+}
+
+/** `rdp admin … --json` that must succeed; returns its JSON. */
+export async function rdpAdmin(t: TestPlatform, ...args: string[]): Promise<any> {
+  const run = await runRdp(t, ['admin', ...args, '--json']);
+  if (run.code !== 0) throw new Error(`rdp admin ${args.join(' ')} exited ${run.code}: ${run.stderr}`);
+  return JSON.parse(run.stdout);
 }
