@@ -2,7 +2,6 @@ import type { Kysely, Transaction } from 'kysely';
 import type { AuditActor } from '../../adapters/db/repositories/audit-repository.js';
 import type { MembershipRepository } from '../../adapters/db/repositories/membership-repository.js';
 import type { RoleRepository } from '../../adapters/db/repositories/role-repository.js';
-import { UserRepository } from '../../adapters/db/repositories/user-repository.js';
 import type { GlobalSchema, MembershipRow, NodeRow, RegionalSchema } from '../../adapters/db/schema.js';
 import { ApiError } from '../../domain/errors.js';
 import type { NodeKind } from '../../domain/nodes/hierarchy.js';
@@ -27,7 +26,6 @@ type GlobalTx = Transaction<GlobalSchema>;
 export class MembershipChanges {
   readonly memberships: MembershipRepository;
   readonly roles: RoleRepository;
-  private readonly users: UserRepository;
 
   constructor(
     private readonly platform: Platform,
@@ -35,7 +33,6 @@ export class MembershipChanges {
   ) {
     this.memberships = region.memberships;
     this.roles = region.roles;
-    this.users = new UserRepository(platform.stores.global.db);
   }
 
   /**
@@ -87,7 +84,7 @@ export class MembershipChanges {
    */
   async activeAdministrators(orgId: string, db: Kysely<RegionalSchema> | Tx = this.region.store.db): Promise<string[]> {
     const ids = await this.memberships.usersWithRole(db, orgId, ORGANIZATION_ADMINISTRATOR_ROLE_ID);
-    const members = await this.users.findMembers(orgId, ids);
+    const members = await this.platform.members.findMany(orgId, ids);
     return members
       .filter((member) => member.kind === 'user' && member.deactivated_at === null && member.member_deactivated_at === null)
       .map((member) => member.id);

@@ -1,4 +1,3 @@
-import { UserRepository } from '../../adapters/db/repositories/user-repository.js';
 import type { MembershipRow } from '../../adapters/db/schema.js';
 import type { Principal } from '../../oauth/access-tokens.js';
 import type { Platform, RegionContext } from '../../platform.js';
@@ -16,15 +15,13 @@ export type ListedMembership = MembershipRow & { principal?: PrincipalSummary };
 /** The memberships API: manage on the node, then MembershipChanges' rules. */
 export class MembershipService {
   readonly changes: MembershipChanges;
-  private readonly users: UserRepository;
 
   constructor(
-    platform: Platform,
+    private readonly platform: Platform,
     region: RegionContext,
     private readonly nodes: NodeService,
   ) {
     this.changes = new MembershipChanges(platform, region);
-    this.users = new UserRepository(platform.stores.global.db);
   }
 
   async list(
@@ -39,7 +36,7 @@ export class MembershipService {
     const userIds = rows.filter((row) => row.principal_type !== 'group').map((row) => row.principal_id);
     const groupIds = rows.filter((row) => row.principal_type === 'group').map((row) => row.principal_id);
     const [users, groups] = await Promise.all([
-      this.users.findMembers(principal.orgId, userIds),
+      this.platform.members.findMany(principal.orgId, userIds),
       this.changes.memberships.groupNames(principal.orgId, groupIds),
     ]);
     const summaries = new Map<string, PrincipalSummary>([...groups].map(([id, name]) => [id, { name }]));

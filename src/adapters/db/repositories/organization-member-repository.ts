@@ -20,7 +20,6 @@ export interface MemberFilter {
   email?: string;
   kind?: 'user' | 'service';
   active?: boolean;
-  scimExternalId?: string;
 }
 
 /**
@@ -68,21 +67,7 @@ export class OrganizationMemberRepository {
     if (filter.email !== undefined) query = query.where('u.email', '=', filter.email.toLowerCase());
     if (filter.kind !== undefined) query = query.where('u.kind', '=', filter.kind);
     if (filter.active !== undefined) query = query.where('uo.deactivated_at', filter.active ? 'is' : 'is not', null);
-    if (filter.scimExternalId !== undefined) query = query.where('uo.scim_external_id', '=', filter.scimExternalId);
     return query.orderBy('u.email').orderBy('u.id').limit(limit).offset(offset).execute();
-  }
-
-  async count(orgId: string, filter: MemberFilter = {}): Promise<number> {
-    let query = this.db
-      .selectFrom('user_organizations as uo')
-      .innerJoin('users as u', 'u.id', 'uo.user_id')
-      .select((eb) => eb.fn.countAll<number>().as('count'))
-      .where('uo.org_id', '=', orgId);
-    if (filter.email !== undefined) query = query.where('u.email', '=', filter.email.toLowerCase());
-    if (filter.kind !== undefined) query = query.where('u.kind', '=', filter.kind);
-    if (filter.active !== undefined) query = query.where('uo.deactivated_at', filter.active ? 'is' : 'is not', null);
-    if (filter.scimExternalId !== undefined) query = query.where('uo.scim_external_id', '=', filter.scimExternalId);
-    return Number((await query.executeTakeFirstOrThrow()).count);
   }
 
   /**

@@ -5,30 +5,10 @@ type Db = Kysely<GlobalSchema> | Transaction<GlobalSchema>;
 
 /**
  * What the users API writes to the global users table (places in organizations are
- * OrganizationMemberRepository's), and a few reads of many users at once.
+ * OrganizationMemberRepository's) and the service users' applications.
  */
 export class UserRepository {
   constructor(readonly db: Kysely<GlobalSchema>) {}
-
-  /** Users of the organization among the ids, with their state there. */
-  async findMembers(orgId: string, ids: readonly string[]) {
-    if (ids.length === 0) return [];
-    return this.db
-      .selectFrom('user_organizations as uo')
-      .innerJoin('users as u', 'u.id', 'uo.user_id')
-      .select([
-        'u.id',
-        'u.email',
-        'u.first_name',
-        'u.last_name',
-        'u.kind',
-        'u.deactivated_at',
-        'uo.deactivated_at as member_deactivated_at',
-      ])
-      .where('uo.org_id', '=', orgId)
-      .where('u.id', 'in', ids)
-      .execute();
-  }
 
   async update(
     db: Db,
