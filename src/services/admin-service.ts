@@ -258,7 +258,7 @@ export class AdminService {
     const { region, node } = located;
     const row = await new MembershipChanges(this.platform, region).give(node.org_id, node.id, input.principalId, input.roleId, {
       type: 'admin-cli',
-      id: 'rdp admin',
+      id: 'rdp-admin',
     });
     return { nodeId: node.id, principalId: input.principalId, roleId: row.role_id };
   }

@@ -81,6 +81,8 @@ export function registerErrorHandling(app: FastifyInstance): void {
     }
     const apiError = error instanceof ApiError ? error : fromFastify(error);
     if (apiError.status >= 500) request.log.error({ err: error }, 'request failed');
+    // A refusal caused by a peer (the mail server's reply) keeps the reason for the operator's log.
+    else if (apiError.cause) request.log.warn({ err: apiError.cause }, 'request refused');
     return send(reply, apiError);
   });
 

@@ -1,13 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import type { Transaction } from 'kysely';
-import {
-  type GroupFilter,
-  type GroupRepository,
-  type GroupWithCount,
-  isUniqueViolation,
-} from '../../adapters/db/repositories/group-repository.js';
+import type { GroupFilter, GroupRepository, GroupWithCount } from '../../adapters/db/repositories/group-repository.js';
 import type { OrganizationMember } from '../../adapters/db/repositories/organization-member-repository.js';
 import type { GroupRow, NodeRow, RegionalSchema } from '../../adapters/db/schema.js';
+import { isUniqueViolation } from '../../adapters/db/unique-violation.js';
 import { ApiError, validationError } from '../../domain/errors.js';
 import {
   checkGroupRemoval,

@@ -115,7 +115,8 @@ export class InvitationService {
     if (!org || !role) throw new ApiError('NotFound', 'Node not found');
     checkEmailDomain(email, allowedDomains(org.email_domains));
     const member = await this.platform.members.findByEmail(org.id, email);
-    if (!member) checkSeatFree(await this.platform.members.withSeats(org.id, async (_tx, seats) => seats));
+    // A read without the lock: acceptance checks the seat again under it.
+    if (!member) checkSeatFree(await this.platform.members.seats(org.id));
     if (member && (await this.region.memberships.find(this.region.store.db, node.id, member.id))) {
       throw new ApiError('UserAlreadyMember', `${email} already has a role on this node`);
     }

@@ -18,7 +18,7 @@ type GlobalTx = Transaction<GlobalSchema>;
  *
  * A change holds its node's row (FOR UPDATE on PostgreSQL) for its regional transaction, so
  * changes of one node take turns. A change on the organization node may touch administrators,
- * whose rules span both stores: it runs inside the organization's global lock (members.withSeats,
+ * whose rules span both stores: it runs inside the organization's lock (members.lockOrganization,
  * which deactivations take too), global first and regional inside, so the last active
  * administrator cannot be removed by two changes at once, and the settings pages' flag
  * (user_organizations.is_admin) is written in that global transaction.
@@ -35,21 +35,10 @@ export class MembershipChanges {
     this.roles = region.roles;
   }
 
-  /**
-   * Creates or replaces the principal's membership on the node. A caller already inside the
-   * organization's global lock (members.withSeats, e.g. accepting an invitation) passes its
-   * transaction: taking the lock again would wait for itself.
-   */
-  async give(
-    orgId: string,
-    nodeId: string,
-    principalId: string,
-    roleId: string,
-    actor: AuditActor,
-    options: { globalTx?: GlobalTx } = {},
-  ): Promise<MembershipRow> {
-    if (nodeId !== orgId) return this.giveInRegion(orgId, nodeId, principalId, roleId, actor, options.globalTx);
-    return this.withOrganizationLock(orgId, options.globalTx, async (globalTx) => {
+  /** Creates or replaces the principal's membership on the node. */
+  async give(orgId: string, nodeId: string, principalId: string, roleId: string, actor: AuditActor): Promise<MembershipRow> {
+    if (nodeId !== orgId) return this.giveInRegion(orgId, nodeId, principalId, roleId, actor);
+    return this.platform.members.lockOrganization(orgId, async (globalTx) => {
       const row = await this.giveInRegion(orgId, nodeId, principalId, roleId, actor, globalTx);
       // Also when nothing changed: a retry repairs a flag that a failed commit left behind.
       if (row.principal_type !== 'group') {
@@ -64,13 +53,13 @@ export class MembershipChanges {
     });
   }
 
-  /** Removes the principal's membership on the node; 404 when there is none. `options` as for give. */
-  async take(orgId: string, nodeId: string, principalId: string, actor: AuditActor, options: { globalTx?: GlobalTx } = {}) {
+  /** Removes the principal's membership on the node; 404 when there is none. */
+  async take(orgId: string, nodeId: string, principalId: string, actor: AuditActor) {
     if (nodeId !== orgId) {
       await this.takeInRegion(orgId, nodeId, principalId, actor);
       return;
     }
-    await this.withOrganizationLock(orgId, options.globalTx, async (globalTx) => {
+    await this.platform.members.lockOrganization(orgId, async (globalTx) => {
       const taken = await this.takeInRegion(orgId, nodeId, principalId, actor);
       if (taken.principal_type !== 'group' && taken.role_id === ORGANIZATION_ADMINISTRATOR_ROLE_ID) {
         await this.markAdministrator(globalTx, orgId, principalId, false);
@@ -80,7 +69,7 @@ export class MembershipChanges {
 
   /**
    * The active people holding the Organization Administrator role directly on the organization
-   * node. Exact while the caller holds the organization's global lock (members.withSeats).
+   * node. Exact while the caller holds the organization's lock (members.lockOrganization).
    */
   async activeAdministrators(orgId: string, db: Kysely<RegionalSchema> | Tx = this.region.store.db): Promise<string[]> {
     const ids = await this.memberships.usersWithRole(db, orgId, ORGANIZATION_ADMINISTRATOR_ROLE_ID);
@@ -88,15 +77,6 @@ export class MembershipChanges {
     return members
       .filter((member) => member.kind === 'user' && member.deactivated_at === null && member.member_deactivated_at === null)
       .map((member) => member.id);
-  }
-
-  /** The organization's global lock (the seats' one), or the caller's transaction that holds it. */
-  private withOrganizationLock<T>(
-    orgId: string,
-    held: GlobalTx | undefined,
-    work: (globalTx: GlobalTx) => Promise<T>,
-  ): Promise<T> {
-    return held ? work(held) : this.platform.members.withSeats(orgId, (globalTx) => work(globalTx));
   }
 
   private async giveInRegion(

@@ -46,16 +46,6 @@ export class DirectoryRepository {
     });
   }
 
-  async isMember(userId: string, orgId: string): Promise<boolean> {
-    const row = await this.db
-      .selectFrom('user_organizations')
-      .select('user_id')
-      .where('user_id', '=', userId)
-      .where('org_id', '=', orgId)
-      .executeTakeFirst();
-    return row !== undefined;
-  }
-
   /** The organizations a user belongs to, by name: the choices of the consent page. */
   async organizationsOf(userId: string): Promise<{ id: string; name: string }[]> {
     return this.db

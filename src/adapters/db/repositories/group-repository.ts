@@ -14,16 +14,6 @@ export interface GroupFilter {
   nameKey?: string;
 }
 
-/** A unique or primary key refused the row: a concurrent request stored the same name or member first. */
-export function isUniqueViolation(error: unknown): boolean {
-  const { code, message } = error as { code?: string; message?: string };
-  return (
-    code === '23505' ||
-    /^SQLITE_CONSTRAINT_(UNIQUE|PRIMARYKEY)$/.test(code ?? '') ||
-    /UNIQUE constraint failed/.test(message ?? '')
-  );
-}
-
 /** Groups of a region and their members (group_members). No rules here: GroupService applies them. */
 export class GroupRepository {
   constructor(

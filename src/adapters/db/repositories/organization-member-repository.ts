@@ -1,4 +1,4 @@
-import type { Kysely, Transaction } from 'kysely';
+import type { ExpressionBuilder, Kysely, Transaction } from 'kysely';
 import type { Dialect } from '../database.js';
 import type { GlobalSchema, UserOrganizationRow, UserRow } from '../schema.js';
 
@@ -20,6 +20,14 @@ export interface MemberFilter {
   email?: string;
   kind?: 'user' | 'service';
   active?: boolean;
+}
+
+/**
+ * Active in the organization: the user is (a service user whose application is gone is not),
+ * and so is its place there.
+ */
+function isActive(eb: ExpressionBuilder<GlobalSchema & { uo: UserOrganizationRow; u: UserRow }, 'uo' | 'u'>) {
+  return eb.and([eb('uo.deactivated_at', 'is', null), eb('u.deactivated_at', 'is', null)]);
 }
 
 /**
@@ -66,34 +74,46 @@ export class OrganizationMemberRepository {
     let query = this.members(this.db, orgId);
     if (filter.email !== undefined) query = query.where('u.email', '=', filter.email.toLowerCase());
     if (filter.kind !== undefined) query = query.where('u.kind', '=', filter.kind);
-    if (filter.active !== undefined) query = query.where('uo.deactivated_at', filter.active ? 'is' : 'is not', null);
+    const active = filter.active;
+    if (active !== undefined) query = query.where((eb) => (active ? isActive(eb) : eb.not(isActive(eb))));
     return query.orderBy('u.email').orderBy('u.id').limit(limit).offset(offset).execute();
   }
 
   /**
-   * Runs a change that may take a seat with the organization's seats counted under a lock: on
-   * PostgreSQL the organization row is held FOR UPDATE, so two concurrent additions take turns;
-   * SQLite has one writer. `change` receives the seats in use and the limit (null: none).
+   * Runs a change under the organization's lock: on PostgreSQL its row is held FOR UPDATE, so
+   * changes of its seats and administrators take turns; SQLite has one writer.
    */
-  async withSeats<T>(
-    orgId: string,
-    change: (tx: Transaction<GlobalSchema>, seats: { used: number; limit: number | null }) => Promise<T>,
-  ): Promise<T> {
+  async lockOrganization<T>(orgId: string, work: (tx: Transaction<GlobalSchema>) => Promise<T>): Promise<T> {
     return this.db.transaction().execute(async (tx) => {
-      let orgQuery = tx.selectFrom('organizations').select('seat_limit').where('id', '=', orgId);
+      let orgQuery = tx.selectFrom('organizations').select('id').where('id', '=', orgId);
       if (this.dialect === 'postgres') orgQuery = orgQuery.forUpdate();
-      const org = await orgQuery.executeTakeFirst();
-      const used = await tx
+      await orgQuery.executeTakeFirst();
+      return work(tx);
+    });
+  }
+
+  /** The seats in use (active people) and the limit (null: none); exact under lockOrganization. */
+  async seats(orgId: string, db: Db = this.db): Promise<{ used: number; limit: number | null }> {
+    const [org, used] = await Promise.all([
+      db.selectFrom('organizations').select('seat_limit').where('id', '=', orgId).executeTakeFirst(),
+      db
         .selectFrom('user_organizations as uo')
         .innerJoin('users as u', 'u.id', 'uo.user_id')
         .select((eb) => eb.fn.countAll<number>().as('count'))
         .where('uo.org_id', '=', orgId)
         .where('u.kind', '=', 'user')
-        .where('uo.deactivated_at', 'is', null)
-        .where('u.deactivated_at', 'is', null)
-        .executeTakeFirstOrThrow();
-      return change(tx, { used: Number(used.count), limit: org?.seat_limit ?? null });
-    });
+        .where(isActive)
+        .executeTakeFirstOrThrow(),
+    ]);
+    return { used: Number(used.count), limit: org?.seat_limit ?? null };
+  }
+
+  /** A change that may take a seat, with the seats counted under the organization's lock. */
+  async withSeats<T>(
+    orgId: string,
+    change: (tx: Transaction<GlobalSchema>, seats: { used: number; limit: number | null }) => Promise<T>,
+  ): Promise<T> {
+    return this.lockOrganization(orgId, async (tx) => change(tx, await this.seats(orgId, tx)));
   }
 
   /** Tokens for the organization from before the user joined (an earlier place, since removed) stay refused. */

@@ -1,6 +1,4 @@
 import { Type } from '@sinclair/typebox';
-import type { FastifyReply, FastifyRequest } from 'fastify';
-import { ApiError } from '../../../domain/errors.js';
 import type { RegionApp } from '../../region-app.js';
 import { clampLimit, errors, NodeIdParams } from '../nodes/node-schemas.js';
 import {
@@ -12,11 +10,6 @@ import {
   toInvitationBody,
 } from './invitation-schemas.js';
 
-/** A mail failure is the client's 422 or 503; the mail server's reason is for the operator's log. */
-async function logMailFailure(request: FastifyRequest, _reply: FastifyReply, error: Error) {
-  if (error instanceof ApiError && error.cause) request.log.warn({ err: error.cause }, 'invitation mail not sent');
-}
-
 export default async function invitationRoutes(app: RegionApp) {
   const responses = { 201: InvitationSchema, ...errors(400, 401, 403, 404, 409, 422, 503) };
 
@@ -24,7 +17,6 @@ export default async function invitationRoutes(app: RegionApp) {
     '/v1/nodes/:nodeId/invitations',
     {
       config: { scope: 'write:user' },
-      onError: logMailFailure,
       schema: {
         tags: ['Invitations'],
         operationId: 'inviteToNode',
@@ -45,7 +37,6 @@ export default async function invitationRoutes(app: RegionApp) {
     '/v1/invitations',
     {
       config: { scope: 'write:user' },
-      onError: logMailFailure,
       schema: {
         tags: ['Invitations'],
         operationId: 'inviteToOrganization',
