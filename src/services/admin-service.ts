@@ -6,6 +6,7 @@ import { isRegion, REGIONS, type Region } from '../domain/regions.js';
 import { hashPassword } from '../oauth/secrets.js';
 import type { Platform } from '../platform.js';
 import { ApplicationService } from './application-service.js';
+import { NodeService } from './node-service.js';
 import { MembershipChanges } from './people/membership-changes.js';
 import { ScimTokenService } from './scim/scim-token-service.js';
 
@@ -233,8 +234,12 @@ export class AdminService {
 
   /** A SCIM token for the organization's identity provider; the token is in this answer only. */
   async createScimToken(input: { orgId: string; name: string }) {
-    await this.requireOrganization(input.orgId);
-    return new ScimTokenService(this.platform).create(input.orgId, input.name, { type: 'admin-cli', id: 'rdp-admin' });
+    const org = await this.requireOrganization(input.orgId);
+    const tokens = new ScimTokenService(
+      this.platform,
+      new NodeService(this.platform, this.platform.regions[org.region as Region]),
+    );
+    return tokens.create(input.orgId, input.name, { type: 'admin-cli', id: 'rdp-admin' });
   }
 
   async listRoles(orgId: string) {

@@ -1,10 +1,18 @@
 import { randomUUID } from 'node:crypto';
-import { beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it, vi } from 'vitest';
 import type { ApiResponse, OrgFixture } from '../support/fixtures.js';
 import { createOrg } from '../support/fixtures.js';
 import { PASSWORD } from '../support/oauth-flow.js';
 import { type TestPlatform, withPlatformAndOrg } from '../support/platform.js';
-import { createScimClient, entraUser, SCIM_ERROR, SCIM_GROUP, type ScimClient, scimBetweenSnapshots } from '../support/scim.js';
+import {
+  createScimClient,
+  entraUser,
+  SCIM_ERROR,
+  SCIM_GROUP,
+  type ScimClient,
+  scimBetweenSnapshots,
+  scimSnapshot,
+} from '../support/scim.js';
 
 const email = (name: string) => `${name}-${randomUUID().slice(0, 6)}@example.com`;
 const UNKNOWN = '00000000-0000-4000-8000-000000000000';
@@ -129,6 +137,45 @@ describe('SCIM refusals: each answers the SCIM error shape and stores nothing', 
     await refused(() => scim.get(`/Users/${stranger.id}`), 404);
     await refused(() => scim.delete(`/Users/${stranger.id}`), 404);
     await refused(() => scim.get('/Nope'), 404);
+  });
+
+  it('404 and nothing written when a DELETE lands between the read of a change and its write', async () => {
+    const { members } = t.platform;
+    const user = await createUser();
+    const newcomer = await createUser();
+    const group = await createGroup(undefined, [user.id]);
+    // The group's PATCH reads the group, then checks its new members (members.findMany): the DELETE comes in between.
+    let deleted: Awaited<ReturnType<typeof scimSnapshot>> | undefined;
+    const findMany = members.findMany.bind(members);
+    const groupSpy = vi.spyOn(members, 'findMany').mockImplementationOnce(async (...args) => {
+      expect((await scim.delete(`/Groups/${group.id}`)).status).toBe(204);
+      deleted = await scimSnapshot(t, org);
+      return findMany(...args);
+    });
+    try {
+      const response = await scim.patch(`/Groups/${group.id}`, [{ op: 'add', path: 'members', value: [{ value: newcomer.id }] }]);
+      expect(response.status).toBe(404);
+      expect(response.body).toEqual({ schemas: [SCIM_ERROR], status: '404', detail: expect.any(String) });
+      expect(await scimSnapshot(t, org)).toEqual(deleted);
+    } finally {
+      groupSpy.mockRestore();
+    }
+
+    // A reactivation reads the user, then takes the seat lock (members.withSeats): the person leaves in between.
+    const idle = await createUser(email('idle'), { active: false });
+    const withSeats = members.withSeats.bind(members);
+    const userSpy = vi.spyOn(members, 'withSeats').mockImplementationOnce(async (...args) => {
+      await members.unlink(org.orgId, idle.id);
+      deleted = await scimSnapshot(t, org);
+      return withSeats(...args);
+    });
+    try {
+      const response = await scim.patch(`/Users/${idle.id}`, [{ op: 'replace', path: 'active', value: true }]);
+      expect(response.status).toBe(404);
+      expect(await scimSnapshot(t, org)).toEqual(deleted);
+    } finally {
+      userSpy.mockRestore();
+    }
   });
 
   it('400 invalidValue for members who are not people of the organization', async () => {

@@ -1,7 +1,7 @@
 import { html } from '../../oauth/interaction/html.js';
 import { ApiError, validationError } from '../errors.js';
 
-/** The rules of invitations that need no store: the address, its domain, the seat, the mail. */
+/** The rules of invitations that need no store: the address, its domain, the mail (the seat: user-rules.ts). */
 
 /**
  * A row still `sending` after this long belongs to a request that died between storing it and
@@ -24,17 +24,15 @@ export function emailDomain(email: string): string {
 }
 
 /** An organization with allowed domains accepts only addresses at one of them (exactly, not subdomains). */
-export function checkEmailDomain(email: string, allowedDomains: readonly string[]): void {
-  if (allowedDomains.length === 0) return;
+export function isDomainAllowed(email: string, allowedDomains: readonly string[]): boolean {
   const domain = emailDomain(email);
-  if (!allowedDomains.some((allowed) => allowed.toLowerCase() === domain)) {
-    throw new ApiError('InvalidEmailDomain', `Addresses at ${domain} are not allowed in this organization`);
-  }
+  return allowedDomains.length === 0 || allowedDomains.some((allowed) => allowed.toLowerCase() === domain);
 }
 
-/** Someone who would take a seat when none is free: the spec's 403 Forbidden resource, no reason given. */
-export function checkSeatFree(seats: { used: number; limit: number | null }): void {
-  if (seats.limit !== null && seats.used >= seats.limit) throw new ApiError('ForbiddenResource');
+export function checkEmailDomain(email: string, allowedDomains: readonly string[]): void {
+  if (!isDomainAllowed(email, allowedDomains)) {
+    throw new ApiError('InvalidEmailDomain', `Addresses at ${emailDomain(email)} are not allowed in this organization`);
+  }
 }
 
 /** Parses organizations.email_domains (a JSON array). */

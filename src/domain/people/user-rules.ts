@@ -17,8 +17,9 @@ export function checkDeactivation(callerId: string, targetId: string): void {
 }
 
 /**
- * A person becoming active takes a seat: refused with the spec's generic 403 when none is free
- * (the body does not say which limit). `used` counts the active people of the organization.
+ * A person becoming active (reactivated, accepting an invitation, provisioned over SCIM) takes a
+ * seat: refused with the spec's generic 403 when none is free (the body does not say which
+ * limit). `used` counts the active people of the organization.
  */
 export function checkSeatFree(seats: { used: number; limit: number | null }): void {
   if (seats.limit !== null && seats.used >= seats.limit) throw new ApiError('ForbiddenResource');

@@ -2,9 +2,9 @@ import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from
 import { ApiError } from '../../domain/errors.js';
 import { ScimError } from '../../domain/scim/scim-error.js';
 import type { Platform } from '../../platform.js';
+import { ScimAuthenticator } from '../../services/scim/scim-authenticator.js';
 import type { ScimContext } from '../../services/scim/scim-context.js';
 import { ScimGroupService } from '../../services/scim/scim-group-service.js';
-import { ScimTokenService } from '../../services/scim/scim-token-service.js';
 import { ScimUserService } from '../../services/scim/scim-user-service.js';
 import discoveryRoutes from './discovery-routes.js';
 import groupRoutes from './group-routes.js';
@@ -63,7 +63,7 @@ function sendScimError(reply: FastifyReply, error: ScimError): FastifyReply {
 export async function scimApp(instance: FastifyInstance, options: { platform: Platform }) {
   const app = instance as ScimApp;
   const { platform } = options;
-  const tokens = new ScimTokenService(platform);
+  const authenticator = new ScimAuthenticator(platform);
   app.decorate('scimServices', { users: new ScimUserService(platform), groups: new ScimGroupService(platform) });
   app.decorateRequest('scim', undefined as unknown as ScimContext);
   const bodyLimit = Math.max(platform.config.jsonBodyLimitBytes, SCIM_BODY_LIMIT_BYTES);
@@ -73,7 +73,7 @@ export async function scimApp(instance: FastifyInstance, options: { platform: Pl
 
   app.addHook('onRequest', async (request: FastifyRequest, reply: FastifyReply) => {
     reply.type(SCIM_MEDIA_TYPE);
-    request.scim = await tokens.authenticate(request.headers.authorization);
+    request.scim = await authenticator.authenticate(request.headers.authorization);
     // The SCIM media type is JSON: the platform's one JSON parser (NUL and prototype rules) reads
     // it. Other media types (text/plain, forms) are refused rather than parsed.
     const contentType = request.headers['content-type'];

@@ -1,7 +1,7 @@
 import { SCOPES, type Scope } from '../../domain/access/scopes.js';
 import { html, page } from './html.js';
 
-/** The consent page's HTML: sign-in form, consent form and error page. No JavaScript needed. */
+/** The consent page's HTML: sign-in form and consent form (errors: errorPage). No JavaScript needed. */
 
 export const CONSENT_NOTICES = {
   'sign-in-failed': 'The e-mail address or password is not correct.',
@@ -72,8 +72,4 @@ ${organizationField}
 <p>${form.organizations.length > 0 ? html`<button type="submit" name="decision" value="allow">Allow</button>` : ''}<button type="submit" name="decision" value="deny">Deny</button></p>
 </form>`,
   );
-}
-
-export function errorPage(title: string, message: string): string {
-  return page(title, html`<h1>${title}</h1><p class="error" role="alert">${message}</p>`);
 }

@@ -4,8 +4,8 @@ import type { Platform } from '../../platform.js';
 import type { SignInGate } from '../../services/sign-in.js';
 import { issuerOf } from '../access-tokens.js';
 import { AuthorizationEndpoint } from '../authorization-endpoint.js';
-import { type ConsentNotice, consentPage, errorPage, isConsentNotice, signInPage } from './consent-pages.js';
-import { PAGE_HEADERS } from './html.js';
+import { type ConsentNotice, consentPage, isConsentNotice, signInPage } from './consent-pages.js';
+import { errorPage, PAGE_HEADERS } from './html.js';
 import type { Sessions } from './sessions.js';
 
 /** A one-shot message for the page a POST redirects to (every POST answers 303). */

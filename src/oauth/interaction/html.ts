@@ -48,6 +48,11 @@ export function page(title: string, body: SafeHtml): string {
 </html>`.value;
 }
 
+/** A page that only says what went wrong: refused forms, dead links. */
+export function errorPage(title: string, message: string): string {
+  return page(title, html`<h1>${title}</h1><p class="error" role="alert">${message}</p>`);
+}
+
 /** Headers every page sends: no framing (clickjacking), no caching, nothing loaded from elsewhere. */
 export const PAGE_HEADERS = {
   'content-type': 'text/html; charset=utf-8',

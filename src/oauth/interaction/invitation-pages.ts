@@ -1,4 +1,4 @@
-import { html, page } from './html.js';
+import { errorPage, html, page } from './html.js';
 
 /** The invitation page's HTML: the invitation, the form that accepts it, and what it leads to. */
 
@@ -98,9 +98,5 @@ const CLOSED: Record<ClosedInvitation, { status: number; title: string; message:
 /** The page of a link that leads nowhere: 404 for an unknown link, 410 for one that worked once. */
 export function closedInvitationPage(reason: ClosedInvitation): { status: number; body: string } {
   const { status, title, message } = CLOSED[reason];
-  return { status, body: page(title, html`<h1>${title}</h1><p class="error" role="alert">${message}</p>`) };
-}
-
-export function invitationMessagePage(title: string, message: string): string {
-  return page(title, html`<h1>${title}</h1><p class="error" role="alert">${message}</p>`);
+  return { status, body: errorPage(title, message) };
 }

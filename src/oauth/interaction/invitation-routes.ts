@@ -12,12 +12,12 @@ import {
 } from '../../services/people/invitation-acceptance.js';
 import type { SignInGate } from '../../services/sign-in.js';
 import { hashPassword } from '../secrets.js';
+import { errorPage } from './html.js';
 import {
   closedInvitationPage,
   type InvitationFacts,
   type InvitationForm,
   invitationAcceptedPage,
-  invitationMessagePage,
   invitationPage,
 } from './invitation-pages.js';
 import { outboxPage } from './outbox-page.js';
@@ -91,7 +91,7 @@ export async function invitationRoutes(
       return sendPage(
         reply,
         403,
-        invitationMessagePage('Request refused', 'The form was stale or not sent from this site. Reload the page and try again.'),
+        errorPage('Request refused', 'The form was stale or not sent from this site. Reload the page and try again.'),
       );
     }
     const opened = await acceptance.open(token);
@@ -132,7 +132,7 @@ export async function invitationRoutes(
         return sendPage(
           reply,
           403,
-          invitationMessagePage(
+          errorPage(
             'No free seat',
             `${opened.organization.name} has no free seat for another member now. Ask the person who invited you.`,
           ),
@@ -143,10 +143,10 @@ export async function invitationRoutes(
   });
 
   // The outbox exists only without SMTP: with a mail server, mail leaves and /outbox is 404.
-  if (!platform.config.mail.smtpUrl) {
-    const outbox = new OutboxMailer(platform.stores.global.db, platform.clock);
+  const { mailer } = platform;
+  if (mailer instanceof OutboxMailer) {
     app.get('/outbox', async (_request, reply) =>
-      sendPage(reply, 200, outboxPage(await outbox.list(OUTBOX_PAGE_SIZE), OUTBOX_PAGE_SIZE)),
+      sendPage(reply, 200, outboxPage(await mailer.list(OUTBOX_PAGE_SIZE), OUTBOX_PAGE_SIZE)),
     );
   }
 }

@@ -6,12 +6,12 @@ import type { NodeKind } from '../../domain/nodes/hierarchy.js';
 import {
   allowedDomains,
   checkEmailDomain,
-  checkSeatFree,
   invitationMail,
   normalizeInvitedEmail,
   STALE_SENDING_MS,
 } from '../../domain/people/invitation-rules.js';
 import { checkRoleAssignment } from '../../domain/people/roles.js';
+import { checkSeatFree } from '../../domain/people/user-rules.js';
 import { issuerOf, type Principal } from '../../oauth/access-tokens.js';
 import { hashToken, randomToken } from '../../oauth/secrets.js';
 import type { Platform, RegionContext } from '../../platform.js';

@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { Transaction } from 'kysely';
+import { GroupRepository } from '../../adapters/db/repositories/group-repository.js';
 import { ScimGroupRepository } from '../../adapters/db/repositories/scim-group-repository.js';
 import { ScimUserRepository } from '../../adapters/db/repositories/scim-user-repository.js';
 import type { GroupRow, RegionalSchema } from '../../adapters/db/schema.js';
@@ -15,6 +16,7 @@ import type { Platform } from '../../platform.js';
 import { type ScimContext, scimActor } from './scim-context.js';
 
 const nameTaken = (name: string) => conflict(`A group named ${name} exists in the organization`);
+const noGroup = () => notFound('No SCIM group with this id in the organization');
 
 /**
  * Groups over SCIM: organization groups (no owning division) the identity provider creates and
@@ -32,12 +34,22 @@ export class ScimGroupService {
     return this.platform.clock.now().toISOString();
   }
 
+  /** What only SCIM reads and writes of groups: its visible groups, members in batches. */
   private groups(context: ScimContext): ScimGroupRepository {
     return new ScimGroupRepository(context.region.store.db);
   }
 
+  /** The group rows themselves, as the regional API writes them. */
+  private groupRows(context: ScimContext): GroupRepository {
+    return new GroupRepository(context.region.store.db, context.region.store.dialect);
+  }
+
   private async records(context: ScimContext, rows: GroupRow[], withMembers: boolean): Promise<ScimGroupRecord[]> {
     const memberIds = withMembers ? await this.groups(context).memberIds(rows.map((row) => row.id)) : new Map<string, string[]>();
+    return this.recordsWith(rows, memberIds);
+  }
+
+  private async recordsWith(rows: GroupRow[], memberIds: Map<string, string[]>): Promise<ScimGroupRecord[]> {
     const names = await this.users.names([...new Set([...memberIds.values()].flat())]);
     return rows.map((row) => ({
       id: row.id,
@@ -66,14 +78,22 @@ export class ScimGroupService {
 
   async get(context: ScimContext, groupId: string, withMembers = true): Promise<ScimGroupRecord> {
     const row = await this.groups(context).find(context.orgId, groupId);
-    if (!row) throw notFound('No SCIM group with this id in the organization');
+    if (!row) throw noGroup();
     return (await this.records(context, [row], withMembers))[0] as ScimGroupRecord;
+  }
+
+  /** The group held for a change in the transaction: 404 when it is gone or not SCIM's. */
+  private async lock(context: ScimContext, tx: Transaction<RegionalSchema>, groupId: string): Promise<GroupRow> {
+    const row = await this.groupRows(context).lock(tx, context.orgId, groupId);
+    if (row?.scim_managed !== 1) throw noGroup();
+    return row;
   }
 
   /** Members must be people of the organization: 400 invalidValue names the first that is not. */
   private async requirePeople(context: ScimContext, userIds: string[]): Promise<void> {
     if (userIds.length === 0) return;
-    const people = await this.users.peopleAmong(context.orgId, userIds);
+    const members = await this.platform.members.findMany(context.orgId, userIds);
+    const people = new Set(members.filter((member) => member.kind === 'user').map((member) => member.id));
     const stranger = userIds.find((id) => !people.has(id));
     if (stranger !== undefined) throw badRequest('invalidValue', `members: ${stranger} is not a user of the organization`);
   }
@@ -81,6 +101,7 @@ export class ScimGroupService {
   async create(context: ScimContext, fields: ScimGroupFields): Promise<ScimGroupRecord> {
     await this.requirePeople(context, fields.memberIds);
     const groups = this.groups(context);
+    const groupRows = this.groupRows(context);
     const now = this.now();
     const row: GroupRow = {
       id: randomUUID(),
@@ -95,8 +116,8 @@ export class ScimGroupService {
       updated_at: now,
     };
     await this.inTransaction(context, fields.displayName, async (tx) => {
-      if (await groups.findByName(tx, context.orgId, row.name_key)) throw nameTaken(fields.displayName);
-      await groups.insert(tx, row);
+      if (await groupRows.findByNameKey(context.orgId, row.name_key, tx)) throw nameTaken(fields.displayName);
+      await groupRows.insert(tx, row);
       await groups.addMembers(tx, row.id, fields.memberIds, now);
       await this.record(tx, context, row.id, 'group.created', { displayName: row.name, externalId: row.scim_external_id }, now);
       for (const userId of fields.memberIds) await this.record(tx, context, row.id, 'group.member-added', { userId }, now);
@@ -123,8 +144,9 @@ export class ScimGroupService {
    */
   private async change(context: ScimContext, groupId: string, next: (current: ScimGroupFields) => ScimGroupFields) {
     const groups = this.groups(context);
+    const groupRows = this.groupRows(context);
     const row = await groups.find(context.orgId, groupId);
-    if (!row) throw notFound('No SCIM group with this id in the organization');
+    if (!row) throw noGroup();
     const currentIds = (await groups.memberIds([groupId])).get(groupId) ?? [];
     const before: ScimGroupFields = { displayName: row.name, externalId: row.scim_external_id, memberIds: currentIds };
     const after = next(before);
@@ -132,26 +154,31 @@ export class ScimGroupService {
     const wanted = new Set(after.memberIds);
     const added = after.memberIds.filter((id) => !current.has(id));
     const removed = currentIds.filter((id) => !wanted.has(id));
-    await this.requirePeople(context, added);
     const renamed = after.displayName !== before.displayName;
+    const described = renamed || after.externalId !== before.externalId;
+    // A provider's periodic sync repeats what is stored: answered from what was read.
+    if (!described && added.length === 0 && removed.length === 0) {
+      return (await this.recordsWith([row], new Map([[groupId, currentIds]])))[0] as ScimGroupRecord;
+    }
+    await this.requirePeople(context, added);
     const now = this.now();
 
     await this.inTransaction(context, after.displayName, async (tx) => {
+      // A DELETE since the read above removed the group: 404 before writing anything.
+      await this.lock(context, tx, groupId);
       if (renamed) {
-        const holder = await groups.findByName(tx, context.orgId, groupNameKey(after.displayName));
+        const holder = await groupRows.findByNameKey(context.orgId, groupNameKey(after.displayName), tx);
         if (holder && holder.id !== groupId) throw nameTaken(after.displayName);
       }
-      if (renamed || after.externalId !== before.externalId || added.length > 0 || removed.length > 0) {
-        await groups.update(tx, groupId, {
-          name: after.displayName,
-          name_key: groupNameKey(after.displayName),
-          scim_external_id: after.externalId,
-          updated_at: now,
-        });
-      }
+      await groupRows.update(tx, groupId, {
+        name: after.displayName,
+        name_key: groupNameKey(after.displayName),
+        scim_external_id: after.externalId,
+        updated_at: now,
+      });
       await groups.addMembers(tx, groupId, added, now);
       await groups.removeMembers(tx, groupId, removed);
-      if (renamed || after.externalId !== before.externalId) {
+      if (described) {
         await this.record(
           tx,
           context,
@@ -168,11 +195,9 @@ export class ScimGroupService {
   }
 
   async delete(context: ScimContext, groupId: string): Promise<void> {
-    const groups = this.groups(context);
     await context.region.store.db.transaction().execute(async (tx) => {
-      const row = await groups.find(context.orgId, groupId, tx);
-      if (!row) throw notFound('No SCIM group with this id in the organization');
-      await groups.delete(tx, groupId);
+      const row = await this.lock(context, tx, groupId);
+      await this.groupRows(context).delete(tx, groupId);
       await this.record(tx, context, groupId, 'group.deleted', { displayName: row.name }, this.now());
     });
   }

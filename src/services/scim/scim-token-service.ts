@@ -3,19 +3,16 @@ import type { AuditActor } from '../../adapters/db/repositories/audit-repository
 import { ScimTokenRepository } from '../../adapters/db/repositories/scim-token-repository.js';
 import type { ScimTokenRow } from '../../adapters/db/schema.js';
 import { ApiError, validationError } from '../../domain/errors.js';
+import { checkNameLength } from '../../domain/nodes/hierarchy.js';
 import type { Region } from '../../domain/regions.js';
-import { ScimError } from '../../domain/scim/scim-error.js';
 import type { Principal } from '../../oauth/access-tokens.js';
 import { hashToken, randomToken } from '../../oauth/secrets.js';
 import type { Platform } from '../../platform.js';
 import type { NodeService } from '../node-service.js';
-import type { ScimContext } from './scim-context.js';
+import { scimBaseUrl } from './scim-context.js';
 
 /** Tokens start with this, so a leaked one is recognizable (secret scanners, logs). */
 export const SCIM_TOKEN_PREFIX = 'rdp_scim_';
-
-/** last_used_at is written at most this often per token: not one write per SCIM request. */
-const LAST_USED_PRECISION_MS = 60_000;
 
 export interface ScimTokenView {
   id: string;
@@ -27,21 +24,21 @@ export interface ScimTokenView {
 
 /**
  * Bearer tokens an organization's identity provider uses on /scim/v2. The token is shown once,
- * at creation; the store keeps its SHA-256 (256 random bits need no slow hash). A deleted token
- * stops at once: every SCIM request looks its hash up.
+ * at creation; the store keeps its SHA-256 (256 random bits need no slow hash). ScimAuthenticator
+ * looks it up on every SCIM request.
  */
 export class ScimTokenService {
   private readonly tokens: ScimTokenRepository;
 
   constructor(
     private readonly platform: Platform,
-    private readonly nodes?: NodeService,
+    private readonly nodes: NodeService,
   ) {
     this.tokens = new ScimTokenRepository(platform.stores.global.db);
   }
 
   get scimUrl(): string {
-    return `${this.platform.config.publicUrl}/scim/v2`;
+    return scimBaseUrl(this.platform.config.publicUrl);
   }
 
   private view(row: ScimTokenRow): ScimTokenView {
@@ -50,7 +47,6 @@ export class ScimTokenService {
 
   /** Manage on the organization node: what the regional API asks of a caller. */
   private async authorize(principal: Principal): Promise<AuditActor> {
-    if (!this.nodes) throw new Error('ScimTokenService needs the NodeService to serve principals');
     await this.nodes.authorize(principal, principal.orgId, 'manage');
     return { type: 'principal', id: principal.userId };
   }
@@ -69,8 +65,9 @@ export class ScimTokenService {
   }
 
   async create(orgId: string, name: string, actor: AuditActor): Promise<ScimTokenView & { token: string }> {
-    const length = [...name].length;
-    if (length < 1 || length > 255 || name.trim() === '') throw validationError('body.name: must be 1 to 255 characters');
+    // The field as the API's validation errors name it, e.g. "body.name: must not be empty".
+    const problem = checkNameLength('body.name:', name) ?? (name.trim() === '' ? 'body.name: must not be blank' : null);
+    if (problem) throw validationError(problem);
     const org = await this.platform.directory.findOrganization(orgId);
     if (!org) throw new ApiError('NotFound', `organization ${orgId} not found`);
     const token = `${SCIM_TOKEN_PREFIX}${randomToken()}`;
@@ -109,18 +106,5 @@ export class ScimTokenService {
       target: { type: 'scim-token', id: tokenId },
       at: this.platform.clock.now().toISOString(),
     });
-  }
-
-  /** The identity provider behind an Authorization header, or a 401 SCIM error. */
-  async authenticate(authorization: string | undefined): Promise<ScimContext> {
-    const match = /^Bearer[ ]+([A-Za-z0-9._~+/-]+=*)\s*$/i.exec(authorization ?? '');
-    const row = match ? await this.tokens.findByHash(hashToken(match[1] as string)) : undefined;
-    const org = row ? await this.platform.directory.findOrganization(row.org_id) : undefined;
-    if (!row || !org) throw new ScimError(401, 'A valid SCIM bearer token is required');
-    const now = this.platform.clock.now();
-    if (!row.last_used_at || now.getTime() - Date.parse(row.last_used_at) >= LAST_USED_PRECISION_MS) {
-      await this.tokens.touch(row.id, now.toISOString());
-    }
-    return { orgId: org.id, tokenId: row.id, region: this.platform.regions[org.region as Region], baseUrl: this.scimUrl };
   }
 }

@@ -1,20 +1,24 @@
 import { randomUUID } from 'node:crypto';
 import type { Transaction } from 'kysely';
+import type { OrganizationMember } from '../../adapters/db/repositories/organization-member-repository.js';
 import { ScimGroupRepository } from '../../adapters/db/repositories/scim-group-repository.js';
-import { type ScimMemberRow, ScimUserRepository } from '../../adapters/db/repositories/scim-user-repository.js';
+import { ScimUserRepository } from '../../adapters/db/repositories/scim-user-repository.js';
+import { UserRepository } from '../../adapters/db/repositories/user-repository.js';
 import type { GlobalSchema } from '../../adapters/db/schema.js';
 import { isUniqueViolation } from '../../adapters/db/unique-violation.js';
+import { emailDomain, isDomainAllowed } from '../../domain/people/invitation-rules.js';
+import { checkSeatFree } from '../../domain/people/user-rules.js';
 import { parseUserFilter } from '../../domain/scim/filters.js';
 import type { Paging } from '../../domain/scim/listing.js';
 import type { PatchOperation } from '../../domain/scim/patch.js';
-import { badRequest, conflict, notFound, ScimError } from '../../domain/scim/scim-error.js';
+import { badRequest, conflict, notFound } from '../../domain/scim/scim-error.js';
 import { applyUserPatch, type ScimUserFields, type ScimUserRecord } from '../../domain/scim/user-resource.js';
 import type { Platform } from '../../platform.js';
 import { type ScimContext, scimActor } from './scim-context.js';
 
-const NO_SEAT = () => new ScimError(403, 'The organization has no free seat for another active user');
+type Seats = { used: number; limit: number | null };
 
-function fieldsOf(row: ScimMemberRow): ScimUserFields {
+function fieldsOf(row: OrganizationMember): ScimUserFields {
   return {
     userName: row.email,
     givenName: row.first_name,
@@ -30,17 +34,19 @@ function fieldsOf(row: ScimMemberRow): ScimUserFields {
  * organization: active or not, its external id, and membership in its SCIM groups.
  */
 export class ScimUserService {
-  private readonly users: ScimUserRepository;
+  private readonly scimUsers: ScimUserRepository;
+  private readonly users: UserRepository;
 
   constructor(private readonly platform: Platform) {
-    this.users = new ScimUserRepository(platform.stores.global.db);
+    this.scimUsers = new ScimUserRepository(platform.stores.global.db);
+    this.users = new UserRepository(platform.stores.global.db);
   }
 
   private now(): string {
     return this.platform.clock.now().toISOString();
   }
 
-  private async records(context: ScimContext, rows: ScimMemberRow[]): Promise<ScimUserRecord[]> {
+  private async records(context: ScimContext, rows: OrganizationMember[]): Promise<ScimUserRecord[]> {
     const groups = await new ScimGroupRepository(context.region.store.db).groupsOf(
       context.orgId,
       rows.map((row) => row.id),
@@ -49,7 +55,7 @@ export class ScimUserService {
       ...fieldsOf(row),
       id: row.id,
       created: row.joined_at,
-      lastModified: [row.user_updated_at, row.member_updated_at ?? row.joined_at].sort().at(-1) as string,
+      lastModified: [row.updated_at, row.member_updated_at ?? row.joined_at].sort().at(-1) as string,
       groups: groups.get(row.id) ?? [],
     }));
   }
@@ -57,24 +63,34 @@ export class ScimUserService {
   async list(context: ScimContext, filter: string | undefined, paging: Paging) {
     const query = parseUserFilter(filter);
     if (query.none) return { total: 0, records: [] };
-    const total = await this.users.count(context.orgId, query.where);
-    const rows = paging.count === 0 ? [] : await this.users.list(context.orgId, query.where, paging.count, paging.startIndex - 1);
+    // Service users never show: SCIM's users are people.
+    const where = { ...query.where, kind: 'user' as const };
+    const { members } = this.platform;
+    const total = await members.count(context.orgId, where);
+    const rows =
+      paging.count === 0 ? [] : await members.list(context.orgId, where, paging.count, paging.startIndex - 1, 'joined');
     return { total, records: await this.records(context, rows) };
   }
 
   async get(context: ScimContext, userId: string): Promise<ScimUserRecord> {
-    const row = await this.users.find(context.orgId, userId);
-    if (!row) throw notFound('No user with this id in the organization');
+    return this.record(context, await this.person(context.orgId, userId));
+  }
+
+  private async record(context: ScimContext, row: OrganizationMember): Promise<ScimUserRecord> {
     return (await this.records(context, [row]))[0] as ScimUserRecord;
   }
 
+  /** A person (not a service user) of the organization, or 404. */
+  private async person(orgId: string, userId: string, db?: Transaction<GlobalSchema>): Promise<OrganizationMember> {
+    const row = await this.platform.members.find(orgId, userId, db);
+    if (row?.kind !== 'user') throw notFound('No user with this id in the organization');
+    return row;
+  }
+
   /** The organization's allowed e-mail domains, when it has any, bound what its provider may create. */
-  private async requireAllowedDomain(orgId: string, email: string): Promise<void> {
-    const org = await this.platform.directory.findOrganization(orgId);
-    const domains = JSON.parse(org?.email_domains ?? '[]') as string[];
-    const domain = email.slice(email.lastIndexOf('@') + 1);
-    if (domains.length > 0 && !domains.includes(domain)) {
-      throw badRequest('invalidValue', `The domain ${domain} is not allowed for this organization`);
+  private requireAllowedDomain(context: ScimContext, email: string): void {
+    if (!isDomainAllowed(email, context.allowedDomains)) {
+      throw badRequest('invalidValue', `The domain ${emailDomain(email)} is not allowed for this organization`);
     }
   }
 
@@ -83,21 +99,21 @@ export class ScimUserService {
    * the organization. An active member takes a seat: counted under the seat lock.
    */
   async create(context: ScimContext, fields: ScimUserFields): Promise<ScimUserRecord> {
-    await this.requireAllowedDomain(context.orgId, fields.userName);
+    this.requireAllowedDomain(context, fields.userName);
     const now = this.now();
     let userId: string;
     let linked: boolean;
     try {
       ({ userId, linked } = await this.platform.members.withSeats(context.orgId, async (tx, seats) => {
-        const existing = await this.users.findUserByEmail(tx, fields.userName);
+        const existing = await this.platform.directory.findUserByEmail(fields.userName, tx);
         if (existing?.kind === 'service') throw conflict(`userName ${fields.userName} is taken`);
         if (existing && (await this.platform.members.find(context.orgId, existing.id, tx))) {
           throw conflict(`A user with userName ${fields.userName} is already in the organization`);
         }
-        if (fields.active && seats.limit !== null && seats.used >= seats.limit) throw NO_SEAT();
+        if (fields.active) checkSeatFree(seats);
         const id = existing?.id ?? randomUUID();
         if (!existing) {
-          await this.users.insertUser(tx, {
+          await this.scimUsers.insertUser(tx, {
             id,
             email: fields.userName,
             password_hash: null,
@@ -109,9 +125,9 @@ export class ScimUserService {
             created_at: now,
             updated_at: now,
           });
-        } else if ((await this.users.organizationCount(tx, id)) === 0) {
+        } else if ((await this.scimUsers.organizationCount(tx, id)) === 0) {
           // A person of no other organization is the provider's to name.
-          await this.users.updateUser(tx, id, { first_name: fields.givenName, last_name: fields.familyName, updated_at: now });
+          await this.users.update(tx, id, { first_name: fields.givenName, last_name: fields.familyName, updated_at: now });
         }
         await this.platform.members.link(tx, {
           user_id: id,
@@ -154,56 +170,55 @@ export class ScimUserService {
     userId: string,
     next: (current: ScimUserFields) => ScimUserFields,
   ): Promise<ScimUserRecord> {
-    const row = await this.users.find(context.orgId, userId);
-    if (!row) throw notFound('No user with this id in the organization');
+    const row = await this.person(context.orgId, userId);
     const before = fieldsOf(row);
     const after = next(before);
     const unchanged = (Object.keys(after) as (keyof ScimUserFields)[]).every((key) => after[key] === before[key]);
     // A provider's periodic sync repeats what is stored: nothing to write for a SCIM-managed person.
-    if (unchanged && row.scim_managed === 1) return this.get(context, userId);
+    if (unchanged && row.scim_managed === 1) return this.record(context, row);
     const emailChanged = after.userName !== before.userName;
-    if (emailChanged) await this.requireAllowedDomain(context.orgId, after.userName);
-    const reactivated = after.active && !before.active;
+    if (emailChanged) this.requireAllowedDomain(context, after.userName);
     const now = this.now();
 
-    const write = async (tx: Transaction<GlobalSchema>) => {
+    /** Writes the change and answers the row as stored; `seats` when it may take one. */
+    const write = async (tx: Transaction<GlobalSchema>, seats?: Seats): Promise<OrganizationMember> => {
+      // A DELETE since the read above ended the person's place: 404 before writing anything.
+      const current = await this.person(context.orgId, userId, tx);
+      if (seats && current.member_deactivated_at !== null) checkSeatFree(seats);
       if (emailChanged) {
         // The e-mail is the person's account everywhere: only its one organization may change it.
-        if ((await this.users.organizationCount(tx, userId)) > 1) {
+        if ((await this.scimUsers.organizationCount(tx, userId)) > 1) {
           throw badRequest('mutability', 'userName of a person who also belongs to another organization cannot change here');
         }
-        if (await this.users.findUserByEmail(tx, after.userName)) throw conflict(`userName ${after.userName} is taken`);
+        if (await this.platform.directory.findUserByEmail(after.userName, tx))
+          throw conflict(`userName ${after.userName} is taken`);
       }
-      if (emailChanged || after.givenName !== before.givenName || after.familyName !== before.familyName) {
-        await this.users.updateUser(tx, userId, {
-          email: after.userName,
-          first_name: after.givenName,
-          last_name: after.familyName,
-          updated_at: now,
-        });
-      }
-      await this.platform.members.update(
-        context.orgId,
-        userId,
-        {
-          deactivated_at: after.active ? null : (row.member_deactivated_at ?? now),
-          scim_managed: 1,
-          scim_external_id: after.externalId,
-          updated_at: now,
-        },
-        tx,
-      );
+      const names = { email: after.userName, first_name: after.givenName, last_name: after.familyName };
+      const userChanged = emailChanged || after.givenName !== before.givenName || after.familyName !== before.familyName;
+      if (userChanged) await this.users.update(tx, userId, { ...names, updated_at: now });
+      const member = {
+        deactivated_at: after.active ? null : (current.member_deactivated_at ?? now),
+        scim_managed: 1,
+        scim_external_id: after.externalId,
+        updated_at: now,
+      };
+      await this.platform.members.update(context.orgId, userId, member, tx);
+      return {
+        ...current,
+        ...(userChanged ? { ...names, updated_at: now } : {}),
+        member_deactivated_at: member.deactivated_at,
+        scim_managed: 1,
+        scim_external_id: after.externalId,
+        member_updated_at: now,
+      };
     };
+    let stored: OrganizationMember;
     try {
-      if (reactivated) {
-        // Reactivation takes a seat again: counted under the seat lock.
-        await this.platform.members.withSeats(context.orgId, async (tx, seats) => {
-          if (seats.limit !== null && seats.used >= seats.limit) throw NO_SEAT();
-          await write(tx);
-        });
-      } else {
-        await this.platform.stores.global.db.transaction().execute(write);
-      }
+      // Reactivation takes a seat again: counted under the seat lock.
+      stored =
+        after.active && !before.active
+          ? await this.platform.members.withSeats(context.orgId, (tx, seats) => write(tx, seats))
+          : await this.platform.stores.global.db.transaction().execute((tx) => write(tx));
     } catch (error) {
       if (isUniqueViolation(error)) throw conflict(`userName ${after.userName} is taken`);
       throw error;
@@ -212,7 +227,7 @@ export class ScimUserService {
     // reactivation is honoured on it); other copies follow within a second.
     this.platform.principalChanges.changed(userId);
     await this.recordChange(context, userId, before, after, now);
-    return this.get(context, userId);
+    return this.record(context, stored);
   }
 
   private async recordChange(context: ScimContext, userId: string, before: ScimUserFields, after: ScimUserFields, at: string) {
@@ -245,8 +260,7 @@ export class ScimUserService {
    * the organization, whom the retried DELETE removes, never memberships a later re-link would revive.
    */
   async delete(context: ScimContext, userId: string): Promise<void> {
-    const row = await this.users.find(context.orgId, userId);
-    if (!row) throw notFound('No user with this id in the organization');
+    const row = await this.person(context.orgId, userId);
     const groups = new ScimGroupRepository(context.region.store.db);
     await context.region.store.db.transaction().execute(async (tx) => {
       await groups.removePerson(tx, context.orgId, userId);

@@ -1,5 +1,7 @@
-import type { Kysely } from 'kysely';
+import type { Kysely, Transaction } from 'kysely';
 import type { GlobalSchema, OAuthApplicationRow, OrganizationRow, UserRow } from '../schema.js';
+
+type Db = Kysely<GlobalSchema> | Transaction<GlobalSchema>;
 
 /**
  * The global store's directory: organizations, users (people and service users) and OAuth
@@ -20,8 +22,8 @@ export class DirectoryRepository {
     await this.db.updateTable('organizations').set(fields).where('id', '=', id).execute();
   }
 
-  async findUserByEmail(email: string): Promise<UserRow | undefined> {
-    return this.db.selectFrom('users').selectAll().where('email', '=', email.toLowerCase()).executeTakeFirst();
+  async findUserByEmail(email: string, db: Db = this.db): Promise<UserRow | undefined> {
+    return db.selectFrom('users').selectAll().where('email', '=', email.toLowerCase()).executeTakeFirst();
   }
 
   async findUser(id: string): Promise<UserRow | undefined> {

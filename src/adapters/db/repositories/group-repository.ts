@@ -64,7 +64,7 @@ export class GroupRepository {
   async update(
     tx: Db,
     id: string,
-    fields: Partial<Pick<GroupRow, 'name' | 'name_key' | 'division_id' | 'saml_linked' | 'updated_at'>>,
+    fields: Partial<Pick<GroupRow, 'name' | 'name_key' | 'division_id' | 'saml_linked' | 'scim_external_id' | 'updated_at'>>,
   ): Promise<void> {
     await tx.updateTable('groups').set(fields).where('id', '=', id).execute();
   }

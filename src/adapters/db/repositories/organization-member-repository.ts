@@ -1,6 +1,7 @@
 import type { ExpressionBuilder, Kysely, Transaction } from 'kysely';
 import type { Dialect } from '../database.js';
 import type { GlobalSchema, UserOrganizationRow, UserRow } from '../schema.js';
+import { chunks } from './chunks.js';
 
 type Db = Kysely<GlobalSchema> | Transaction<GlobalSchema>;
 
@@ -17,10 +18,16 @@ export type OrganizationMember = UserRow & {
 };
 
 export interface MemberFilter {
+  id?: string;
   email?: string;
+  /** The identity provider's id for the user's place in the organization (SCIM externalId). */
+  externalId?: string;
   kind?: 'user' | 'service';
   active?: boolean;
 }
+
+/** The users API lists by e-mail; SCIM by when each joined, so pages stay put as people are added. */
+export type MemberOrder = 'email' | 'joined';
 
 /**
  * Active in the organization: the user is (a service user whose application is gone is not),
@@ -40,10 +47,22 @@ export class OrganizationMemberRepository {
     private readonly dialect: Dialect,
   ) {}
 
-  private members(db: Db, orgId: string) {
-    return db
+  private filtered(db: Db, orgId: string, filter: MemberFilter) {
+    let query = db
       .selectFrom('user_organizations as uo')
       .innerJoin('users as u', 'u.id', 'uo.user_id')
+      .where('uo.org_id', '=', orgId);
+    if (filter.id !== undefined) query = query.where('u.id', '=', filter.id);
+    if (filter.email !== undefined) query = query.where('u.email', '=', filter.email.toLowerCase());
+    if (filter.externalId !== undefined) query = query.where('uo.scim_external_id', '=', filter.externalId);
+    if (filter.kind !== undefined) query = query.where('u.kind', '=', filter.kind);
+    const active = filter.active;
+    if (active !== undefined) query = query.where((eb) => (active ? isActive(eb) : eb.not(isActive(eb))));
+    return query;
+  }
+
+  private members(db: Db, orgId: string, filter: MemberFilter = {}) {
+    return this.filtered(db, orgId, filter)
       .selectAll('u')
       .select([
         'uo.is_admin',
@@ -52,8 +71,7 @@ export class OrganizationMemberRepository {
         'uo.deactivated_at as member_deactivated_at',
         'uo.created_at as joined_at',
         'uo.updated_at as member_updated_at',
-      ])
-      .where('uo.org_id', '=', orgId);
+      ]);
   }
 
   async find(orgId: string, userId: string, db: Db = this.db): Promise<OrganizationMember | undefined> {
@@ -62,21 +80,32 @@ export class OrganizationMemberRepository {
 
   /** The members among these ids (others are left out), in no particular order. */
   async findMany(orgId: string, userIds: readonly string[], db: Db = this.db): Promise<OrganizationMember[]> {
-    if (userIds.length === 0) return [];
-    return this.members(db, orgId).where('u.id', 'in', userIds).execute();
+    const found: OrganizationMember[] = [];
+    for (const chunk of chunks(userIds)) found.push(...(await this.members(db, orgId).where('u.id', 'in', chunk).execute()));
+    return found;
   }
 
   async findByEmail(orgId: string, email: string, db: Db = this.db): Promise<OrganizationMember | undefined> {
     return this.members(db, orgId).where('u.email', '=', email.toLowerCase()).executeTakeFirst();
   }
 
-  async list(orgId: string, filter: MemberFilter, limit: number, offset: number): Promise<OrganizationMember[]> {
-    let query = this.members(this.db, orgId);
-    if (filter.email !== undefined) query = query.where('u.email', '=', filter.email.toLowerCase());
-    if (filter.kind !== undefined) query = query.where('u.kind', '=', filter.kind);
-    const active = filter.active;
-    if (active !== undefined) query = query.where((eb) => (active ? isActive(eb) : eb.not(isActive(eb))));
-    return query.orderBy('u.email').orderBy('u.id').limit(limit).offset(offset).execute();
+  async list(
+    orgId: string,
+    filter: MemberFilter,
+    limit: number,
+    offset: number,
+    order: MemberOrder = 'email',
+  ): Promise<OrganizationMember[]> {
+    const query = this.members(this.db, orgId, filter);
+    const ordered = order === 'email' ? query.orderBy('u.email') : query.orderBy('uo.created_at');
+    return ordered.orderBy('u.id').limit(limit).offset(offset).execute();
+  }
+
+  async count(orgId: string, filter: MemberFilter, db: Db = this.db): Promise<number> {
+    const row = await this.filtered(db, orgId, filter)
+      .select((eb) => eb.fn.countAll<number>().as('count'))
+      .executeTakeFirstOrThrow();
+    return Number(row.count);
   }
 
   /**
@@ -96,16 +125,9 @@ export class OrganizationMemberRepository {
   async seats(orgId: string, db: Db = this.db): Promise<{ used: number; limit: number | null }> {
     const [org, used] = await Promise.all([
       db.selectFrom('organizations').select('seat_limit').where('id', '=', orgId).executeTakeFirst(),
-      db
-        .selectFrom('user_organizations as uo')
-        .innerJoin('users as u', 'u.id', 'uo.user_id')
-        .select((eb) => eb.fn.countAll<number>().as('count'))
-        .where('uo.org_id', '=', orgId)
-        .where('u.kind', '=', 'user')
-        .where(isActive)
-        .executeTakeFirstOrThrow(),
+      this.count(orgId, { kind: 'user', active: true }, db),
     ]);
-    return { used: Number(used.count), limit: org?.seat_limit ?? null };
+    return { used, limit: org?.seat_limit ?? null };
   }
 
   /** A change that may take a seat, with the seats counted under the organization's lock. */

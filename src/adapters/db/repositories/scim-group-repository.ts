@@ -1,13 +1,14 @@
 import type { Kysely, Transaction } from 'kysely';
 import type { GroupQuery } from '../../../domain/scim/filters.js';
 import type { GroupRow, RegionalSchema } from '../schema.js';
-import { chunks } from './scim-user-repository.js';
+import { chunks } from './chunks.js';
 
 type Db = Kysely<RegionalSchema> | Transaction<RegionalSchema>;
 
 /**
- * What the SCIM surface needs of a region's groups: only SCIM-managed groups of one
- * organization are visible, and a person's place in the organization's groups and nodes.
+ * What the SCIM surface needs of a region's groups beyond GroupRepository (which writes the group
+ * rows): only SCIM-managed groups of one organization are visible, members are added and removed
+ * in batches, and a person's place in the organization's groups and nodes.
  */
 export class ScimGroupRepository {
   constructor(readonly db: Kysely<RegionalSchema>) {}
@@ -50,30 +51,6 @@ export class ScimGroupRepository {
       .select((eb) => eb.fn.countAll<number>().as('count'))
       .executeTakeFirstOrThrow();
     return Number(row.count);
-  }
-
-  /** Any group of the organization with this name, SCIM-managed or not: names are unique. */
-  async findByName(db: Db, orgId: string, nameKey: string): Promise<GroupRow | undefined> {
-    return db.selectFrom('groups').selectAll().where('org_id', '=', orgId).where('name_key', '=', nameKey).executeTakeFirst();
-  }
-
-  async insert(db: Db, row: GroupRow): Promise<void> {
-    await db.insertInto('groups').values(row).execute();
-  }
-
-  async update(
-    db: Db,
-    groupId: string,
-    fields: Partial<Pick<GroupRow, 'name' | 'name_key' | 'scim_external_id' | 'updated_at'>>,
-  ) {
-    await db.updateTable('groups').set(fields).where('id', '=', groupId).execute();
-  }
-
-  /** Deletes a group with its members and the memberships given to it on nodes. */
-  async delete(db: Db, groupId: string): Promise<void> {
-    await db.deleteFrom('group_members').where('group_id', '=', groupId).execute();
-    await db.deleteFrom('memberships').where('principal_id', '=', groupId).where('principal_type', '=', 'group').execute();
-    await db.deleteFrom('groups').where('id', '=', groupId).execute();
   }
 
   /** Member ids of groups, in the order they joined. */

@@ -1,5 +1,5 @@
 import type { Kysely } from 'kysely';
-import type { GlobalSchema, ScimTokenRow } from '../schema.js';
+import type { GlobalSchema, OrganizationRow, ScimTokenRow } from '../schema.js';
 
 /** The SCIM bearer tokens of organizations' identity providers; only their SHA-256 is kept. */
 export class ScimTokenRepository {
@@ -19,8 +19,17 @@ export class ScimTokenRepository {
       .execute();
   }
 
-  async findByHash(tokenHash: string): Promise<ScimTokenRow | undefined> {
-    return this.db.selectFrom('scim_tokens').selectAll().where('token_hash', '=', tokenHash).executeTakeFirst();
+  /** A token with what a SCIM request needs of its organization, in one query. */
+  async findWithOrganization(
+    tokenHash: string,
+  ): Promise<(ScimTokenRow & Pick<OrganizationRow, 'region' | 'email_domains'>) | undefined> {
+    return this.db
+      .selectFrom('scim_tokens as t')
+      .innerJoin('organizations as o', 'o.id', 't.org_id')
+      .selectAll('t')
+      .select(['o.region', 'o.email_domains'])
+      .where('t.token_hash', '=', tokenHash)
+      .executeTakeFirst();
   }
 
   /** Deletes an organization's token; false when it has none with that id. */

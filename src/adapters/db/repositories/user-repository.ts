@@ -13,7 +13,7 @@ export class UserRepository {
   async update(
     db: Db,
     id: string,
-    fields: Partial<Pick<UserRow, 'first_name' | 'last_name' | 'deactivated_at' | 'tokens_not_before' | 'updated_at'>>,
+    fields: Partial<Pick<UserRow, 'email' | 'first_name' | 'last_name' | 'deactivated_at' | 'tokens_not_before' | 'updated_at'>>,
   ) {
     await db.updateTable('users').set(fields).where('id', '=', id).execute();
   }
