@@ -4,6 +4,7 @@ import { buildApp } from './http/app.js';
 import { scheduleHousekeeping } from './jobs/housekeeping.js';
 import { startWorker } from './jobs/start-worker.js';
 import { openPlatform } from './platform.js';
+import { systemClock } from './ports/clock.js';
 
 /** Composition root: configuration once, stores, then the HTTP surface, the processing worker and the scheduled jobs. */
 async function main(): Promise<void> {
@@ -17,8 +18,13 @@ async function main(): Promise<void> {
     }
     throw error;
   }
-  const platform = await openPlatform(config);
+  // The job queue may report trouble from its first connection on; the app's logger comes with the app.
+  let log: { warn(object: object, message: string): void } | undefined;
+  const platform = await openPlatform(config, systemClock, {
+    onJobStoreError: (err) => (log ? log.warn({ err }, 'job queue error') : console.warn('rdp: job queue error:', err.message)),
+  });
   const app = await buildApp(platform);
+  log = app.log;
   const stopPurge = scheduleHousekeeping(platform, app.log);
   const worker = await startWorker(platform, app.log);
 

@@ -1,6 +1,7 @@
 import { openBlobStore } from './adapters/blobs/open-blob-store.js';
 import { openStores, type Store, type Stores } from './adapters/db/database.js';
 import { AuditRepository } from './adapters/db/repositories/audit-repository.js';
+import { BundleRepository } from './adapters/db/repositories/bundle-repository.js';
 import { DirectoryRepository } from './adapters/db/repositories/directory-repository.js';
 import { MembershipRepository } from './adapters/db/repositories/membership-repository.js';
 import { NodeRepository } from './adapters/db/repositories/node-repository.js';
@@ -9,6 +10,7 @@ import { OrganizationMemberRepository } from './adapters/db/repositories/organiz
 import { RoleRepository } from './adapters/db/repositories/role-repository.js';
 import { ServerSecretRepository } from './adapters/db/repositories/server-secret-repository.js';
 import { TokenRepository } from './adapters/db/repositories/token-repository.js';
+import { UploadRepository } from './adapters/db/repositories/upload-repository.js';
 import type { RegionalSchema } from './adapters/db/schema.js';
 import { openJobStore } from './adapters/jobs/open-job-store.js';
 import { openMailer } from './adapters/mail/open-mailer.js';
@@ -30,6 +32,9 @@ export interface RegionContext {
   /** What layers 2 and 3 of the access checks read: roles and the memberships that give them. */
   roles: RoleRepository;
   memberships: MembershipRepository;
+  /** Stored objects, upload sessions and the blob deletion queue; bundles and their processings: the worker's too. */
+  uploads: UploadRepository;
+  bundles: BundleRepository;
   /** The trail of changes to people and permissions. */
   audit: AuditRepository;
 }
@@ -66,7 +71,12 @@ export interface PlatformSecrets {
   blobUrls: Buffer;
 }
 
-export async function openPlatform(config: Config, clock: Clock = systemClock): Promise<Platform> {
+export interface PlatformOptions {
+  /** Errors the job queue meets on its own (pg-boss: its pool and its maintenance), for the log. */
+  onJobStoreError?: (error: Error) => void;
+}
+
+export async function openPlatform(config: Config, clock: Clock = systemClock, options: PlatformOptions = {}): Promise<Platform> {
   const stores = await openStores(config);
   const regions = {} as Record<Region, RegionContext>;
   for (const region of REGIONS) {
@@ -78,6 +88,8 @@ export async function openPlatform(config: Config, clock: Clock = systemClock): 
       tree: new NodeTreeRepository(store.db, store.dialect),
       roles: new RoleRepository(store.db, store.dialect),
       memberships: new MembershipRepository(store.db, store.dialect),
+      uploads: new UploadRepository(store.db),
+      bundles: new BundleRepository(store.db),
       audit: new AuditRepository(store.db),
     };
   }
@@ -92,7 +104,7 @@ export async function openPlatform(config: Config, clock: Clock = systemClock): 
   const blobs = await openBlobStore(config, config.blobs.signingKey ?? secrets.blobUrls, clock);
   let jobs: JobStore;
   try {
-    jobs = await openJobStore({ config, clock, stores });
+    jobs = await openJobStore({ config, clock, stores }, options.onJobStoreError);
   } catch (error) {
     await blobs.close();
     await stores.close();

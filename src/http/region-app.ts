@@ -9,9 +9,7 @@ import type {
   RawRequestDefaultExpression,
   RawServerDefault,
 } from 'fastify';
-import { BundleRepository } from '../adapters/db/repositories/bundle-repository.js';
 import { GroupRepository } from '../adapters/db/repositories/group-repository.js';
-import { UploadRepository } from '../adapters/db/repositories/upload-repository.js';
 import { SCOPES } from '../domain/access/scopes.js';
 import type { Region } from '../domain/regions.js';
 import type { AccessTokenVerifier } from '../oauth/access-tokens.js';
@@ -129,8 +127,8 @@ function describeResponses<Schema extends { response?: unknown; security?: unkno
 export function regionServices(platform: Platform, region: Region): RegionServices {
   const context = platform.regions[region];
   const nodes = new NodeService(platform, context);
-  const uploads = new UploadService(platform, context, new UploadRepository(context.store.db));
-  const bundles = new BundleService(platform, context, nodes, uploads, new BundleRepository(context.store.db));
+  const uploads = new UploadService(platform, context, context.uploads);
+  const bundles = new BundleService(platform, context, nodes, uploads, context.bundles);
   const memberships = new MembershipService(platform, context, nodes);
   return {
     nodes,

@@ -1,14 +1,20 @@
 import { InvitationRepository } from '../adapters/db/repositories/invitation-repository.js';
 import { SessionRepository } from '../adapters/db/repositories/session-repository.js';
+import type { BlobDeletionRow } from '../adapters/db/schema.js';
 import { STALE_SENDING_MS } from '../domain/people/invitation-rules.js';
 import { REGIONS } from '../domain/regions.js';
-import { regionServices } from '../http/region-app.js';
 import type { Platform } from '../platform.js';
+import type { BlobStore } from '../ports/blob-store.js';
+import { NodeService } from '../services/node-service.js';
+import { NodeTreeService } from '../services/node-tree-service.js';
 
 /** Removes, in every region, what has been in the trash longer than the retention period. */
 export async function purgeTrash(platform: Platform): Promise<Record<string, number>> {
   const purged: Record<string, number> = {};
-  for (const region of REGIONS) purged[region] = await regionServices(platform, region).tree.purgeExpired();
+  for (const region of REGIONS) {
+    const context = platform.regions[region];
+    purged[region] = await new NodeTreeService(platform, context, new NodeService(platform, context)).purgeExpired();
+  }
   return purged;
 }
 
@@ -23,29 +29,49 @@ export async function purgeExpiredGrants(platform: Platform): Promise<number> {
   return sessions + (await platform.tokens.deleteExpired(cutoff));
 }
 
+export interface HousekeepingLog {
+  warn(object: object, message: string): void;
+  error(object: object, message: string): void;
+}
+
+const DELETION_BATCH = 100;
+
 /**
- * Expires uploads past their time (their reservations released, their multipart uploads
- * aborted), then empties the blob deletion queue: the bytes of expired uploads and of removed
- * nodes. A key ending in "/" is a prefix (a derivative's files). Returns the blobs deleted.
+ * Expires uploads past their time (their reservations released), then empties the blob deletion
+ * queue: the bytes of expired uploads and of removed nodes, and the multipart uploads still open
+ * under them. A key ending in "/" is a prefix (a derivative's files). A deletion that fails is
+ * logged and stays queued for the next run; the others go on. Returns the entries done.
  */
-export async function collectUploads(platform: Platform): Promise<number> {
+export async function collectUploads(platform: Platform, log?: HousekeepingLog): Promise<number> {
   const now = platform.clock.now().toISOString();
   let deleted = 0;
   for (const region of REGIONS) {
-    const { uploads } = regionServices(platform, region).uploads;
-    const expired = await platform.regions[region].tree.transaction((tx) => uploads.expire(tx, now));
-    for (const row of expired) {
-      if (row.multipart_upload_id) await platform.blobs.abortUpload(row.blob_key, row.multipart_upload_id);
-    }
+    const { uploads, tree } = platform.regions[region];
+    await tree.transaction((tx) => uploads.expire(tx, now));
+    let after: BlobDeletionRow | undefined;
     for (;;) {
-      const keys = await uploads.pendingDeletions(100);
-      for (const key of keys) await (key.endsWith('/') ? platform.blobs.deletePrefix(key) : platform.blobs.delete(key));
-      await uploads.deletionsDone(keys);
-      deleted += keys.length;
-      if (keys.length < 100) break;
+      const batch = await uploads.pendingDeletions(DELETION_BATCH, after);
+      const done: string[] = [];
+      for (const entry of batch) {
+        try {
+          await removeBlob(platform.blobs, entry);
+          done.push(entry.blob_key);
+        } catch (err) {
+          log?.warn({ err, blobKey: entry.blob_key }, 'blob deletion failed; retried at the next run');
+        }
+      }
+      await uploads.deletionsDone(done);
+      deleted += done.length;
+      if (batch.length < DELETION_BATCH) break;
+      after = batch[batch.length - 1];
     }
   }
   return deleted;
+}
+
+function removeBlob(blobs: BlobStore, entry: BlobDeletionRow): Promise<void> {
+  if (entry.upload_id) return blobs.abortUpload(entry.blob_key, entry.upload_id);
+  return entry.blob_key.endsWith('/') ? blobs.deletePrefix(entry.blob_key) : blobs.delete(entry.blob_key);
 }
 
 /**
@@ -63,21 +89,24 @@ export async function removeStaleInvitations(platform: Platform): Promise<number
 
 /**
  * Runs the housekeeping on a schedule: the trash purge, the expired grants, expired uploads and
- * stale invitations. Each run is idempotent (the trash transactional per entry), so several
- * processes may run it; a failed run is logged and retried at the next tick.
+ * stale invitations. Each step is idempotent (the trash transactional per entry), so several
+ * processes may run it; a failed step is logged and retried at the next tick, and the others run.
  */
-export function scheduleHousekeeping(platform: Platform, log: { error(o: object, m: string): void }): () => void {
+export function scheduleHousekeeping(platform: Platform, log: HousekeepingLog): () => void {
+  const steps: [string, () => Promise<unknown>][] = [
+    ['trash purge', () => purgeTrash(platform)],
+    ['expired grants', () => purgeExpiredGrants(platform)],
+    ['uploads', () => collectUploads(platform, log)],
+    ['stale invitations', () => removeStaleInvitations(platform)],
+  ];
   let running = false;
   const tick = async () => {
     if (running) return;
     running = true;
     try {
-      await purgeTrash(platform);
-      await purgeExpiredGrants(platform);
-      await collectUploads(platform);
-      await removeStaleInvitations(platform);
-    } catch (err) {
-      log.error({ err }, 'housekeeping failed');
+      for (const [step, run] of steps) {
+        await run().catch((err) => log.error({ err, step }, 'housekeeping step failed'));
+      }
     } finally {
       running = false;
     }

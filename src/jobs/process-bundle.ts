@@ -6,28 +6,27 @@ import { pipeline } from 'node:stream/promises';
 import { newNodeRow } from '../adapters/db/repositories/node-rows.js';
 import { parentPath } from '../adapters/db/repositories/node-tree-repository.js';
 import type { NodeRow } from '../adapters/db/schema.js';
+import { NAME_MAX_LENGTH } from '../domain/nodes/hierarchy.js';
+import { nodeBlobPrefix } from '../domain/uploads/blob-key.js';
 import { inputKind } from '../domain/uploads/file-formats.js';
-import { regionServices } from '../http/region-app.js';
 import type { Platform } from '../platform.js';
-import type { JobSummary } from '../ports/job-queue.js';
+import type { JobPayload, JobSummary } from '../ports/job-queue.js';
 import { processInput } from '../processing/process-input.js';
 import { ProcessingError } from '../processing/processing-error.js';
 import { PROCESS_BUNDLE } from '../services/processing/processing-service.js';
 import { mainInputFile } from '../services/uploads/bundle-service.js';
 import { handleJob, type JobContext, JobLostError } from './job-handler.js';
 
-type Payload = { region: Parameters<typeof regionServices>[1]; processingId: string };
+type Payload = JobPayload<typeof PROCESS_BUNDLE>;
 
 /** The derivative takes the processing's id: its bytes can be found (and removed) even if the job dies half-way. */
 function derivativePrefix(orgId: string, processingId: string): string {
-  return `orgs/${orgId}/nodes/${processingId}/`;
+  return nodeBlobPrefix(orgId, processingId);
 }
-
-const NAME_MAX = 255;
 
 function derivativeName(bundleName: string, suffix: string): string {
   const chars = [...bundleName];
-  const room = NAME_MAX - [...suffix].length;
+  const room = NAME_MAX_LENGTH - [...suffix].length;
   return `${chars.length > room ? chars.slice(0, room).join('') : bundleName}${suffix}`;
 }
 
@@ -38,15 +37,14 @@ function derivativeName(bundleName: string, suffix: string): string {
  */
 async function runProcessing(platform: Platform, payload: Payload, context: JobContext): Promise<void> {
   const region = platform.regions[payload.region];
-  const services = regionServices(platform, payload.region);
-  const bundles = services.bundles.bundles;
+  const { bundles, uploads } = region;
   const processing = await bundles.findProcessing(payload.processingId);
   if (!processing || processing.state === 'succeeded' || processing.state === 'failed') return;
   const startedAt = platform.clock.now().toISOString();
   await bundles.updateProcessing(bundles.db, processing.id, { state: 'running', started_at: startedAt });
   const bundle = await bundles.find(processing.bundle_id);
   if (!bundle?.input_session_id) throw new ProcessingError('input-gone', 'The bundle has no finalized input');
-  const files = await services.uploads.uploads.objectsOfSession(bundle.input_session_id);
+  const files = await uploads.objectsOfSession(bundle.input_session_id);
   const input = mainInputFile(files);
   if (!input) throw new ProcessingError('input-gone', 'The bundle has no finalized input');
 
@@ -91,7 +89,7 @@ async function runProcessing(platform: Platform, payload: Payload, context: JobC
         .insertInto('node_links')
         .values({ kind: 'derivative', from_id: source.id, to_id: row.id, created_at: now })
         .execute();
-      await services.uploads.uploads.insertObject(tx, {
+      await uploads.insertObject(tx, {
         id: processing.id,
         org_id: processing.org_id,
         purpose: 'derivative',
@@ -134,15 +132,14 @@ async function runProcessing(platform: Platform, payload: Payload, context: JobC
  */
 export async function failProcessing(platform: Platform, job: JobSummary, reason: string): Promise<void> {
   const payload = job.payload as Payload;
-  const services = regionServices(platform, payload.region);
-  const bundles = services.bundles.bundles;
+  const { bundles, uploads, tree } = platform.regions[payload.region];
   const processing = await bundles.findProcessing(payload.processingId);
   if (!processing || processing.state === 'succeeded' || processing.state === 'failed') return;
   const now = platform.clock.now().toISOString();
-  await platform.regions[payload.region].tree.transaction(async (tx) => {
+  await tree.transaction(async (tx) => {
     await bundles.updateProcessing(tx, processing.id, { state: 'failed', failure_reason: reason, finished_at: now });
     await bundles.setState(tx, processing.bundle_id, { state: 'failed', isProcessing: 0, isFailed: 1, at: now });
-    await services.uploads.uploads.queueDeletions(tx, [derivativePrefix(processing.org_id, processing.id)], now);
+    await uploads.queueDeletions(tx, [{ key: derivativePrefix(processing.org_id, processing.id) }], now);
   });
 }
 

@@ -3,6 +3,7 @@ import { decodeProtectedHeader, type JWTVerifyGetKey, jwtVerify } from 'jose';
 import type { DirectoryRepository } from '../adapters/db/repositories/directory-repository.js';
 import type { TokenRepository } from '../adapters/db/repositories/token-repository.js';
 import { ApiError } from '../domain/errors.js';
+import { isRevoked, notBeforeMs } from '../domain/oauth/revocation.js';
 import type { Platform } from '../platform.js';
 import type { Clock } from '../ports/clock.js';
 import { publishedKeySet, remoteKeySet } from './published-keys.js';
@@ -140,8 +141,13 @@ export class AccessTokenVerifier {
       this.status(principal.userId, principal.orgId, nowMs),
       this.grantStatus(principal.clientId, principal.grantId, nowMs),
     ]);
-    const notBefore = Math.max(status.notBefore, grant.notBefore);
-    if (!status.active || !grant.valid || principal.issuedAtMs < notBefore) {
+    const facts = {
+      active: status.active,
+      userNotBefore: status.notBefore,
+      appNotBefore: grant.notBefore,
+      familyRevoked: !grant.valid,
+    };
+    if (isRevoked(principal.issuedAtMs, facts)) {
       throw new ApiError('invalid_token', 'The access token has been revoked');
     }
     return principal;
@@ -185,7 +191,7 @@ export class AccessTokenVerifier {
     const status: PrincipalStatus = {
       checkedAt: nowMs,
       active: row?.active ?? false,
-      notBefore: row?.tokensNotBefore ? Date.parse(row.tokensNotBefore) : 0,
+      notBefore: notBeforeMs(row?.tokensNotBefore),
     };
     if (this.statuses.size >= MAX_CACHED_TOKENS) this.statuses.clear();
     this.statuses.set(key, status);
@@ -212,7 +218,7 @@ export class AccessTokenVerifier {
     const status: GrantStatus = {
       checkedAt: nowMs,
       valid: application !== undefined && !revoked,
-      notBefore: application?.grants_not_before ? Date.parse(application.grants_not_before) : 0,
+      notBefore: notBeforeMs(application?.grants_not_before),
     };
     if (this.grants.size >= MAX_CACHED_TOKENS) this.grants.clear();
     this.grants.set(key, status);

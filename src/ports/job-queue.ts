@@ -17,6 +17,9 @@ export interface JobKind<Payload> {
 
 const JOB_KIND_NAME = /^[a-z][a-z0-9-]{0,62}$/;
 
+/** The payload type of a job kind. */
+export type JobPayload<Kind> = Kind extends JobKind<infer Payload> ? Payload : never;
+
 export function defineJob<Payload>(name: string, version: number, upgrade?: JobKind<Payload>['upgrade']): JobKind<Payload> {
   if (!JOB_KIND_NAME.test(name)) throw new Error(`job kind "${name}" must be lower-case letters, digits and -`);
   if (!Number.isInteger(version) || version < 1) throw new Error(`job kind ${name}: version must be a positive integer`);

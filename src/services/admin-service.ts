@@ -113,26 +113,16 @@ export class AdminService {
     const org = await this.requireOrganization(orgId);
     const region = this.platform.regions[org.region as Region];
     const now = this.now();
-    const sum = (trashed: boolean) =>
-      region.store.db
-        .selectFrom('nodes')
-        .select((eb) => eb.fn.coalesce(eb.fn.sum<number>('size_bytes'), eb.lit(0)).as('bytes'))
-        .where('org_id', '=', orgId)
-        .where('trashed_at', trashed ? 'is not' : 'is', null)
-        .executeTakeFirstOrThrow();
-    const reserved = await region.store.db
-      .selectFrom('stored_objects')
-      .select((eb) => eb.fn.coalesce(eb.fn.sum<number>('reserved_bytes'), eb.lit(0)).as('bytes'))
-      .where('org_id', '=', orgId)
-      .where('state', '=', 'pending')
-      .where('expires_at', '>', now)
-      .executeTakeFirstOrThrow();
-    const activeBytes = Number((await sum(false)).bytes);
-    const reservedBytes = Number(reserved.bytes);
+    // The sums the quota checks make (UploadService.usedBytes), from one snapshot.
+    const { activeBytes, trashedBytes, reservedBytes } = await region.tree.readTransaction(async (tx) => ({
+      activeBytes: await region.tree.activeBytes(tx, orgId),
+      trashedBytes: await region.tree.trashedBytesOfOrganization(tx, orgId),
+      reservedBytes: await region.uploads.reservedBytes(tx, orgId, now),
+    }));
     return {
       id: orgId,
       activeBytes,
-      trashedBytes: Number((await sum(true)).bytes),
+      trashedBytes,
       reservedBytes,
       usedBytes: activeBytes + reservedBytes,
       storageQuota: org.storage_quota,

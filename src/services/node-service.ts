@@ -5,7 +5,7 @@ import { newNodeRow } from '../adapters/db/repositories/node-rows.js';
 import type { NodeRow, RegionalSchema } from '../adapters/db/schema.js';
 import type { Permission } from '../domain/access/permissions.js';
 import { ApiError, validationError } from '../domain/errors.js';
-import { allowsChild, type NodeKind } from '../domain/nodes/hierarchy.js';
+import { checkChild, type NodeKind } from '../domain/nodes/hierarchy.js';
 import type { Principal } from '../oauth/access-tokens.js';
 import type { Platform, RegionContext } from '../platform.js';
 
@@ -69,14 +69,14 @@ export class NodeService {
     });
   }
 
+  /** Refuses a new `kind` under `parent` (checkChild): call it on the parent's fresh, locked row. */
+  checkChild(parent: NodeRow, kind: NodeKind): void {
+    const placement = { kind: parent.kind as NodeKind, inSite: parent.site_id !== null, depth: parent.depth };
+    checkChild(placement, kind, this.platform.config.maxHierarchyDepth);
+  }
+
   private async insertChild(tx: Transaction<RegionalSchema>, parent: NodeRow, kind: NodeKind, name: string, address?: string) {
-    if (!allowsChild({ kind: parent.kind as NodeKind, inSite: parent.site_id !== null }, kind)) {
-      throw new ApiError('DoesNotMeetHierarchyConstraints', `A ${parent.kind} cannot hold a ${kind}`);
-    }
-    const maxDepth = this.platform.config.maxHierarchyDepth;
-    if (parent.depth + 1 > maxDepth) {
-      throw new ApiError('MaxDepthExceeded', `A node at depth ${parent.depth + 1} would exceed the maximum of ${maxDepth}`);
-    }
+    this.checkChild(parent, kind);
     const row = newNodeRow(parent, { kind, name, address, now: this.platform.clock.now().toISOString() });
     await this.region.nodes.insert(row, tx);
     return row;

@@ -4,6 +4,8 @@ import { createOrg, createTree, expectNoInternals, type OrgFixture, snapshot } f
 import { startPlatform, type TestPlatform } from '../support/platform.js';
 import { BLOB_BACKENDS, type BlobBackend, uploadBytes } from '../support/uploads.js';
 
+const MIB = 1024 * 1024;
+
 describe.each(BLOB_BACKENDS.filter((backend) => backend.available))('attachments on twin objects, on $name', (backend) => {
   let blobStore: Awaited<ReturnType<BlobBackend['start']>>;
   let t: TestPlatform;
@@ -14,7 +16,7 @@ describe.each(BLOB_BACKENDS.filter((backend) => backend.available))('attachments
 
   beforeAll(async () => {
     blobStore = await backend.start();
-    t = await startPlatform(blobStore.env);
+    t = await startPlatform({ ...blobStore.env, RDP_UPLOAD_PART_SIZE_BYTES: String(5 * MIB) });
     org = await createOrg(t, { storageQuota: 1_000 });
     ({ siteId, folderId } = await createTree(org));
   });
@@ -107,5 +109,27 @@ describe.each(BLOB_BACKENDS.filter((backend) => backend.available))('attachments
     expect(
       await t.platform.blobs.head(`orgs/${other.orgId}/nodes/${tree.siteId}/attachments/${initiated.body.id}`),
     ).toBeUndefined();
+  });
+
+  it('aborts the multipart upload of a pending attachment removed with its site: no part outlives it', async () => {
+    const other = await createOrg(t, { storageQuota: 20 * MIB });
+    const tree = await createTree(other);
+    const size = 5 * MIB + 100;
+    const initiated = await other.admin.post(`/v1/twin/${tree.siteId}/object/attachments`, {
+      objectId: 'o',
+      name: 'scan.bin',
+      size,
+    });
+    expect(initiated.body.parts).toHaveLength(2);
+    await uploadBytes(initiated.body, Buffer.alloc(size, 0x61));
+    const row = await t.platform.regions[other.region].uploads.findObject(initiated.body.id);
+    const uploadId = row?.multipart_upload_id as string;
+    expect(uploadId).toBeTruthy();
+    expect((await other.admin.delete(`/v1/nodes/${tree.siteId}`)).status).toBe(204);
+    expect((await other.admin.delete(`/v1/nodes/${tree.siteId}/hard`)).status).toBe(204);
+    await collectUploads(t.platform);
+    // Every part had arrived: had the upload not been aborted, this would join them.
+    expect(await t.platform.blobs.completeUpload(row?.blob_key as string, { uploadId, size })).toBeUndefined();
+    expect(await t.platform.blobs.head(row?.blob_key as string)).toBeUndefined();
   });
 });

@@ -53,4 +53,22 @@ describe('expiry of unfinished upload sessions', () => {
       ).status,
     ).toBe(201);
   });
+
+  it('keeps a blob deletion that fails queued and logged, and goes on with the rest of the queue', async () => {
+    const { uploads } = t.platform.regions[org.region];
+    const leftover = `orgs/${org.orgId}/nodes/leftover/file`;
+    await t.platform.blobs.write(leftover, Buffer.from('bytes'));
+    // A full batch of keys no store accepts, queued before the good one.
+    const failing = Array.from({ length: 100 }, (_, i) => ({ key: `not a key ${i}` }));
+    await uploads.queueDeletions(uploads.db, failing, '2000-01-01T00:00:00.000Z');
+    await uploads.queueDeletions(uploads.db, [{ key: leftover }], t.clock.now().toISOString());
+    const warned: object[] = [];
+    const log = { warn: (object: object) => warned.push(object), error: () => undefined };
+    expect(await collectUploads(t.platform, log)).toBe(1);
+    expect(await t.platform.blobs.head(leftover)).toBeUndefined();
+    expect(warned).toHaveLength(100);
+    expect((await uploads.pendingDeletions(1_000)).map((entry) => entry.blob_key).sort()).toEqual(
+      failing.map((entry) => entry.key).sort(),
+    );
+  });
 });

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { collectUploads } from '../../src/jobs/housekeeping.js';
-import { createOrg, createTree, expectNoInternals, type OrgFixture, snapshot } from '../support/fixtures.js';
+import { createNode, createOrg, createTree, expectNoInternals, type OrgFixture, snapshot } from '../support/fixtures.js';
 import { startPlatform, type TestPlatform } from '../support/platform.js';
 import { writeLas } from '../support/point-cloud-samples.js';
 import { BLOB_BACKENDS, type BlobBackend, sampleBytes, uploadBytes } from '../support/uploads.js';
@@ -182,3 +182,44 @@ describe.each(BLOB_BACKENDS.filter((backend) => backend.available))(
     });
   },
 );
+
+describe('site files and the depth limit, with RDP_MAX_HIERARCHY_DEPTH=4', () => {
+  let t: TestPlatform;
+  let org: OrgFixture;
+  let siteId: string;
+  let folderId: string; // depth 3
+
+  beforeAll(async () => {
+    t = await startPlatform({ RDP_MAX_HIERARCHY_DEPTH: '4' });
+    org = await createOrg(t);
+    ({ siteId, folderId } = await createTree(org));
+  });
+  afterAll(() => t.close());
+
+  it('refuses a site file under a folder at the maximum depth with 409 MaxDepthExceeded, storing nothing', async () => {
+    const deepest = await createNode(org, folderId, 'folder', 'Deepest'); // depth 4
+    const before = await snapshot(t, org);
+    const refused = await org.admin.post('/v1/site-files', { parentId: deepest, name: 'deep.txt', size: 5 });
+    expect(refused.status).toBe(409);
+    expect(refused.body).toMatchObject({ statusCode: 409, error: 'MaxDepthExceeded' });
+    expect(await snapshot(t, org)).toEqual(before);
+    // One level up it fits.
+    expect((await org.admin.post('/v1/site-files', { parentId: folderId, name: 'deep.txt', size: 5 })).status).toBe(201);
+  });
+
+  it('refuses to finalize a site file whose folder moved to the maximum depth, and finalizes it once back', async () => {
+    const moving = await createNode(org, siteId, 'folder', 'Moving'); // depth 3
+    const initiated = await org.admin.post('/v1/site-files', { parentId: moving, name: 'late.txt', size: 5 });
+    expect(initiated.status).toBe(201);
+    const { etag } = await uploadBytes(initiated.body, Buffer.from('hello'));
+    expect((await org.admin.patch(`/v1/nodes/${moving}/move/${folderId}`)).status).toBe(200); // now at depth 4
+    const refused = await org.admin.post(`/v1/site-files/${initiated.body.id}/finalize`, { etag });
+    expect(refused.status).toBe(409);
+    expect(refused.body).toMatchObject({ statusCode: 409, error: 'MaxDepthExceeded' });
+    expect((await org.admin.get(`/v1/nodes/${moving}/browse`)).body).toEqual([]);
+    expect((await org.admin.patch(`/v1/nodes/${moving}/move/${siteId}`)).status).toBe(200);
+    const finalized = await org.admin.post(`/v1/site-files/${initiated.body.id}/finalize`, { etag });
+    expect(finalized.status).toBe(200);
+    expect(finalized.body).toMatchObject({ id: initiated.body.id, parentId: moving, state: 'ready', size: 5 });
+  });
+});

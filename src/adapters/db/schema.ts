@@ -377,8 +377,10 @@ export interface ProcessingRow {
   finished_at: string | null;
 }
 
+/** A key (or a prefix, ending in "/") whose bytes go; with the multipart upload to abort under it, if any. */
 export interface BlobDeletionRow {
   blob_key: string;
+  upload_id: string | null;
   requested_at: string;
 }
 

@@ -1,4 +1,5 @@
 /** The node kinds and the rules on which kind may sit where (DESIGN.md section 6). No I/O. */
+import { ApiError } from '../errors.js';
 
 export const DATA_KINDS = ['dataBundle', 'siteFile', 'pointCloud', 'mesh', 'twin', 'dataSource', 'planningProject'] as const;
 export const NODE_KINDS = ['organization', 'division', 'site', 'folder', ...DATA_KINDS] as const;
@@ -42,6 +43,19 @@ export function allowsChild(parent: Placement, child: NodeKind): boolean {
       return parent.inSite ? child === 'folder' || isDataKind(child) : child === 'site' || child === 'folder';
     default:
       return false;
+  }
+}
+
+/**
+ * Whether `parent` (at `depth`) may take a new `child`: the kind rules, then the depth limit.
+ * Throws the 409 the API answers; every way a node comes into the tree checks this.
+ */
+export function checkChild(parent: Placement & { depth: number }, child: NodeKind, maxDepth: number): void {
+  if (!allowsChild(parent, child)) {
+    throw new ApiError('DoesNotMeetHierarchyConstraints', `A ${parent.kind} cannot hold a ${child}`);
+  }
+  if (parent.depth + 1 > maxDepth) {
+    throw new ApiError('MaxDepthExceeded', `A node at depth ${parent.depth + 1} would exceed the maximum of ${maxDepth}`);
   }
 }
 

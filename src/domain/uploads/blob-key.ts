@@ -24,6 +24,14 @@ export function blobPrefixProblem(prefix: string): string | undefined {
   return blobKeyProblem(trimmed);
 }
 
+/**
+ * Where every byte of a node lives: a site file's, a bundle's inputs (its dbuPath), a site's
+ * attachments, a derivative's files (the derivative takes its processing's id).
+ */
+export function nodeBlobPrefix(orgId: string, nodeId: string): string {
+  return `orgs/${orgId}/nodes/${nodeId}/`;
+}
+
 export function assertBlobKey(key: string): void {
   const problem = blobKeyProblem(key);
   if (problem) throw new Error(problem);

@@ -1,5 +1,6 @@
 import type { RefreshTokenUseRow } from '../../adapters/db/schema.js';
 import { normalizeScopes, parseScopeString } from '../../domain/access/scopes.js';
+import { isRevoked, notBeforeMs } from '../../domain/oauth/revocation.js';
 import type { Platform } from '../../platform.js';
 import { OAuthError } from '../oauth-error.js';
 import { openRefreshToken, type RefreshTokenClaims } from '../refresh-tokens.js';
@@ -49,19 +50,25 @@ export async function refreshTokenGrant(context: GrantContext): Promise<TokenSet
   // Another client's token is refused without effect: it cannot revoke the owner's family.
   if (!claims || claims.clientId !== application.client_id) throw new OAuthError('invalid_grant', INVALID);
   if (claims.expiresAtMs <= now.getTime()) throw new OAuthError('invalid_grant', INVALID);
-  const notBefore = application.grants_not_before ? Date.parse(application.grants_not_before) : 0;
-  if (claims.issuedAtMs < notBefore) throw new OAuthError('invalid_grant', INVALID);
-  if (await platform.tokens.familyRevoked(claims.familyId)) throw new OAuthError('invalid_grant', INVALID);
+  // The user must still be active in the organization, and the token younger than its last
+  // deactivation there and the application's "not before"; its family not revoked.
+  const [familyRevoked, status] = await Promise.all([
+    platform.tokens.familyRevoked(claims.familyId),
+    platform.directory.principalStatus(claims.userId, claims.orgId),
+  ]);
+  const facts = {
+    active: status?.active ?? false,
+    userNotBefore: notBeforeMs(status?.tokensNotBefore),
+    appNotBefore: notBeforeMs(application.grants_not_before),
+    familyRevoked,
+  };
+  if (isRevoked(claims.issuedAtMs, facts)) throw new OAuthError('invalid_grant', INVALID);
 
   const tokenHash = hashToken(presented);
   // Reuse is judged first, so a replay is detected whatever else the request gets wrong.
   const earlierUse = await platform.tokens.findRefreshTokenUse(tokenHash);
   if (earlierUse) await reuse(platform, claims, earlierUse, now);
   const scopes = narrowedScopes(claims, parseScopeString(application.scopes), form.scope);
-  // The user must still be active in the organization, and the token younger than its last deactivation there.
-  const status = await platform.directory.principalStatus(claims.userId, claims.orgId);
-  const userNotBefore = status?.tokensNotBefore ? Date.parse(status.tokensNotBefore) : 0;
-  if (!status?.active || claims.issuedAtMs < userNotBefore) throw new OAuthError('invalid_grant', INVALID);
   if (!earlierUse) {
     const recorded = await platform.tokens.recordRefreshTokenUse({
       token_hash: tokenHash,

@@ -1,7 +1,9 @@
 import { randomUUID } from 'node:crypto';
+import { finalizedFields } from '../../adapters/db/repositories/upload-repository.js';
 import type { StoredObjectRow } from '../../adapters/db/schema.js';
 import type { Permission } from '../../domain/access/permissions.js';
 import { ApiError } from '../../domain/errors.js';
+import { nodeBlobPrefix } from '../../domain/uploads/blob-key.js';
 import type { Principal } from '../../oauth/access-tokens.js';
 import type { Platform, RegionContext } from '../../platform.js';
 import type { NodeService } from '../node-service.js';
@@ -64,7 +66,7 @@ export class AttachmentService {
       objectId: input.objectId,
       name: input.name,
       bytes: input.size,
-      blobKey: `orgs/${site.org_id}/nodes/${site.id}/attachments/${id}`,
+      blobKey: `${nodeBlobPrefix(site.org_id, site.id)}attachments/${id}`,
       createdBy: principal.userId,
     });
     await this.uploads.reserve(opened, () =>
@@ -86,15 +88,15 @@ export class AttachmentService {
     const row = await this.find(site.id, attachmentId);
     if (row.state === 'finalized') return view(row);
     const completed = await this.uploads.complete(row, etag, { etagRequired: true });
-    const now = this.platform.clock.now().toISOString();
+    const stored = { ...completed, at: this.platform.clock.now().toISOString() };
     await this.region.tree.transaction(async (tx) => {
-      if (!(await this.uploads.uploads.finalizeObject(tx, row.id, { ...completed, at: now }))) {
+      if (!(await this.uploads.uploads.finalizeObject(tx, row.id, stored))) {
         throw new ApiError('NotFound', 'No pending upload with this id: it was finalized or has expired');
       }
       // The reservation becomes bytes of the site.
       await this.region.tree.addBytes(tx, site.id, completed.bytes);
     });
-    return view((await this.uploads.uploads.findObject(row.id)) as StoredObjectRow);
+    return view({ ...row, ...finalizedFields(stored) });
   }
 
   async list(principal: Principal, contextId: string, objectId: string): Promise<AttachmentView[]> {

@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { BundleRepository } from '../../adapters/db/repositories/bundle-repository.js';
 import type { BundleRow, NodeRow, StoredObjectRow, UploadSessionRow } from '../../adapters/db/schema.js';
 import { ApiError, validationError } from '../../domain/errors.js';
+import { nodeBlobPrefix } from '../../domain/uploads/blob-key.js';
 import type { Principal } from '../../oauth/access-tokens.js';
 import type { Platform, RegionContext } from '../../platform.js';
 import type { NodeService } from '../node-service.js';
@@ -18,11 +19,6 @@ export function mainInputFile(files: StoredObjectRow[]): StoredObjectRow | undef
   );
 }
 
-/** Where a bundle's bytes live: its inputs under `inputs/`, reported as dbuPath. */
-export function bundlePrefix(orgId: string, bundleId: string): string {
-  return `orgs/${orgId}/nodes/${bundleId}/`;
-}
-
 function fileView(row: StoredObjectRow) {
   return {
     id: row.id,
@@ -33,6 +29,24 @@ function fileView(row: StoredObjectRow) {
     etag: row.etag,
     format: row.format,
   };
+}
+
+/** The input component (once recorded), then the outputs (derivative nodes). */
+function components(bundle: BundleRow, inputs: StoredObjectRow[], outputs: { id: string; name: string }[]) {
+  return [
+    ...(bundle.input_session_id
+      ? [
+          {
+            id: bundle.input_session_id,
+            role: 'input',
+            format: bundle.input_format,
+            size: bundle.input_bytes,
+            files: inputs.map(fileView),
+          },
+        ]
+      : []),
+    ...outputs.map((output) => ({ id: output.id, role: 'output', name: output.name })),
+  ];
 }
 
 function sessionView(session: UploadSessionRow, files: StoredObjectRow[]) {
@@ -71,7 +85,7 @@ export class BundleService {
         node_id: row.id,
         org_id: row.org_id,
         state: 'created',
-        dbu_path: bundlePrefix(row.org_id, row.id),
+        dbu_path: nodeBlobPrefix(row.org_id, row.id), // its inputs under inputs/
         input_session_id: null,
         input_bytes: 0,
         input_format: null,
@@ -115,20 +129,7 @@ export class BundleService {
     if (expand.has('components')) {
       const inputs = bundle.input_session_id ? await this.uploads.uploads.objectsOfSession(bundle.input_session_id) : [];
       const { derivatives: outputs } = await this.region.tree.readTransaction((tx) => this.region.tree.links(tx, node.id));
-      body.components = [
-        ...(bundle.input_session_id
-          ? [
-              {
-                id: bundle.input_session_id,
-                role: 'input',
-                format: bundle.input_format,
-                size: bundle.input_bytes,
-                files: inputs.map(fileView),
-              },
-            ]
-          : []),
-        ...outputs.map((output) => ({ id: output.id, role: 'output', name: output.name })),
-      ];
+      body.components = components(bundle, inputs, outputs);
     }
     if (expand.has('thumbnail')) {
       const thumbnail = await this.region.nodes.getThumbnail(node.id);
@@ -192,7 +193,7 @@ export class BundleService {
       sessionId: session.id,
       name: input.name,
       bytes: input.size,
-      blobKey: `${bundlePrefix(node.org_id, node.id)}inputs/${id}`,
+      blobKey: `${nodeBlobPrefix(node.org_id, node.id)}inputs/${id}`,
       createdBy: principal.userId,
     });
     await this.uploads.reserve(opened, () =>
@@ -229,7 +230,7 @@ export class BundleService {
       completed.set(file.id, result);
     }
     const now = this.now();
-    await this.region.tree.transaction(async (tx) => {
+    const recorded = await this.region.tree.transaction(async (tx) => {
       const bundle = await this.bundles.find(node.id, tx);
       if (!bundle || bundle.input_session_id) throw new ApiError('BundleInputAlreadyExists');
       if (!(await this.uploads.uploads.finalizeSession(tx, session.id, now))) throw new ApiError('UploadSessionNotOpen');
@@ -239,13 +240,15 @@ export class BundleService {
       }
       const stored = await this.uploads.uploads.objectsOfSession(session.id, tx);
       const bytes = stored.reduce((sum, file) => sum + (file.stored_bytes ?? 0), 0);
-      await this.bundles.recordInput(tx, node.id, {
-        sessionId: session.id,
-        bytes,
-        format: mainInputFile(stored)?.format ?? null,
-        at: now,
-      });
+      const input = { sessionId: session.id, bytes, format: mainInputFile(stored)?.format ?? null, at: now };
+      return { bundle: await this.bundles.recordInput(tx, bundle, input), stored };
     });
-    return this.get(principal, bundleId, new Set(['components']));
+    // The answer from what the transaction wrote; a bundle without input has had no processing, so no outputs.
+    const body = await this.view(
+      { ...node, size_bytes: recorded.bundle.input_bytes, updated_at: now },
+      recorded.bundle,
+      new Set(),
+    );
+    return { ...body, components: components(recorded.bundle, recorded.stored, []) };
   }
 }

@@ -1,8 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import { newNodeRow } from '../../adapters/db/repositories/node-rows.js';
+import { finalizedFields } from '../../adapters/db/repositories/upload-repository.js';
 import type { StoredObjectRow } from '../../adapters/db/schema.js';
 import { ApiError } from '../../domain/errors.js';
-import { allowsChild, type NodeKind } from '../../domain/nodes/hierarchy.js';
+import { nodeBlobPrefix } from '../../domain/uploads/blob-key.js';
 import type { Principal } from '../../oauth/access-tokens.js';
 import type { Platform, RegionContext } from '../../platform.js';
 import type { NodeService } from '../node-service.js';
@@ -22,7 +23,7 @@ export interface SiteFileView {
 }
 
 export function siteFileBlobKey(orgId: string, fileId: string): string {
-  return `orgs/${orgId}/nodes/${fileId}/file`;
+  return `${nodeBlobPrefix(orgId, fileId)}file`;
 }
 
 function view(row: StoredObjectRow, updatedAt: string): SiteFileView {
@@ -54,9 +55,8 @@ export class SiteFileService {
 
   async initiate(principal: Principal, input: { parentId: string; name: string; size: number }) {
     const seen = await this.nodes.authorize(principal, input.parentId, 'upload');
-    if (!allowsChild({ kind: seen.kind as NodeKind, inSite: seen.site_id !== null }, 'siteFile')) {
-      throw new ApiError('DoesNotMeetHierarchyConstraints', `A ${seen.kind} cannot hold a site file`);
-    }
+    // Refused before the blob store opens anything; finalize checks again on the parent as it is then.
+    this.nodes.checkChild(seen, 'siteFile');
     const id = randomUUID();
     const opened = await this.uploads.open({
       id,
@@ -94,16 +94,20 @@ export class SiteFileService {
     const completed = await this.uploads.complete(row, etag, { etagRequired: true });
     const { tree } = this.region;
     const now = this.platform.clock.now().toISOString();
+    const stored = { ...completed, at: now };
     await tree.transaction(async (tx) => {
       const parent = await tree.lockForChild(tx, seen);
       if (!parent || parent.trashed_at) throw new ApiError('NotFound', 'The parent of the site file is gone or in the trash');
-      if (!(await this.uploads.uploads.finalizeObject(tx, row.id, { ...completed, at: now }))) {
+      // The parent may have moved since the initiation.
+      this.nodes.checkChild(parent, 'siteFile');
+      if (!(await this.uploads.uploads.finalizeObject(tx, row.id, stored))) {
         throw new ApiError('NotFound', 'No pending upload with this id: it was finalized or has expired');
       }
       const node = newNodeRow(parent, { id: row.id, kind: 'siteFile', name: row.name, now });
       await this.region.nodes.insert({ ...node, size_bytes: completed.bytes }, tx);
     });
-    return this.get(principal, fileId);
+    // The new node has the row's name and parent, and was updated now.
+    return view({ ...row, ...finalizedFields(stored) }, now);
   }
 
   async get(principal: Principal, fileId: string): Promise<SiteFileView> {

@@ -16,6 +16,7 @@ import * as regional0004 from './regional-0004-sso-restriction.js';
 import * as regional0005 from './regional-0005-uploads.js';
 import * as regional0006 from './regional-0006-people.js';
 import * as regional0007 from './regional-0007-access-indexes.js';
+import * as regional0008 from './regional-0008-deletion-uploads.js';
 
 /** A migration that may need to know the dialect (column types, collations, indexes). */
 export interface DialectMigration {
@@ -83,5 +84,6 @@ export function migrateRegional(store: AnyStore): Promise<void> {
     '0005-uploads': regional0005,
     '0006-people': regional0006,
     '0007-access-indexes': regional0007,
+    '0008-deletion-uploads': regional0008,
   });
 }

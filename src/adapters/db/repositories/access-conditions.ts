@@ -12,9 +12,14 @@ const principalAndGroups = (principalId: string) =>
  * ancestor (an id in its path). For lists, where the node varies row by row; the access query of
  * one node uses membershipsOnAncestors.
  */
-export const reachingMemberships = (principalId: string) => sql<boolean>`
+const reachingMemberships = (principalId: string) => sql<boolean>`
   m.principal_id IN (${principalAndGroups(principalId)})
   AND n.path LIKE '%/' || m.node_id || '/%'`;
+
+/** A membership reaching the node gives the principal `read` on it: the lists' access condition. */
+export const readableBy = (principalId: string) => sql<boolean>`EXISTS (
+  SELECT 1 FROM memberships m INNER JOIN roles r ON r.org_id = n.org_id AND r.id = m.role_id
+  WHERE ${reachingMemberships(principalId)} AND r.permissions LIKE ${'%"read"%'})`;
 
 /**
  * A CTE `ancestors(id)`: the ids on one node's path (the node and its ancestors), split from the

@@ -19,16 +19,29 @@ export class BundleRepository {
     await tx.updateTable('bundles').set(fields).where('node_id', '=', nodeId).execute();
   }
 
-  /** A finalized session becomes the bundle's input; the bundle's size is its input, 360-degree videos included. */
-  async recordInput(tx: Db, bundleId: string, input: { sessionId: string; bytes: number; format: string | null; at: string }) {
-    await this.update(tx, bundleId, {
+  /**
+   * A finalized session becomes the bundle's input; the bundle's size is its input, 360-degree
+   * videos included. Returns the bundle's row as it is now (its node's size and updated_at follow the input).
+   */
+  async recordInput(
+    tx: Db,
+    bundle: BundleRow,
+    input: { sessionId: string; bytes: number; format: string | null; at: string },
+  ): Promise<BundleRow> {
+    const fields = {
       state: 'uploaded',
       input_session_id: input.sessionId,
       input_bytes: input.bytes,
       input_format: input.format,
       updated_at: input.at,
-    });
-    await tx.updateTable('nodes').set({ size_bytes: input.bytes, updated_at: input.at }).where('id', '=', bundleId).execute();
+    } satisfies Partial<BundleRow>;
+    await this.update(tx, bundle.node_id, fields);
+    await tx
+      .updateTable('nodes')
+      .set({ size_bytes: input.bytes, updated_at: input.at })
+      .where('id', '=', bundle.node_id)
+      .execute();
+    return { ...bundle, ...fields };
   }
 
   /**

@@ -6,7 +6,7 @@ import {
   ancestorsOf,
   membershipsOnAncestors,
   notBelowForeignRestriction,
-  reachingMemberships,
+  readableBy,
   requiredProvider,
 } from './access-conditions.js';
 import { VersionedCache } from './versioned-cache.js';
@@ -217,15 +217,7 @@ export class NodeRepository {
     if (!params.includeTrashed) query = query.where('n.trashed_at', 'is', null);
     return query
       .where(notBelowForeignRestriction(params.identityProvider))
-      .where(({ exists, selectFrom }) =>
-        exists(
-          selectFrom('memberships as m')
-            .innerJoin('roles as r', (join) => join.onRef('r.org_id', '=', 'n.org_id').onRef('r.id', '=', 'm.role_id'))
-            .select(sql`1`.as('one'))
-            .where(reachingMemberships(params.principalId))
-            .where('r.permissions', 'like', '%"read"%'),
-        ),
-      )
+      .where(readableBy(params.principalId))
       .orderBy('n.name_key')
       .orderBy('n.id')
       .limit(params.limit)
@@ -249,22 +241,13 @@ export class NodeRepository {
 
   /** Trash roots of the organization that the principal may read, newest first. */
   async listTrash(orgId: string, principal: { id: string; identityProvider: string }, limit: number, offset: number) {
-    const principalId = principal.id;
     return this.db
       .selectFrom('nodes as n')
       .selectAll('n')
       .where('n.org_id', '=', orgId)
       .where(sql<boolean>`n.trash_root_id = n.id`)
       .where(notBelowForeignRestriction(principal.identityProvider))
-      .where(({ exists, selectFrom }) =>
-        exists(
-          selectFrom('memberships as m')
-            .innerJoin('roles as r', (join) => join.onRef('r.org_id', '=', 'n.org_id').onRef('r.id', '=', 'm.role_id'))
-            .select(sql`1`.as('one'))
-            .where(reachingMemberships(principalId))
-            .where('r.permissions', 'like', '%"read"%'),
-        ),
-      )
+      .where(readableBy(principal.id))
       .orderBy('n.trashed_at', 'desc')
       .orderBy('n.id')
       .limit(limit)

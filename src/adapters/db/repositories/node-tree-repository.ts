@@ -263,12 +263,22 @@ export class NodeTreeRepository {
       .execute();
   }
 
-  async activeBytes(tx: Tx, orgId: string): Promise<number> {
+  /** Bytes of the organization's active nodes: what the quota counts, with the reservations. */
+  activeBytes(tx: Tx, orgId: string): Promise<number> {
+    return this.organizationBytes(tx, orgId, 'is');
+  }
+
+  /** Bytes of the organization's trash (counted again on restore). */
+  trashedBytesOfOrganization(tx: Tx, orgId: string): Promise<number> {
+    return this.organizationBytes(tx, orgId, 'is not');
+  }
+
+  private async organizationBytes(tx: Tx, orgId: string, trashed: 'is' | 'is not'): Promise<number> {
     const row = await tx
       .selectFrom('nodes')
       .select((eb) => eb.fn.coalesce(eb.fn.sum<number>('size_bytes'), sql<number>`0`).as('bytes'))
       .where('org_id', '=', orgId)
-      .where('trashed_at', 'is', null)
+      .where('trashed_at', trashed, null)
       .executeTakeFirst();
     return Number(row?.bytes ?? 0);
   }
@@ -289,14 +299,15 @@ export class NodeTreeRepository {
   /** Removes a subtree's rows and everything hanging off them (their bytes queued for deletion); returns the number of nodes removed. */
   async removeSubtree(tx: Tx, path: string, now: string): Promise<number> {
     const ids = tx.selectFrom('nodes').select('id').where('path', '>=', path).where('path', '<', subtreeEnd(path));
-    // The bytes go with the rows: their keys join the deletion queue in this transaction.
+    // The bytes go with the rows: their keys join the deletion queue in this transaction, with
+    // the multipart upload of a pending one (its parts are not under the key).
     await tx
       .insertInto('blob_deletions')
-      .columns(['blob_key', 'requested_at'])
+      .columns(['blob_key', 'upload_id', 'requested_at'])
       .expression(
         tx
           .selectFrom('stored_objects')
-          .select(['blob_key', sql<string>`${now}`.as('requested_at')])
+          .select(['blob_key', 'multipart_upload_id', sql<string>`${now}`.as('requested_at')])
           .where('node_id', 'in', ids),
       )
       .onConflict((oc) => oc.column('blob_key').doNothing())

@@ -1,7 +1,27 @@
 import { type Kysely, sql, type Transaction } from 'kysely';
-import type { RegionalSchema, StoredObjectRow, UploadSessionRow } from '../schema.js';
+import type { BlobDeletionRow, RegionalSchema, StoredObjectRow, UploadSessionRow } from '../schema.js';
 
 type Db = Kysely<RegionalSchema> | Transaction<RegionalSchema>;
+
+export interface StoredBytes {
+  bytes: number;
+  etag: string;
+  format: string | null;
+  at: string;
+}
+
+/** What finalizing changes on a stored object's row: callers answer with `{ ...row, ...finalizedFields(stored) }`. */
+export function finalizedFields(stored: StoredBytes) {
+  return {
+    state: 'finalized',
+    reserved_bytes: 0,
+    stored_bytes: stored.bytes,
+    etag: stored.etag,
+    format: stored.format,
+    finalized_at: stored.at,
+    multipart_upload_id: null,
+  } satisfies Partial<StoredObjectRow>;
+}
 
 /**
  * Stored objects (pending uploads and finalized bytes), upload sessions and the queue of blob
@@ -23,17 +43,6 @@ export class UploadRepository {
       .selectFrom('stored_objects')
       .selectAll()
       .where('session_id', '=', sessionId)
-      .orderBy('created_at')
-      .orderBy('id')
-      .execute();
-  }
-
-  async objectsOfNode(nodeId: string, purpose: StoredObjectRow['purpose']): Promise<StoredObjectRow[]> {
-    return this.db
-      .selectFrom('stored_objects')
-      .selectAll()
-      .where('node_id', '=', nodeId)
-      .where('purpose', '=', purpose)
       .orderBy('created_at')
       .orderBy('id')
       .execute();
@@ -106,22 +115,10 @@ export class UploadRepository {
   }
 
   /** Marks a pending object finalized with what was stored; false when it was not pending (raced, expired). */
-  async finalizeObject(
-    tx: Db,
-    id: string,
-    stored: { bytes: number; etag: string; format: string | null; at: string },
-  ): Promise<boolean> {
+  async finalizeObject(tx: Db, id: string, stored: StoredBytes): Promise<boolean> {
     const result = await tx
       .updateTable('stored_objects')
-      .set({
-        state: 'finalized',
-        reserved_bytes: 0,
-        stored_bytes: stored.bytes,
-        etag: stored.etag,
-        format: stored.format,
-        finalized_at: stored.at,
-        multipart_upload_id: null,
-      })
+      .set(finalizedFields(stored))
       .where('id', '=', id)
       .where('state', '=', 'pending')
       .executeTakeFirst();
@@ -158,24 +155,21 @@ export class UploadRepository {
 
   /**
    * Expires what has passed its time: pending objects give their reservation back and their
-   * bytes (parts included) go to the deletion queue; open sessions close. Returns the expired
-   * objects, whose multipart uploads the caller aborts.
+   * bytes go to the deletion queue, with the multipart upload to abort; open sessions close.
+   * Returns the number of objects expired.
    */
-  async expire(tx: Db, now: string): Promise<StoredObjectRow[]> {
+  async expire(tx: Db, now: string): Promise<number> {
     const expired = await tx
       .selectFrom('stored_objects')
-      .selectAll()
+      .select(['id', 'blob_key', 'multipart_upload_id'])
       .where('state', '=', 'pending')
       .where('expires_at', '<=', now)
       .execute();
     if (expired.length > 0) {
       const ids = expired.map((row) => row.id);
       await tx.updateTable('stored_objects').set({ state: 'expired', reserved_bytes: 0 }).where('id', 'in', ids).execute();
-      await this.queueDeletions(
-        tx,
-        expired.map((row) => row.blob_key),
-        now,
-      );
+      const blobs = expired.map((row) => ({ key: row.blob_key, uploadId: row.multipart_upload_id }));
+      await this.queueDeletions(tx, blobs, now);
     }
     await tx
       .updateTable('upload_sessions')
@@ -183,21 +177,31 @@ export class UploadRepository {
       .where('state', '=', 'open')
       .where('expires_at', '<=', now)
       .execute();
-    return expired;
+    return expired.length;
   }
 
-  async queueDeletions(tx: Db, keys: string[], now: string): Promise<void> {
-    if (keys.length === 0) return;
+  /** Queues bytes for the housekeeping: keys, prefixes (ending in "/"), and multipart uploads to abort. */
+  async queueDeletions(tx: Db, blobs: { key: string; uploadId?: string | null }[], now: string): Promise<void> {
+    if (blobs.length === 0) return;
     await tx
       .insertInto('blob_deletions')
-      .values(keys.map((blob_key) => ({ blob_key, requested_at: now })))
+      .values(blobs.map((blob) => ({ blob_key: blob.key, upload_id: blob.uploadId ?? null, requested_at: now })))
       .onConflict((oc) => oc.column('blob_key').doNothing())
       .execute();
   }
 
-  async pendingDeletions(limit: number): Promise<string[]> {
-    const rows = await this.db.selectFrom('blob_deletions').select('blob_key').orderBy('requested_at').limit(limit).execute();
-    return rows.map((row) => row.blob_key);
+  /** The queue in order, `limit` at a time from after `after`: an entry that keeps failing holds back no other. */
+  async pendingDeletions(limit: number, after?: BlobDeletionRow): Promise<BlobDeletionRow[]> {
+    let query = this.db.selectFrom('blob_deletions').selectAll().orderBy('requested_at').orderBy('blob_key').limit(limit);
+    if (after) {
+      query = query.where((eb) =>
+        eb.or([
+          eb('requested_at', '>', after.requested_at),
+          eb.and([eb('requested_at', '=', after.requested_at), eb('blob_key', '>', after.blob_key)]),
+        ]),
+      );
+    }
+    return query.execute();
   }
 
   async deletionsDone(keys: string[]): Promise<void> {

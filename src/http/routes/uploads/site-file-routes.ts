@@ -31,7 +31,7 @@ export default async function siteFileRoutes(app: RegionApp) {
         operationId: 'initiateSiteFile',
         summary: 'Initiate a site file upload',
         description:
-          'Reserves the size against the storage quota and answers with signed upload addresses (uploadUrl, or parts for large files). 403 StorageLimitExceeded; 409 FileAlreadyExists when the parent has a site file of that name or one is being uploaded.',
+          'Reserves the size against the storage quota and answers with signed upload addresses (uploadUrl, or parts for large files). 403 StorageLimitExceeded; 409 FileAlreadyExists when the parent has a site file of that name or one is being uploaded; 409 DoesNotMeetHierarchyConstraints or MaxDepthExceeded when the parent cannot hold a site file.',
         body: Type.Object(
           { parentId: Type.String({ minLength: 1, maxLength: 64 }), name: FileName, size: Size },
           { additionalProperties: false },
@@ -51,10 +51,10 @@ export default async function siteFileRoutes(app: RegionApp) {
         operationId: 'finalizeSiteFile',
         summary: 'Finalize a site file',
         description:
-          'Checks the upload (every byte there, the ETag the upload returned) and the real format of the content against the name; returns the full site file. 400 ValidationError for a missing, malformed or wrong ETag; 400 FileNotCompatible.',
+          'Checks the upload (every byte there, the ETag the upload returned) and the real format of the content against the name; returns the full site file. 400 ValidationError for a missing, malformed or wrong ETag; 400 FileNotCompatible; 409 DoesNotMeetHierarchyConstraints or MaxDepthExceeded when the parent, moved since the initiation, can no longer hold it.',
         params: FileIdParams,
         body: Type.Object({ etag: Type.Optional(Etag) }, { additionalProperties: false }),
-        response: { 200: Type.Ref('SiteFile'), ...errors(400, 401, 403, 404) },
+        response: { 200: Type.Ref('SiteFile'), ...errors(400, 401, 403, 404, 409) },
       },
     },
     async (request) => app.services.siteFiles.finalize(request.principal, request.params.fileId, request.body.etag),

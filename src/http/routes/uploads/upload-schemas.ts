@@ -1,8 +1,9 @@
 import { Type } from '@sinclair/typebox';
+import { MAX_OBJECT_SIZE } from '../../../domain/uploads/upload-parts.js';
 import { Name } from '../nodes/node-schemas.js';
 
 /** Declared sizes: whole bytes, up to 5 TiB (S3's largest object). */
-export const Size = Type.Integer({ minimum: 0, maximum: 5 * 1024 ** 4, description: 'Size of the file in bytes' });
+export const Size = Type.Integer({ minimum: 0, maximum: MAX_OBJECT_SIZE, description: 'Size of the file in bytes' });
 
 export const Etag = Type.String({
   minLength: 1,
