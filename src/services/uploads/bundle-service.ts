@@ -99,10 +99,12 @@ export class BundleService {
 
   /** The bundle node (the caller holds `permission` on it) and its row. */
   async authorized(principal: Principal, bundleId: string, permission: 'read' | 'upload' | 'process') {
-    const node = await this.nodes.authorize(principal, bundleId, permission);
-    const bundle = node.kind === 'dataBundle' ? await this.bundles.find(node.id) : undefined;
-    if (!bundle) throw new ApiError('NotFound', 'Data bundle not found');
-    return { node, bundle };
+    const seen = await this.nodes.authorize(principal, bundleId, permission);
+    const found = seen.kind === 'dataBundle' ? await this.bundles.findWithNodeState(seen.id) : undefined;
+    if (!found) throw new ApiError('NotFound', 'Data bundle not found');
+    const { is_processing, is_failed, size_bytes, node_updated_at, ...bundle } = found;
+    // The node's state as of the bundle's read: a job may have finished since the access check.
+    return { node: { ...seen, is_processing, is_failed, size_bytes, updated_at: node_updated_at }, bundle };
   }
 
   async get(principal: Principal, bundleId: string, expand: Set<BundleExpansion>) {

@@ -15,6 +15,20 @@ export class BundleRepository {
     return db.selectFrom('bundles').selectAll().where('node_id', '=', nodeId).executeTakeFirst();
   }
 
+  /**
+   * The bundle with its node's processing flags, size and time, read in one statement: setState
+   * writes the state and the flags together, and a reader must not see one without the other.
+   */
+  async findWithNodeState(nodeId: string, db: Db = this.db) {
+    return db
+      .selectFrom('bundles as b')
+      .innerJoin('nodes as n', 'n.id', 'b.node_id')
+      .selectAll('b')
+      .select(['n.is_processing', 'n.is_failed', 'n.size_bytes', 'n.updated_at as node_updated_at'])
+      .where('b.node_id', '=', nodeId)
+      .executeTakeFirst();
+  }
+
   async update(tx: Db, nodeId: string, fields: Partial<Omit<BundleRow, 'node_id' | 'org_id'>>): Promise<void> {
     await tx.updateTable('bundles').set(fields).where('node_id', '=', nodeId).execute();
   }
