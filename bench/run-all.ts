@@ -1,10 +1,14 @@
 import { runBrowse } from './browse.js';
+import { runBundle } from './bundle.js';
 import { runDownload } from './download.js';
 import { runJobs } from './jobs.js';
+import { runLists } from './lists.js';
+import { runOperationsOverhead } from './operations-overhead.js';
 import { runPermissionCheck } from './permission-check.js';
 import { runPointCloud } from './point-cloud.js';
 import { runRateLimit } from './rate-limit.js';
 import { runScale } from './scale.js';
+import { runScaleOut } from './scale-out.js';
 import { runStartup } from './startup.js';
 import { log, quick, runMain, type SummaryRow } from './support/report.js';
 import { runToken } from './token.js';
@@ -12,21 +16,25 @@ import { runUpload } from './upload.js';
 
 /**
  * Every benchmark in turn, then one table of ratios. `npm run bench -- --quick` (or
- * RDP_BENCH_QUICK=1) makes short runs on smaller stores. The exit status reports errors only,
- * never a slow number.
+ * RDP_BENCH_QUICK=1) makes short runs on smaller stores; RDP_BENCH_DATABASE_URL adds PostgreSQL
+ * to every benchmark that touches a store. The exit status reports errors only, never a slow number.
  */
 export async function runAll(): Promise<SummaryRow[]> {
   log(`Reality Data Platform benchmarks${quick ? ' (quick)' : ''}: ratios against baselines measured in the same run`);
   const rows: SummaryRow[] = [];
   for (const bench of [
     runBrowse,
+    runOperationsOverhead,
     runPermissionCheck,
     runRateLimit,
     runToken,
     runScale,
+    runLists,
+    runScaleOut,
     runStartup,
     runUpload,
     runDownload,
+    runBundle,
     runJobs,
     runPointCloud,
   ]) {

@@ -3,11 +3,13 @@ import { startChildServer } from './support/child-server.js';
 import { latenciesDuring, pairedMedians, percentile, timedRequest } from './support/latency.js';
 import { log, ms, quick, runMain, type SummaryRow, times } from './support/report.js';
 import { buildScaleStore, type ScaleStore } from './support/scale-store.js';
+import { benchDatabases } from './support/stores.js';
 
 /**
  * The platform on a large store against a small one: reads must stay within 2x; moving and
  * trashing a large subtree must cost in proportion to the subtree, not the tree, while reads of
- * other nodes keep answering (p99 under 50 ms).
+ * other nodes keep answering (p99 under 50 ms). SQLite, and PostgreSQL with RDP_BENCH_DATABASE_URL
+ * (the same trees, built in SQLite and copied in: bench/support/tree-store.ts).
  */
 const LARGE = quick ? 200_000 : 1_000_000;
 const MID = quick ? 100_000 : 200_000;
@@ -39,12 +41,9 @@ async function withPlatform<T>(
   scale: ScaleStore,
   work: (api: string, headers: Record<string, string>) => Promise<T>,
 ): Promise<T> {
-  const server = await startChildServer('bench/servers/platform-server.ts', {
-    RDP_DATA_DIR: scale.store.dataDir,
-    RDP_LOG_LEVEL: 'warn',
-  });
+  const server = await startChildServer('bench/servers/platform-server.ts', { ...scale.store.env, RDP_LOG_LEVEL: 'warn' });
   try {
-    const headers = { authorization: `Bearer ${await fetchToken(server.origin, scale.store)}` };
+    const headers = { authorization: `Bearer ${await fetchToken(server.origin, scale.client)}` };
     return await work(`${server.origin}/eu/reality`, headers);
   } finally {
     await server.stop();
@@ -101,20 +100,32 @@ async function changes(scale: ScaleStore, readDuringMove: boolean): Promise<Chan
   });
 }
 
-async function onStore<T>(nodes: number, big: number, medium: number, work: (scale: ScaleStore) => Promise<T>): Promise<T> {
-  const scale = await buildScaleStore(`scale-${nodes}`, nodes, big, medium);
-  log(`built a store of ${scale.nodes} nodes in ${scale.buildSeconds.toFixed(1)} s`);
-  try {
-    return await work(scale);
-  } finally {
-    scale.store.remove();
-  }
-}
-
 export async function runScale(): Promise<SummaryRow[]> {
   log(
     `# scale: ${LARGE} nodes against ${SMALL}; subtrees of ${BIG} and ${MEDIUM}; median of ${REQUESTS} sequential requests, alternating between the stores`,
   );
+  const rows: SummaryRow[] = [];
+  for (const databaseUrl of benchDatabases()) {
+    const label = databaseUrl ? 'PostgreSQL' : 'SQLite';
+    log(`## ${label}`);
+    const measured = await scaleOn(databaseUrl);
+    rows.push(...measured.map((row) => ({ ...row, measure: `${row.measure}, ${label}` })));
+  }
+  if (benchDatabases().length === 1) log('scale: PostgreSQL not measured; set RDP_BENCH_DATABASE_URL to measure it too');
+  return rows;
+}
+
+/** Every measure on stores of one database: SQLite (no URL) or PostgreSQL. */
+async function scaleOn(databaseUrl: string | undefined): Promise<SummaryRow[]> {
+  const onStore = async <T>(nodes: number, big: number, medium: number, work: (scale: ScaleStore) => Promise<T>) => {
+    const scale = await buildScaleStore(`scale-${nodes}`, nodes, big, medium, databaseUrl);
+    log(`built a store of ${scale.nodes} nodes in ${scale.buildSeconds.toFixed(1)} s`);
+    try {
+      return await work(scale);
+    } finally {
+      await scale.store.remove();
+    }
+  };
   const { small, large, largeChanges } = await onStore(SMALL, 0, 0, (smallStore) =>
     onStore(LARGE, BIG, MEDIUM, async (largeStore) => ({
       ...(await reads(largeStore, smallStore)),

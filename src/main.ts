@@ -1,8 +1,11 @@
 #!/usr/bin/env node
-import { ConfigError, loadConfig } from './config/config.js';
-import { buildApp } from './http/app.js';
+import { type Config, ConfigError, loadConfig } from './config/config.js';
+import { buildApp, describeKeySource } from './http/app.js';
+import { drainHttp } from './http/draining.js';
+import { PlatformMetrics } from './http/plugins/metrics.js';
 import { scheduleHousekeeping } from './jobs/housekeeping.js';
 import { startWorker } from './jobs/start-worker.js';
+import { Lifecycle, shutdown } from './lifecycle.js';
 import { openPlatform } from './platform.js';
 import { systemClock } from './ports/clock.js';
 
@@ -18,31 +21,59 @@ async function main(): Promise<void> {
     }
     throw error;
   }
-  // The job queue may report trouble from its first connection on; the app's logger comes with the app.
+  // The job queue and the stores' pools may report trouble from their first connection on; the
+  // app's logger comes with the app.
   let log: { warn(object: object, message: string): void } | undefined;
+  const warn = (what: string) => (err: Error) => (log ? log.warn({ err }, what) : console.warn(`rdp: ${what}:`, err.message));
   const platform = await openPlatform(config, systemClock, {
-    onJobStoreError: (err) => (log ? log.warn({ err }, 'job queue error') : console.warn('rdp: job queue error:', err.message)),
+    onJobStoreError: warn('job queue error'),
+    onStoreError: warn('database connection lost; the pool replaces it'),
   });
-  const app = await buildApp(platform);
+  const metrics = new PlatformMetrics(platform);
+  const lifecycle = new Lifecycle();
+  const app = await buildApp(platform, { metrics, lifecycle });
   log = app.log;
-  const stopPurge = scheduleHousekeeping(platform, app.log);
-  const worker = await startWorker(platform, app.log);
+  // The worker role runs the jobs and the scheduled housekeeping; the other roles only serve.
+  const runsWorker = config.roles.has('worker');
+  const stopPurge = runsWorker ? scheduleHousekeeping(platform, app.log) : () => undefined;
+  const worker = runsWorker ? await startWorker(platform, app.log, metrics) : undefined;
 
-  const shutdown = async () => {
-    stopPurge();
-    await worker.stop();
-    await app.close();
-    await platform.close();
+  // DESIGN.md section 14: /readyz 503 at once, requests and jobs in flight finish within the grace, then exit 0.
+  let stopping = false;
+  const stop = async () => {
+    if (stopping) process.exit(1); // a second signal: leave now
+    stopping = true;
+    await shutdown({
+      lifecycle,
+      graceMs: config.shutdownGraceSeconds * 1000,
+      stopTimers: stopPurge,
+      drainHttp: (deadline) => drainHttp(app, { delayMs: config.shutdownDelaySeconds * 1000, deadline }),
+      stopWorker: worker && (() => worker.stop()),
+      closeStores: () => platform.close(),
+      log: app.log,
+    });
     process.exit(0);
   };
-  process.once('SIGINT', shutdown);
-  process.once('SIGTERM', shutdown);
+  process.on('SIGINT', () => void stop());
+  process.on('SIGTERM', () => void stop());
 
   await app.listen({ host: config.host, port: config.port });
-  app.log.info(`Reality Data Platform serving on ${config.publicUrl} (auth: ${config.publicUrl}/auth)`);
+  app.log.info(startMessage(config));
+}
+
+/** What this process runs, where, and where its regional APIs get the token keys from. */
+function startMessage(config: Config): string {
+  const roles = [...config.roles].join(', ');
+  const parts = [`roles: ${roles}`];
+  if (config.roles.has('auth')) parts.push(`auth: ${config.publicUrl}/auth`);
+  if (config.roles.has('api')) {
+    parts.push(`regional APIs: ${config.regions.join(', ')}`, `token keys: ${describeKeySource(config)}`);
+  }
+  return `Reality Data Platform listening on ${config.host}:${config.port} for ${config.publicUrl} (${parts.join('; ')})`;
 }
 
 main().catch((error) => {
+  // Expected failures (PostgreSQL unreachable, say) are one line naming what to fix, not a stack.
   console.error('rdp: failed to start:', error instanceof Error ? error.message : error);
   process.exit(1);
 });

@@ -4,6 +4,7 @@ import { AuditRepository } from './adapters/db/repositories/audit-repository.js'
 import { BundleRepository } from './adapters/db/repositories/bundle-repository.js';
 import { DirectoryRepository } from './adapters/db/repositories/directory-repository.js';
 import { MembershipRepository } from './adapters/db/repositories/membership-repository.js';
+import { NodeListRepository } from './adapters/db/repositories/node-list-repository.js';
 import { NodeRepository } from './adapters/db/repositories/node-repository.js';
 import { NodeTreeRepository } from './adapters/db/repositories/node-tree-repository.js';
 import { OrganizationMemberRepository } from './adapters/db/repositories/organization-member-repository.js';
@@ -15,6 +16,7 @@ import type { RegionalSchema } from './adapters/db/schema.js';
 import { openJobStore } from './adapters/jobs/open-job-store.js';
 import { openMailer } from './adapters/mail/open-mailer.js';
 import type { Config } from './config/config.js';
+import { ApiError } from './domain/errors.js';
 import { REGIONS, type Region } from './domain/regions.js';
 import { PrincipalChanges } from './oauth/principal-changes.js';
 import { RecentDirectory } from './oauth/recent-directory.js';
@@ -29,6 +31,8 @@ export interface RegionContext {
   store: Store<RegionalSchema>;
   nodes: NodeRepository;
   tree: NodeTreeRepository;
+  /** The trash and browse by cursor: lists whose cost follows the page, not the organization. */
+  lists: NodeListRepository;
   /** What layers 2 and 3 of the access checks read: roles and the memberships that give them. */
   roles: RoleRepository;
   memberships: MembershipRepository;
@@ -52,7 +56,16 @@ export interface Platform {
   /** Deactivations and removals made in this process, for its token caches. */
   principalChanges: PrincipalChanges;
   tokens: TokenRepository;
-  regions: Record<Region, RegionContext>;
+  /**
+   * The regions whose stores this process opened (storesFor): config.regions in a server, all
+   * four in the command line. Read them through region() and openedRegions(), never by looping
+   * over REGIONS: a process of one region has no store for the others.
+   */
+  regions: Partial<Record<Region, RegionContext>>;
+  /** An opened region's context; a region this process did not open is 421 RegionNotServed. */
+  region(name: Region): RegionContext;
+  /** Every opened region's context, in REGIONS order: what loops over regions go through. */
+  openedRegions(): RegionContext[];
   /** Keys generated once per deployment and shared by every copy through the global store. */
   secrets: PlatformSecrets;
   /** Upload and derivative bytes. */
@@ -74,21 +87,55 @@ export interface PlatformSecrets {
 export interface PlatformOptions {
   /** Errors the job queue meets on its own (pg-boss: its pool and its maintenance), for the log. */
   onJobStoreError?: (error: Error) => void;
+  /** Connections of the stores' pools lost while idle (a restart or failover of PostgreSQL), for the log. */
+  onStoreError?: (error: Error) => void;
+  /** What to open; default: what config.roles and config.regions need (storesFor). The command line opens everything. */
+  opens?: PlatformOpening;
 }
 
+/** The stores one process opens. */
+export interface PlatformOpening {
+  regions: readonly Region[];
+  /** The job queue: where the api role enqueues or the worker role runs. */
+  jobs: boolean;
+}
+
+/**
+ * What a process's roles need (DESIGN.md section 14). The global store always: every role reads
+ * organizations, users, keys and revocations from it. Regional stores: an api process only those
+ * of the regions it serves (config.regions). The auth and worker roles serve every organization
+ * of the deployment, so they open every region: the invitation pages find an invitation by its
+ * link alone and SCIM writes groups and memberships in the organization's region; the job queue
+ * is one for the deployment and a worker runs whatever job it claims (per-region workers would
+ * need per-region queues). The job queue only where the api role enqueues or the worker runs.
+ */
+export function storesFor(config: Config): PlatformOpening {
+  const { roles } = config;
+  return {
+    regions: roles.has('auth') || roles.has('worker') ? REGIONS : config.regions,
+    jobs: roles.has('api') || roles.has('worker'),
+  };
+}
+
+/** Everything, whatever the roles: the command line works on any region and on the queue. */
+export const EVERYTHING: PlatformOpening = { regions: REGIONS, jobs: true };
+
 export async function openPlatform(config: Config, clock: Clock = systemClock, options: PlatformOptions = {}): Promise<Platform> {
-  const stores = await openStores(config);
-  const regions = {} as Record<Region, RegionContext>;
-  for (const region of REGIONS) {
+  const opening = options.opens ?? storesFor(config);
+  const stores = await openStores(config, { regions: opening.regions, onError: options.onStoreError });
+  const regions: Partial<Record<Region, RegionContext>> = {};
+  for (const region of opening.regions) {
     const store = stores.regions[region];
+    if (!store) continue;
     regions[region] = {
       region,
       store,
       nodes: new NodeRepository(store.db, store.dialect, store.changeVersion),
       tree: new NodeTreeRepository(store.db, store.dialect),
+      lists: new NodeListRepository(store.db),
       roles: new RoleRepository(store.db, store.dialect),
       memberships: new MembershipRepository(store.db, store.dialect),
-      uploads: new UploadRepository(store.db),
+      uploads: new UploadRepository(store.db, store.dialect),
       bundles: new BundleRepository(store.db),
       audit: new AuditRepository(store.db),
     };
@@ -104,7 +151,7 @@ export async function openPlatform(config: Config, clock: Clock = systemClock, o
   const blobs = await openBlobStore(config, config.blobs.signingKey ?? secrets.blobUrls, clock);
   let jobs: JobStore;
   try {
-    jobs = await openJobStore({ config, clock, stores }, options.onJobStoreError);
+    jobs = opening.jobs ? await openJobStore({ config, clock, stores }, options.onJobStoreError) : noJobStore();
   } catch (error) {
     await blobs.close();
     await stores.close();
@@ -114,6 +161,7 @@ export async function openPlatform(config: Config, clock: Clock = systemClock, o
   const principalChanges = new PrincipalChanges();
   principalChanges.subscribe((userId) => recentDirectory.forgetUser(userId));
   const mailer = openMailer(config.mail, stores.global.db, clock);
+  const opened = REGIONS.flatMap((region) => regions[region] ?? []);
   return {
     config,
     clock,
@@ -124,6 +172,12 @@ export async function openPlatform(config: Config, clock: Clock = systemClock, o
     principalChanges,
     tokens: new TokenRepository(stores.global.db),
     regions,
+    region(name) {
+      const context = regions[name];
+      if (!context) throw new ApiError('RegionNotServed', `This process does not serve the region ${name} (RDP_REGIONS)`);
+      return context;
+    },
+    openedRegions: () => opened,
     secrets,
     blobs,
     jobs,
@@ -134,5 +188,29 @@ export async function openPlatform(config: Config, clock: Clock = systemClock, o
       await blobs.close();
       await stores.close();
     },
+  };
+}
+
+/** The queue of a process whose roles never use one (auth alone): any use is a programming error. */
+function noJobStore(): JobStore {
+  const absent = () =>
+    Promise.reject(new Error('this process opened no job queue: its roles (RDP_ROLES) include neither api nor worker'));
+  return {
+    enqueue: absent,
+    get: absent,
+    countByState: absent,
+    claim: absent,
+    heartbeat: absent,
+    succeed: absent,
+    fail: absent,
+    release: absent,
+    failStale: absent,
+    registerWorker: absent,
+    unregisterWorker: absent,
+    listWorkers: absent,
+    pruneWorkers: absent,
+    capacity: absent,
+    onEnqueued: () => () => undefined,
+    close: () => Promise.resolve(),
   };
 }

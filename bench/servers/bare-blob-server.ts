@@ -8,8 +8,10 @@ import { reportReady } from '../support/child-server.js';
 
 /**
  * The baseline for the blob benchmarks: bare node:http on the same folder
- * (RDP_BENCH_BLOB_DIR). PUT /<name> streams the body to a file while computing its MD5;
- * GET /<name> pipes fs.createReadStream. No signature, no fsync, no rename.
+ * (RDP_BENCH_BLOB_DIR). PUT /<name> streams the body to a file while computing its MD5 and
+ * fsyncs the file before it answers with the MD5 as ETag: the bytes stored, as a PUT to a store
+ * promises. GET /<name> pipes fs.createReadStream. No signature, no temporary name and rename,
+ * no sync of the folder, no metadata file: those are the platform's own costs.
  */
 const dir = process.env.RDP_BENCH_BLOB_DIR as string;
 
@@ -24,7 +26,13 @@ const server = http.createServer(async (request, response) => {
           done(null, chunk);
         },
       });
-      await pipeline(request, hashing, fs.createWriteStream(file));
+      const handle = await fs.promises.open(file, 'w');
+      try {
+        await pipeline(request, hashing, fs.createWriteStream(file, { fd: handle.fd, autoClose: false }));
+        await handle.sync();
+      } finally {
+        await handle.close();
+      }
       response.writeHead(200, { etag: `"${md5.digest('hex')}"` }).end();
       return;
     }

@@ -1,15 +1,34 @@
 import SQLite from 'better-sqlite3';
 import Fastify from 'fastify';
+import pg from 'pg';
 import { reportReady } from '../support/child-server.js';
 
 /**
- * The baseline: bare Fastify and better-sqlite3 on the same store file, one statement prepared
- * once, no authorization. It answers the same JSON body as the platform's browse.
+ * The baseline: bare Fastify serving the platform's browse query (the same columns, order and
+ * page) with no authorization, and the same JSON body. On SQLite (RDP_BENCH_REGION_FILE)
+ * better-sqlite3 with the statement prepared once; on PostgreSQL (RDP_BENCH_BARE_DATABASE_URL and
+ * RDP_BENCH_SCHEMA) a pg pool of the platform's default size with the statement prepared by name.
  */
-const db = new SQLite(process.env.RDP_BENCH_REGION_FILE as string, { readonly: true });
-const children = db.prepare(
-  'SELECT * FROM nodes WHERE parent_id = ? AND trashed_at IS NULL ORDER BY name_key, id LIMIT 100 OFFSET 0',
-);
+const COLUMNS = 'id, name, kind, parent_id, org_id, address, created_at, updated_at, is_processing, is_failed, trashed_at';
+const QUERY = `SELECT ${COLUMNS} FROM nodes WHERE parent_id = $1 AND trashed_at IS NULL ORDER BY name_key, id LIMIT 100 OFFSET 0`;
+
+type Row = Record<string, any>;
+let children: (parentId: string) => Promise<Row[]> | Row[];
+// Its own variable: the benchmark's RDP_BENCH_DATABASE_URL reaches every child, the SQLite baseline's too.
+const databaseUrl = process.env.RDP_BENCH_BARE_DATABASE_URL;
+if (databaseUrl) {
+  const pool = new pg.Pool({
+    connectionString: databaseUrl,
+    options: `-c search_path="${process.env.RDP_BENCH_SCHEMA}"`,
+    max: 10,
+    application_name: 'rdp-bare',
+  });
+  children = async (parentId) => (await pool.query({ name: 'children', text: QUERY, values: [parentId] })).rows;
+} else {
+  const db = new SQLite(process.env.RDP_BENCH_REGION_FILE as string, { readonly: true });
+  const statement = db.prepare(QUERY.replace('$1', '?'));
+  children = (parentId) => statement.all(parentId) as Row[];
+}
 
 const nodeSchema = {
   type: 'object',
@@ -29,8 +48,12 @@ const nodeSchema = {
 };
 
 const app = Fastify({ logger: false });
+// A failing baseline must say why (the benchmark stops on any non-2xx answer).
+app.addHook('onError', async (_request, _reply, error) => {
+  process.stderr.write(`bare-browse-server: ${error.message}\n`);
+});
 app.get('/v1/nodes/:nodeId/browse', { schema: { response: { 200: { type: 'array', items: nodeSchema } } } }, async (request) =>
-  (children.all((request.params as { nodeId: string }).nodeId) as Record<string, any>[]).map((row) => ({
+  (await children((request.params as { nodeId: string }).nodeId)).map((row) => ({
     id: row.id,
     name: row.name,
     type: row.kind,

@@ -1,22 +1,16 @@
 import { generateKeyPairSync } from 'node:crypto';
 import http from 'node:http';
-import { createRequire } from 'node:module';
-import path from 'node:path';
-import { pathToFileURL } from 'node:url';
+import Provider from 'oidc-provider';
 import { reportReady } from '../support/child-server.js';
 
 /**
- * The token benchmark's baseline: oidc-provider (installed under bench/oidc-baseline only, never a
- * dependency of the platform) issuing client-credentials tokens of the same kind as ours: a JWT
+ * The token benchmark's baseline: oidc-provider (a dev dependency, never a dependency of the
+ * platform) issuing client-credentials tokens of the same kind as ours: a JWT
  * access token for one resource server, signed with Ed25519 (EdDSA), typ at+jwt, one hour. The
  * client is the platform store's own client id and secret (RDP_BENCH_CLIENT_ID and _SECRET),
  * authenticated with HTTP Basic, so both servers get byte-for-byte the same request.
  */
-const BASELINE_DIR = path.resolve('bench/oidc-baseline');
 const SCOPES = ['read:hierarchy', 'write:hierarchy'];
-
-const resolved = createRequire(path.join(BASELINE_DIR, 'package.json')).resolve('oidc-provider');
-const { default: Provider } = (await import(pathToFileURL(resolved).href)) as { default: any };
 
 const { privateKey } = generateKeyPairSync('ed25519');
 const signingKey = { ...privateKey.export({ format: 'jwk' }), kid: 'bench', alg: 'EdDSA', use: 'sig' };

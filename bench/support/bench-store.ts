@@ -19,33 +19,44 @@ export interface BenchStore {
   remove(): void;
 }
 
-export async function createBenchStore(label: string): Promise<BenchStore> {
-  fs.mkdirSync(ROOT, { recursive: true });
-  const dataDir = fs.mkdtempSync(path.join(ROOT, `${label}-`));
-  const platform = await openPlatform(loadConfig({ RDP_DATA_DIR: dataDir, RDP_LOG_LEVEL: 'silent' }));
+/**
+ * An organization in eu with an administrator application, made in the stores `env` names (as
+ * `rdp admin` would) before a server opens them.
+ */
+export async function seedOrganization(
+  env: Record<string, string>,
+  name = 'Bench Construction Ltd',
+): Promise<{ orgId: string; clientId: string; clientSecret: string }> {
+  const platform = await openPlatform(loadConfig({ ...env, RDP_LOG_LEVEL: 'silent' }));
   try {
     const admin = new AdminService(platform);
-    const org = await admin.createOrganization({ name: 'Bench Construction Ltd', region: 'eu' });
+    const org = await admin.createOrganization({ name, region: 'eu' });
     const app = await admin.createApplication({
       orgId: org.id,
       name: 'Bench integration',
       flow: 'client-credentials',
       scopes: ['read:hierarchy', 'write:hierarchy'],
     });
-    const roles = await admin.listRoles(org.id);
-    const roleId = roles.find((role) => role.name === 'Organization Administrator')?.id as string;
-    await admin.grantMembership({ nodeId: org.id, principalId: app.serviceUserId as string, roleId });
-    return {
-      dataDir,
-      orgId: org.id,
-      clientId: app.clientId,
-      clientSecret: app.clientSecret as string,
-      regionFile: path.join(dataDir, 'region_eu.sqlite'),
-      remove: () => fs.rmSync(dataDir, { recursive: true, force: true }),
-    };
+    await admin.grantMembership({
+      nodeId: org.id,
+      principalId: app.serviceUserId as string,
+      roleId: 'organization-administrator',
+    });
+    return { orgId: org.id, clientId: app.clientId, clientSecret: app.clientSecret as string };
   } finally {
     await platform.close();
   }
+}
+
+export async function createBenchStore(label: string): Promise<BenchStore> {
+  fs.mkdirSync(ROOT, { recursive: true });
+  const dataDir = fs.mkdtempSync(path.join(ROOT, `${label}-`));
+  return {
+    dataDir,
+    ...(await seedOrganization({ RDP_DATA_DIR: dataDir })),
+    regionFile: path.join(dataDir, 'region_eu.sqlite'),
+    remove: () => fs.rmSync(dataDir, { recursive: true, force: true }),
+  };
 }
 
 /** A client-credentials access token from a running platform. */

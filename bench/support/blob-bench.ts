@@ -1,41 +1,43 @@
 import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import http from 'node:http';
-import os from 'node:os';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { FilesystemBlobStore } from '../../src/adapters/blobs/filesystem-blob-store.js';
 import { putPatterned } from '../../test/support/patterned-bytes.js';
 import { type ChildServer, startChildServer } from './child-server.js';
 import { quick } from './report.js';
+import type { StoreUnderTest } from './stores.js';
 
 /**
- * What the upload and download benchmarks share: a data folder, the platform and the bare
- * server on it in child processes, and a FilesystemBlobStore in this process, with the
- * platform's signing key, that signs the addresses for the platform's endpoint.
+ * What the upload and download benchmarks share: the platform on a store under test (its blobs in
+ * the store's data folder) and the bare server on the same folder, each in a child process, and a
+ * FilesystemBlobStore in this process, with the platform's signing key, that signs the addresses
+ * for the platform's endpoint.
  */
 export const BLOB_BENCH_SIZE = quick ? 128 * 1024 * 1024 : 1024 ** 3;
 
 export interface BlobBench {
-  dataDir: string;
+  /** Where the bare server keeps its files: a folder of the same filesystem as the platform's blobs. */
+  bareDir: string;
   /** The platform's store, opened here too: it signs the addresses, for `http://platform/blob`. */
-  store: FilesystemBlobStore;
+  blobs: FilesystemBlobStore;
   /** The platform in a child process on the same data folder and signing key. */
   startPlatform(): Promise<ChildServer>;
   /** The bare server on the folder of the `bench/` keys. */
   startBare(): Promise<ChildServer>;
-  remove(): void;
 }
 
-/** A signed address of `bench.store` at the platform child's origin (the host is not signed). */
+/** A signed address of `bench.blobs` at the platform child's origin (the host is not signed). */
 export function at(url: string, server: ChildServer): string {
   return url.replace('http://platform', server.origin);
 }
 
-export async function createBlobBench(): Promise<BlobBench> {
-  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'rdp-bench-blobs-'));
+/** Blobs in the data folder of `store`; the store removes them with itself. */
+export async function createBlobBench(store: StoreUnderTest): Promise<BlobBench> {
+  const { dataDir } = store;
   const signingKey = randomBytes(32);
-  const store = await FilesystemBlobStore.open({
+  const blobs = await FilesystemBlobStore.open({
     root: path.join(dataDir, 'blobs'),
     publicBaseUrl: 'http://platform/blob',
     signingKey,
@@ -45,16 +47,15 @@ export async function createBlobBench(): Promise<BlobBench> {
   const bareDir = path.join(dataDir, 'blobs', 'objects', 'bench');
   fs.mkdirSync(bareDir, { recursive: true });
   return {
-    dataDir,
-    store,
+    bareDir,
+    blobs,
     startPlatform: () =>
       startChildServer('bench/servers/platform-server.ts', {
-        RDP_DATA_DIR: dataDir,
+        ...store.env,
         RDP_BLOB_SIGNING_KEY: signingKey.toString('base64'),
         RDP_LOG_LEVEL: 'warn',
       }),
     startBare: () => startChildServer('bench/servers/bare-blob-server.ts', { RDP_BENCH_BLOB_DIR: bareDir }),
-    remove: () => fs.rmSync(dataDir, { recursive: true, force: true }),
   };
 }
 

@@ -111,8 +111,8 @@ export async function seedPermissionStore(platform: Platform, size: PermissionSt
   });
 
   // The tree: divisions of sites, and in the first division a chain of folders down to the target.
-  const db = platform.regions.eu.store.db as Kysely<RegionalSchema>;
-  const root = (await platform.regions.eu.nodes.findById(org.id)) as NodeRow;
+  const db = platform.region('eu').store.db as Kysely<RegionalSchema>;
+  const root = (await platform.region('eu').nodes.findById(org.id)) as NodeRow;
   const nodes: NodeRow[] = [];
   const add = (parent: NodeRow, kind: string, name: string) => {
     const row = newNodeRow(parent, { kind, name, now, ...(kind === 'site' ? { address: '1 Bench Road' } : {}) });

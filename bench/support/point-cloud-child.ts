@@ -1,12 +1,22 @@
+import { readFileSync } from 'node:fs';
 import { processPointCloud } from '../../src/processing/point-cloud-processor.js';
 import { openPointCloud } from '../../src/processing/point-clouds/open-point-cloud.js';
 
 /**
- * One measured run in a process of its own, so its peak RSS is the processor's alone:
+ * One measured run in a process of its own, so its peak memory is the processor's alone:
  * `read` streams every batch and sums a coordinate (the baseline), `process` tiles the file.
- * Reports { points, ms, maxRssBytes } over IPC.
+ * Reports { points, ms, peakBytes } over IPC. The peak is this process's own VmHWM: the
+ * ru_maxrss of a forked child starts from its parent's, so it would show the parent's peak.
  */
 const [mode, input, outputDir] = process.argv.slice(2);
+
+function ownPeakBytes(): number {
+  const line = readFileSync('/proc/self/status', 'utf8')
+    .split('\n')
+    .find((text) => text.startsWith('VmHWM:'));
+  if (!line) throw new Error('/proc/self/status has no VmHWM');
+  return Number.parseInt(line.slice('VmHWM:'.length), 10) * 1024;
+}
 
 async function main(): Promise<void> {
   const started = performance.now();
@@ -25,7 +35,7 @@ async function main(): Promise<void> {
     throw new Error(`unknown mode ${mode}`);
   }
   const ms = performance.now() - started;
-  process.send?.({ points, ms, maxRssBytes: process.resourceUsage().maxRSS * 1024 });
+  process.send?.({ points, ms, peakBytes: ownPeakBytes() });
 }
 
 main().catch((error) => {

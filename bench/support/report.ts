@@ -10,6 +10,13 @@ export interface SummaryRow {
   met: boolean | undefined;
 }
 
+/** The middle value (the mean of the two middle ones for an even count). */
+export function median(values: number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  const middle = Math.floor(sorted.length / 2);
+  return sorted.length % 2 === 1 ? (sorted[middle] as number) : ((sorted[middle - 1] as number) + (sorted[middle] as number)) / 2;
+}
+
 export function pct(value: number): string {
   return `${(value * 100).toFixed(1)}%`;
 }

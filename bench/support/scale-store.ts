@@ -1,10 +1,13 @@
 import { performance } from 'node:perf_hooks';
-import { type BenchStore, createBenchStore } from './bench-store.js';
-import { BulkTree } from './bulk-tree.js';
+import { createStoreUnderTest, type StoreUnderTest } from './stores.js';
+import { bulkTreeOn } from './tree-store.js';
 
 /** The nodes a scale run reads, moves and trashes. */
 export interface ScaleStore {
-  store: BenchStore;
+  /** SQLite, or PostgreSQL when built with a database URL; the caller removes it. */
+  store: StoreUnderTest;
+  /** The organization's administrator application. */
+  client: { clientId: string; clientSecret: string };
   nodes: number;
   buildSeconds: number;
   /** A folder with 20 children named "Survey marker 01" to "Survey marker 20". */
@@ -24,10 +27,32 @@ export interface ScaleStore {
  * target division, a projects division with the browse folder, and filler divisions of sites of
  * `fillerSite` nodes each.
  */
-export async function buildScaleStore(label: string, nodes: number, big: number, medium: number): Promise<ScaleStore> {
+export async function buildScaleStore(
+  label: string,
+  nodes: number,
+  big: number,
+  medium: number,
+  databaseUrl?: string,
+): Promise<ScaleStore> {
   const started = performance.now();
-  const store = await createBenchStore(label);
-  const tree = new BulkTree(store.regionFile, store.orgId);
+  const store = await createStoreUnderTest(label, databaseUrl);
+  try {
+    return await buildTree(store, nodes, big, medium, started);
+  } catch (error) {
+    await store.remove();
+    throw error;
+  }
+}
+
+async function buildTree(
+  store: StoreUnderTest,
+  nodes: number,
+  big: number,
+  medium: number,
+  started: number,
+): Promise<ScaleStore> {
+  const build = await bulkTreeOn(store);
+  const { tree } = build;
   const rail = tree.add(tree.org, 'division', 'Rail');
   const bigSite = big > 0 ? tree.site(rail, 'Central Station', big) : undefined;
   const highways = tree.add(tree.org, 'division', 'Highways');
@@ -51,9 +76,10 @@ export async function buildScaleStore(label: string, nodes: number, big: number,
       if (otherNodeIds.length < 200) otherNodeIds.push(site.id);
     }
   }
-  tree.commit();
+  await build.commit();
   return {
     store,
+    client: build,
     nodes: tree.count + 1,
     buildSeconds: (performance.now() - started) / 1000,
     browseFolderId: folder.id,

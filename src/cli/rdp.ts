@@ -3,7 +3,8 @@ import { parseArgs } from 'node:util';
 import { ConfigError, loadConfig } from '../config/config.js';
 import { ApiError } from '../domain/errors.js';
 import { purgeTrash } from '../jobs/housekeeping.js';
-import { openPlatform, type Platform } from '../platform.js';
+import { EVERYTHING, openPlatform, type Platform } from '../platform.js';
+import { systemClock } from '../ports/clock.js';
 import { AdminService } from '../services/admin-service.js';
 
 const USAGE = `usage: rdp admin <command> [options] [--json]
@@ -178,7 +179,7 @@ async function main(argv: string[]): Promise<number> {
   const command = positionals.slice(1).join(' ');
   let platform: Platform | undefined;
   try {
-    platform = await openPlatform(loadConfig());
+    platform = await openPlatform(loadConfig(), systemClock, { opens: EVERYTHING });
     print(await run(platform, command, values), Boolean(values.json));
     return 0;
   } catch (error) {

@@ -2,7 +2,15 @@ import path from 'node:path';
 import { REGIONS, type Region } from '../domain/regions.js';
 
 /** Everything the platform reads from its environment, parsed once at start and passed down. */
+/** What one process runs (DESIGN.md section 14): the authorization server, regional APIs, the processing worker. */
+export const ROLES = ['auth', 'api', 'worker'] as const;
+export type Role = (typeof ROLES)[number];
+
 export interface Config {
+  /** RDP_ROLES: the roles this process runs; default all. */
+  roles: ReadonlySet<Role>;
+  /** RDP_REGIONS: the regions whose APIs an api process serves; default all four (auth and worker serve every region: platform.ts storesFor). */
+  regions: readonly Region[];
   host: string;
   port: number;
   /** Public origin clients use, e.g. http://127.0.0.1:8080; addresses in responses derive from it. */
@@ -11,6 +19,16 @@ export interface Config {
   /** Unset: one SQLite file per store under dataDir. Set: PostgreSQL, one schema per store. */
   databaseUrl: string | undefined;
   databaseSchemaPrefix: string;
+  /** Connections of each PostgreSQL pool (one per store this process opens, and the job queue's). */
+  databasePoolSize: number;
+  /** On SIGTERM: how long in-flight requests and running jobs may take before the process exits. */
+  shutdownGraceSeconds: number;
+  /** On SIGTERM: how long the process keeps accepting connections (with /readyz 503) before it stops listening; within the grace. */
+  shutdownDelaySeconds: number;
+  /** Set: GET /metrics asks for `Authorization: Bearer <token>`. Unset: open (keep it off the public load balancer). */
+  metricsToken: string | undefined;
+  /** Origins browser clients may call from (CORS); empty: none. `*` allows any. */
+  corsOrigins: readonly string[];
   /** Public base address of each region's API (already holds the service path prefix). */
   regionUrls: Record<Region, string>;
   /** Where regions fetch the published key set when they run apart from the authorization server. */
@@ -201,6 +219,49 @@ function mail(env: Env): MailConfig {
   return { smtpUrl, from, timeoutMs: integer(env, 'RDP_SMTP_TIMEOUT_MS', 10_000, 100, 120_000) };
 }
 
+function list(env: Env, name: string): string[] | undefined {
+  const raw = env[name];
+  if (raw === undefined || raw.trim() === '') return undefined;
+  return raw
+    .split(',')
+    .map((item) => item.trim())
+    .filter((item) => item !== '');
+}
+
+function roles(env: Env): ReadonlySet<Role> {
+  const named = list(env, 'RDP_ROLES') ?? [...ROLES];
+  for (const role of named) {
+    if (!(ROLES as readonly string[]).includes(role)) {
+      throw new ConfigError(`RDP_ROLES must list roles of ${ROLES.join(', ')}, got "${role}"`);
+    }
+  }
+  return new Set(named as Role[]);
+}
+
+function regions(env: Env): Region[] {
+  const named = list(env, 'RDP_REGIONS') ?? [...REGIONS];
+  for (const region of named) {
+    if (!(REGIONS as readonly string[]).includes(region)) {
+      throw new ConfigError(`RDP_REGIONS must list regions of ${REGIONS.join(', ')}, got "${region}"`);
+    }
+  }
+  return REGIONS.filter((region) => named.includes(region));
+}
+
+function corsOrigins(env: Env): string[] {
+  const named = list(env, 'RDP_CORS_ORIGINS') ?? [];
+  for (const origin of named) {
+    if (origin === '*') continue;
+    let valid = false;
+    try {
+      const parsed = new URL(origin);
+      valid = (parsed.protocol === 'http:' || parsed.protocol === 'https:') && parsed.origin === origin.replace(/\/+$/, '');
+    } catch {}
+    if (!valid) throw new ConfigError(`RDP_CORS_ORIGINS must list origins like https://app.example.com or *, got "${origin}"`);
+  }
+  return named.map((origin) => origin.replace(/\/+$/, ''));
+}
+
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
 
 export function loadConfig(env: Env = process.env): Config {
@@ -238,12 +299,19 @@ export function loadConfig(env: Env = process.env): Config {
   }
 
   return {
+    roles: roles(env),
+    regions: regions(env),
     host,
     port,
     publicUrl,
     dataDir: path.resolve(env.RDP_DATA_DIR || 'data'),
     databaseUrl,
     databaseSchemaPrefix,
+    databasePoolSize: integer(env, 'RDP_DATABASE_POOL_SIZE', 10, 1, 1000),
+    shutdownGraceSeconds: integer(env, 'RDP_SHUTDOWN_GRACE_SECONDS', 30, 0, 3600),
+    shutdownDelaySeconds: integer(env, 'RDP_SHUTDOWN_DELAY_SECONDS', 0, 0, 3600),
+    metricsToken: env.RDP_METRICS_TOKEN || undefined,
+    corsOrigins: corsOrigins(env),
     regionUrls,
     authJwksUrl: env.RDP_AUTH_JWKS_URL ? url('RDP_AUTH_JWKS_URL', env.RDP_AUTH_JWKS_URL) : undefined,
     accessTokenTtlSeconds: integer(env, 'RDP_ACCESS_TOKEN_TTL_SECONDS', 3600, 10, 86_400),

@@ -24,6 +24,13 @@ export const ERRORS = {
     errorCode: 'SSORestrictedResource',
     message: 'This resource requires a session signed in through a specific identity provider',
   },
+  // Not 401, which tells clients to fetch a new token (it would loop), nor 403, which reads as
+  // access denied: 421 Misdirected Request (RFC 9110 section 15.5.20), this server does not answer
+  // for the organization. The body adds `apiUrl`, the base address of its region.
+  OrganizationInAnotherRegion: {
+    status: 421,
+    message: "The token's organization lives in another region: call the apiUrl of this answer",
+  },
   rate_limited: { status: 429, message: "The organization's request budget is spent; retry after Retry-After seconds" },
   // node move
   AccessRightsChangeRequired: { status: 409, message: 'The move would change who can access the node' },
@@ -95,6 +102,14 @@ export const ERRORS = {
     message: 'The mail server is temporarily unavailable; nothing was stored, retry the same request',
   },
   InvitationNotPending: { status: 409, message: 'The invitation is no longer pending' },
+  // operations (DESIGN.md section 14)
+  DatabaseUnavailable: {
+    status: 503,
+    error: 'Service Unavailable',
+    message: 'The database connection was lost; retry the request after Retry-After seconds',
+    retryAfterSeconds: 1,
+  },
+  RegionNotServed: { status: 421, error: 'Misdirected Request', message: 'This address does not serve that region' },
 } as const;
 
 export type ErrorCode = keyof typeof ERRORS;
@@ -103,12 +118,16 @@ export class ApiError extends Error {
   readonly status: number;
   readonly error: string;
   readonly extra: Record<string, unknown> | undefined;
+  /** Sent as Retry-After: the refusal is temporary. */
+  readonly retryAfterSeconds: number | undefined;
 
   constructor(code: ErrorCode, message?: string, extra?: Record<string, unknown>) {
-    const entry: { status: number; message: string; error?: string; errorCode?: string } = ERRORS[code];
+    const entry: { status: number; message: string; error?: string; errorCode?: string; retryAfterSeconds?: number } =
+      ERRORS[code];
     super(message ?? entry.message);
     this.status = entry.status;
     this.error = entry.error ?? code;
+    this.retryAfterSeconds = entry.retryAfterSeconds;
     this.extra = entry.errorCode ? { errorCode: entry.errorCode, ...extra } : extra;
   }
 

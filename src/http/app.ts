@@ -4,20 +4,27 @@ import addFormats from 'ajv-formats';
 import Fastify, { type FastifyInstance, type FastifySchemaCompiler, type FastifyServerOptions } from 'fastify';
 import { FilesystemBlobStore } from '../adapters/blobs/filesystem-blob-store.js';
 import { SessionRepository } from '../adapters/db/repositories/session-repository.js';
-import { openLimiterStore } from '../adapters/limits/limiter-store.js';
-import { REGIONS } from '../domain/regions.js';
-import { AccessTokenIssuer, AccessTokenVerifier, issuerOf } from '../oauth/access-tokens.js';
+import { type LimiterStore, openLimiterStore } from '../adapters/limits/limiter-store.js';
+import type { Config } from '../config/config.js';
+import { issuerOf } from '../domain/oauth/issuer.js';
+import { Lifecycle } from '../lifecycle.js';
+import { AccessTokenIssuer, AccessTokenVerifier } from '../oauth/access-tokens.js';
 import { Sessions } from '../oauth/interaction/sessions.js';
-import { LoginThrottle } from '../oauth/login-throttle.js';
+import { publishedKeys } from '../oauth/published-keys.js';
 import { SigningKeys } from '../oauth/signing-keys.js';
 import { TokenEndpoint } from '../oauth/token-endpoint.js';
-import type { Platform } from '../platform.js';
+import { type Platform, storesFor } from '../platform.js';
+import { LoginThrottle } from '../services/login-throttle.js';
 import { type LimitsSource, OrganizationRateLimiter } from '../services/organization-rate-limiter.js';
 import { SignInGate } from '../services/sign-in.js';
 import { authApp, wellKnownApp } from './auth-app.js';
 import blobRoutes from './blob-routes.js';
-import { frameworkErrors, registerErrorHandling } from './plugins/errors.js';
+import { operationsRoutes, readinessChecks, registerOperationsHooks } from './operations-routes.js';
+import { registerCors } from './plugins/cors.js';
+import { clientErrorHandler, frameworkErrors, MAX_PATH_PARAMETER_LENGTH, registerErrorHandling } from './plugins/errors.js';
 import { registerJsonBodyParser } from './plugins/json-body.js';
+import { PlatformMetrics } from './plugins/metrics.js';
+import { registerRequestId, requestIdOf } from './plugins/request-id.js';
 import { regionApp } from './region-app.js';
 import { scimApp } from './scim/scim-app.js';
 
@@ -64,6 +71,14 @@ type ValidatorFactory = NonNullable<NonNullable<FastifyServerOptions['schemaCont
 
 export interface BuildOptions {
   logger?: FastifyServerOptions['logger'];
+  /** Shared with the worker (job outcomes) and main.ts's stop (draining); made here when absent. */
+  metrics?: PlatformMetrics;
+  lifecycle?: Lifecycle;
+  /**
+   * false: without the per-request hooks of request ids, metrics and draining, and with a plain
+   * random request id: what bench/operations-overhead.ts measures them against. Never in service.
+   */
+  operationsHooks?: boolean;
 }
 
 function organizationLimits(platform: Platform): LimitsSource {
@@ -73,35 +88,86 @@ function organizationLimits(platform: Platform): LimitsSource {
   };
 }
 
-/** The whole platform's HTTP surface on one Fastify instance: /auth and one mount per region. */
+/** The HTTP surface of the process's roles (DESIGN.md section 14) on one Fastify instance. */
 export async function buildApp(platform: Platform, options: BuildOptions = {}): Promise<FastifyInstance> {
-  const { config, clock } = platform;
+  const { config } = platform;
   const app = Fastify({
     logger: options.logger ?? { level: config.logLevel },
     bodyLimit: config.jsonBodyLimitBytes,
-    genReqId: () => randomUUID(),
+    // X-Request-Id, when safe, names the request in the logs; every answer carries it (request-id.ts).
+    genReqId: options.operationsHooks === false ? () => randomUUID() : requestIdOf,
     requestIdHeader: false,
+    routerOptions: { maxParamLength: MAX_PATH_PARAMETER_LENGTH },
     // A hop count works at run time (lib/request.js) though the option's declared type omits numbers.
     trustProxy: config.trustProxy as boolean | string,
     frameworkErrors,
+    clientErrorHandler,
+    // A stop serves the requests that reach it (src/http/draining.ts), each answer closing its connection.
+    return503OnClosing: false,
     // The factory's declared type is @fastify/ajv-compiler's; ours has the same call shape.
     schemaController: { compilersFactory: { buildValidator: validatorFactory() as unknown as ValidatorFactory } },
   });
+  const operationsHooks = options.operationsHooks !== false;
+  if (operationsHooks) registerRequestId(app);
+  await registerCors(app, config.corsOrigins);
   registerErrorHandling(app);
   registerJsonBodyParser(app);
+  const metrics = options.metrics ?? new PlatformMetrics(platform);
+  const lifecycle = options.lifecycle ?? new Lifecycle();
+  if (operationsHooks) registerOperationsHooks(app, metrics, lifecycle);
 
-  const issuer = issuerOf(config.publicUrl);
-  const keys = await SigningKeys.load(platform.tokens, clock);
-  const verifier = AccessTokenVerifier.forPlatform(platform, keys, issuer);
-  const limiterStore = await openLimiterStore(config, (error) => app.log.warn({ err: error }, 'rate-limit store unavailable'));
-  app.addHook('onClose', () => limiterStore.close());
-  const loginThrottle = new LoginThrottle(limiterStore, config.loginThrottle);
-  const rateLimiter = config.rateLimit.disabled
-    ? undefined
-    : new OrganizationRateLimiter(limiterStore, organizationLimits(platform), config.rateLimit);
-  const tokenIssuer = new AccessTokenIssuer(keys, issuer, config.accessTokenTtlSeconds, clock);
+  const { roles } = config;
+  // Request buckets and sign-in throttles: what the serving roles share (through Redis when configured).
+  const limiterStore =
+    roles.has('auth') || roles.has('api')
+      ? await openLimiterStore(config, (error) => app.log.warn({ err: error }, 'rate-limit store unavailable'))
+      : undefined;
+  if (limiterStore) app.addHook('onClose', () => limiterStore.close());
+  // Every role, the worker alone included: health, readiness and metrics.
+  const checks = readinessChecks(platform, { limiterStore, jobs: storesFor(config).jobs });
+  await app.register(operationsRoutes, { lifecycle, metrics, checks, metricsToken: config.metricsToken });
+  if (limiterStore) {
+    const keys = roles.has('auth') ? await SigningKeys.load(platform.tokens, platform.clock) : undefined;
+    const verifier = await tokenVerifier(platform, keys);
+    if (keys) await registerAuthRole(app, platform, { keys, verifier, limiterStore });
+    if (roles.has('api')) await registerApiRole(app, platform, { verifier, limiterStore, metrics });
+  }
+  return app;
+}
+
+/**
+ * How this process verifies access tokens: with the key set of RDP_AUTH_JWKS_URL when set;
+ * otherwise with the public keys the authorization server keeps in the global store (its own,
+ * with the auth role). An api process reads that store anyway (organizations, users,
+ * revocations on every request), so without the variable it needs no second dependency, and no
+ * private key: it never loads SigningKeys. The start message says which (describeKeySource).
+ */
+async function tokenVerifier(platform: Platform, keys: SigningKeys | undefined): Promise<AccessTokenVerifier> {
+  const issuer = issuerOf(platform.config.publicUrl);
+  if (keys) return AccessTokenVerifier.forPlatform(platform, keys.jwks(), issuer);
+  return AccessTokenVerifier.forPlatform(platform, await publishedKeys(platform.tokens), issuer);
+}
+
+/** Where a process's regional APIs get the key set they verify tokens with, for the start message. */
+export function describeKeySource(config: Config): string {
+  if (!config.roles.has('api')) return 'none needed';
+  if (config.authJwksUrl) return `${config.authJwksUrl} (RDP_AUTH_JWKS_URL)`;
+  if (config.roles.has('auth')) return "this process's authorization server";
+  return 'the public keys in the global store (RDP_AUTH_JWKS_URL unset)';
+}
+
+interface RoleShared {
+  verifier: AccessTokenVerifier;
+  limiterStore: LimiterStore;
+}
+
+/** The authorization server: /auth, its RFC 8414 metadata under /.well-known, and SCIM. */
+async function registerAuthRole(app: FastifyInstance, platform: Platform, shared: RoleShared & { keys: SigningKeys }) {
+  const { config, clock } = platform;
+  const { keys, verifier } = shared;
+  const loginThrottle = new LoginThrottle(shared.limiterStore, config.loginThrottle);
+  const tokenIssuer = new AccessTokenIssuer(keys, issuerOf(config.publicUrl), config.accessTokenTtlSeconds, clock);
   const tokenEndpoint = new TokenEndpoint(platform, tokenIssuer, loginThrottle);
-
   const sessions = new Sessions(new SessionRepository(platform.stores.global.db), {
     ttlSeconds: config.sessionTtlSeconds,
     secure: config.publicUrl.startsWith('https:'),
@@ -112,14 +178,22 @@ export async function buildApp(platform: Platform, options: BuildOptions = {}): 
   await app.register(wellKnownApp, { platform });
   // SCIM provisioning belongs with the authorization server: it changes users in the global store.
   await app.register(scimApp, { prefix: '/scim/v2', platform });
-  for (const region of REGIONS) {
+}
+
+/** The regional resource APIs of the regions this process opened, and the embedded blob endpoint. */
+async function registerApiRole(app: FastifyInstance, platform: Platform, shared: RoleShared & { metrics: PlatformMetrics }) {
+  const { config } = platform;
+  const rateLimiter = config.rateLimit.disabled
+    ? undefined
+    : new OrganizationRateLimiter(shared.limiterStore, organizationLimits(platform), config.rateLimit);
+  // Only the regions of RDP_REGIONS (opened for every role); another region's prefix has no route: 404.
+  for (const region of config.regions) {
     const prefix = `/${region}/reality`;
-    await app.register(regionApp, { prefix, platform, region, verifier, rateLimiter });
+    await app.register(regionApp, { prefix, platform, region, verifier: shared.verifier, rateLimiter, metrics: shared.metrics });
   }
-  // The embedded blob endpoint serves the filesystem store's signed addresses; S3 serves its own.
+  // The embedded blob endpoint serves the filesystem store's signed upload and download addresses,
+  // which the regional APIs hand out (one machine only); S3 serves its own.
   if (platform.blobs instanceof FilesystemBlobStore) {
     await app.register(blobRoutes, { prefix: '/blob', store: platform.blobs });
   }
-  app.get('/health', async () => ({ status: 'ok' }));
-  return app;
 }

@@ -30,6 +30,7 @@ import { BundleService } from '../services/uploads/bundle-service.js';
 import { SiteFileService } from '../services/uploads/site-file-service.js';
 import { UploadService } from '../services/uploads/upload-service.js';
 import { registerAuthentication, SECURITY_SCHEME } from './plugins/authenticate.js';
+import type { PlatformMetrics } from './plugins/metrics.js';
 import { registerRateLimit } from './plugins/rate-limit.js';
 import { ErrorSchema, NodeSchema } from './routes/nodes/node-schemas.js';
 import readRoutes from './routes/nodes/read-routes.js';
@@ -102,21 +103,23 @@ const RESPONSE_DESCRIPTIONS: Record<string, string> = {
   409: 'Conflict: branch on the error code (listed in the operation description)',
   413: 'Payload Too Large',
   415: 'Unsupported Media Type',
+  421: "OrganizationInAnotherRegion: the token's organization lives in another region; call the apiUrl of the body (not a 401: the token is fine)",
   429: "rate_limited: the organization's request bucket is spent; retry after Retry-After seconds (RateLimit-* headers on every answer)",
 };
 
 /**
- * Adds a description to each response that lacks one, and the 429 of the organization's request
- * bucket to every operation with a security requirement (they all spend from it), for the
- * document only (a copy).
+ * Adds a description to each response that lacks one, and to every operation with a security
+ * requirement the answers its authentication layer may give on any of them: 421 for a token of
+ * another region's organization and 429 of the organization's request bucket (they all spend
+ * from it). For the document only (a copy).
  */
 function describeResponses<Schema extends { response?: unknown; security?: unknown } | undefined>(schema: Schema): Schema {
   if (!schema?.response) return schema;
   const declared = schema.response as Record<string, Record<string, unknown>>;
-  const withLimit =
-    schema.security && !declared[429] ? { ...declared, 429: Type.Ref('Error') as Record<string, unknown> } : declared;
+  const error = Type.Ref('Error') as Record<string, unknown>;
+  const withAuthentication = schema.security ? { 421: error, 429: error, ...declared } : declared;
   const response = Object.fromEntries(
-    Object.entries(withLimit).map(([status, entry]) => [
+    Object.entries(withAuthentication).map(([status, entry]) => [
       status,
       entry.description || !RESPONSE_DESCRIPTIONS[status] ? entry : { ...entry, description: RESPONSE_DESCRIPTIONS[status] },
     ]),
@@ -125,7 +128,7 @@ function describeResponses<Schema extends { response?: unknown; security?: unkno
 }
 
 export function regionServices(platform: Platform, region: Region): RegionServices {
-  const context = platform.regions[region];
+  const context = platform.region(region);
   const nodes = new NodeService(platform, context);
   const uploads = new UploadService(platform, context, context.uploads);
   const bundles = new BundleService(platform, context, nodes, uploads, context.bundles);
@@ -158,6 +161,8 @@ export async function regionApp(
     prefix: string;
     /** Absent when RDP_RATE_LIMIT_DISABLED is set. */
     rateLimiter: OrganizationRateLimiter | undefined;
+    /** Counts the refusals of the rate limit. */
+    metrics?: PlatformMetrics;
   },
 ) {
   const app = instance.withTypeProvider<TypeBoxTypeProvider>() as RegionApp;
@@ -167,8 +172,8 @@ export async function regionApp(
   app.addSchema(NodeSchema);
   app.addSchema(ErrorSchema);
   app.addSchema(UserSchema);
-  registerAuthentication(app, options.verifier);
-  if (options.rateLimiter) registerRateLimit(app, options.rateLimiter);
+  registerAuthentication(app, options.verifier, { region, regionUrls: platform.config.regionUrls });
+  if (options.rateLimiter) registerRateLimit(app, options.rateLimiter, () => options.metrics?.rateLimited(region));
 
   const authUrl = `${platform.config.publicUrl}/auth`;
   await app.register(swagger, {

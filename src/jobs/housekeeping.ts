@@ -1,19 +1,18 @@
+import { randomUUID } from 'node:crypto';
 import { InvitationRepository } from '../adapters/db/repositories/invitation-repository.js';
 import { SessionRepository } from '../adapters/db/repositories/session-repository.js';
 import type { BlobDeletionRow } from '../adapters/db/schema.js';
 import { STALE_SENDING_MS } from '../domain/people/invitation-rules.js';
-import { REGIONS } from '../domain/regions.js';
 import type { Platform } from '../platform.js';
 import type { BlobStore } from '../ports/blob-store.js';
 import { NodeService } from '../services/node-service.js';
 import { NodeTreeService } from '../services/node-tree-service.js';
 
-/** Removes, in every region, what has been in the trash longer than the retention period. */
+/** Removes, in every region this process opened, what has been in the trash longer than the retention period. */
 export async function purgeTrash(platform: Platform): Promise<Record<string, number>> {
   const purged: Record<string, number> = {};
-  for (const region of REGIONS) {
-    const context = platform.regions[region];
-    purged[region] = await new NodeTreeService(platform, context, new NodeService(platform, context)).purgeExpired();
+  for (const context of platform.openedRegions()) {
+    purged[context.region] = await new NodeTreeService(platform, context, new NodeService(platform, context)).purgeExpired();
   }
   return purged;
 }
@@ -35,35 +34,45 @@ export interface HousekeepingLog {
 }
 
 const DELETION_BATCH = 100;
+/**
+ * How long a copy holds the batch of deletions it claimed: far longer than a batch of store calls
+ * takes. A copy that dies holding one delays those deletions by this much, no more.
+ */
+export const DELETION_LEASE_MS = 10 * 60_000;
 
 /**
  * Expires uploads past their time (their reservations released), then empties the blob deletion
  * queue: the bytes of expired uploads and of removed nodes, and the multipart uploads still open
- * under them. A key ending in "/" is a prefix (a derivative's files). A deletion that fails is
- * logged and stays queued for the next run; the others go on. Returns the entries done.
+ * under them. A key ending in "/" is a prefix (a derivative's files). Every copy runs this: each
+ * takes the queue in batches it claims for a lease, so each deletion reaches the blob store once.
+ * A deletion that fails is logged and given back at the end of the run, so the next run tries it
+ * again; the others go on. Returns the entries done.
  */
 export async function collectUploads(platform: Platform, log?: HousekeepingLog): Promise<number> {
-  const now = platform.clock.now().toISOString();
   let deleted = 0;
-  for (const region of REGIONS) {
-    const { uploads, tree } = platform.regions[region];
-    await tree.transaction((tx) => uploads.expire(tx, now));
-    let after: BlobDeletionRow | undefined;
-    for (;;) {
-      const batch = await uploads.pendingDeletions(DELETION_BATCH, after);
-      const done: string[] = [];
-      for (const entry of batch) {
-        try {
-          await removeBlob(platform.blobs, entry);
-          done.push(entry.blob_key);
-        } catch (err) {
-          log?.warn({ err, blobKey: entry.blob_key }, 'blob deletion failed; retried at the next run');
+  for (const { uploads, tree } of platform.openedRegions()) {
+    await tree.transaction((tx) => uploads.expire(tx, platform.clock.now().toISOString()));
+    const owner = randomUUID();
+    try {
+      for (;;) {
+        const now = platform.clock.now();
+        const until = new Date(now.getTime() + DELETION_LEASE_MS).toISOString();
+        const batch = await uploads.claimDeletions(owner, DELETION_BATCH, now.toISOString(), until);
+        if (batch.length === 0) break;
+        const done: string[] = [];
+        for (const entry of batch) {
+          try {
+            await removeBlob(platform.blobs, entry);
+            done.push(entry.blob_key);
+          } catch (err) {
+            log?.warn({ err, blobKey: entry.blob_key }, 'blob deletion failed; retried at the next run');
+          }
         }
+        await uploads.deletionsDone(owner, done);
+        deleted += done.length;
       }
-      await uploads.deletionsDone(done);
-      deleted += done.length;
-      if (batch.length < DELETION_BATCH) break;
-      after = batch[batch.length - 1];
+    } finally {
+      await uploads.releaseDeletions(owner);
     }
   }
   return deleted;
@@ -81,8 +90,8 @@ function removeBlob(blobs: BlobStore, entry: BlobDeletionRow): Promise<void> {
 export async function removeStaleInvitations(platform: Platform): Promise<number> {
   const staleBefore = new Date(platform.clock.now().getTime() - STALE_SENDING_MS).toISOString();
   let removed = 0;
-  for (const region of REGIONS) {
-    removed += await new InvitationRepository(platform.regions[region].store.db).deleteStaleSending(staleBefore);
+  for (const region of platform.openedRegions()) {
+    removed += await new InvitationRepository(region.store.db).deleteStaleSending(staleBefore);
   }
   return removed;
 }
@@ -90,7 +99,9 @@ export async function removeStaleInvitations(platform: Platform): Promise<number
 /**
  * Runs the housekeeping on a schedule: the trash purge, the expired grants, expired uploads and
  * stale invitations. Each step is idempotent (the trash transactional per entry), so several
- * processes may run it; a failed step is logged and retried at the next tick, and the others run.
+ * processes may run it: the blob deletions, the one step that calls out (to S3), are claimed by
+ * one copy each; the others are database statements that find nothing left after the first copy.
+ * A failed step is logged and retried at the next tick, and the others run.
  */
 export function scheduleHousekeeping(platform: Platform, log: HousekeepingLog): () => void {
   const steps: [string, () => Promise<unknown>][] = [

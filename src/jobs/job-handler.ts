@@ -10,6 +10,11 @@ export interface JobContext {
   heartbeat(progress?: number): Promise<void>;
   /** Aborted when the job is lost (failed by the watchdog) or the worker stops before it finishes. */
   signal: AbortSignal;
+  /**
+   * A folder of this job's own on local disk, made on first call. The worker removes it when the
+   * handler ends; a worker killed mid-job leaves it, and a later worker start on the machine removes it.
+   */
+  workDir(): Promise<string>;
 }
 
 export type JobHandler<Payload> = (payload: Payload, context: JobContext) => Promise<void>;
@@ -18,10 +23,16 @@ export type JobHandler<Payload> = (payload: Payload, context: JobContext) => Pro
 export interface JobRegistration {
   kind: JobKind<any>;
   handler: JobHandler<any>;
+  /** What the worker's log lines about a job of this kind add (the processing's id, say). */
+  logFields?: (payload: any) => Record<string, unknown>;
 }
 
-export function handleJob<Payload>(kind: JobKind<Payload>, handler: JobHandler<Payload>): JobRegistration {
-  return { kind, handler };
+export function handleJob<Payload>(
+  kind: JobKind<Payload>,
+  handler: JobHandler<Payload>,
+  options: { logFields?: (payload: Payload) => Record<string, unknown> } = {},
+): JobRegistration {
+  return { kind, handler, ...options };
 }
 
 /** The job was failed by the watchdog, or released at stop, while its handler still ran. */

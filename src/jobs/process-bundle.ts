@@ -1,6 +1,5 @@
 import { createReadStream } from 'node:fs';
 import fs from 'node:fs/promises';
-import os from 'node:os';
 import path from 'node:path';
 import { pipeline } from 'node:stream/promises';
 import { newNodeRow } from '../adapters/db/repositories/node-rows.js';
@@ -36,7 +35,7 @@ function derivativeName(bundleName: string, suffix: string): string {
  * node beside the bundle, linked to it (DESIGN.md section 6), and marks the bundle ready.
  */
 async function runProcessing(platform: Platform, payload: Payload, context: JobContext): Promise<void> {
-  const region = platform.regions[payload.region];
+  const region = platform.region(payload.region);
   const { bundles, uploads } = region;
   const processing = await bundles.findProcessing(payload.processingId);
   if (!processing || processing.state === 'succeeded' || processing.state === 'failed') return;
@@ -48,81 +47,78 @@ async function runProcessing(platform: Platform, payload: Payload, context: JobC
   const input = mainInputFile(files);
   if (!input) throw new ProcessingError('input-gone', 'The bundle has no finalized input');
 
-  const workDir = await fs.mkdtemp(path.join(os.tmpdir(), 'rdp-processing-'));
-  try {
-    const inputPath = path.join(workDir, 'input');
-    await pipeline(await platform.blobs.read(input.blob_key), (await fs.open(inputPath, 'w')).createWriteStream());
-    await context.heartbeat(0.05);
-    const outputDir = path.join(workDir, 'output');
-    await fs.mkdir(outputDir);
-    const kind = inputKind(input.format) ?? undefined;
-    const result = await processInput({ path: inputPath, kind }, outputDir, {
-      onProgress: (fraction: number) => void context.heartbeat(0.05 + fraction * 0.85).catch(() => undefined),
-      reconstructionCommand: platform.config.jobs.reconstructionCommand,
-    });
-    context.signal.throwIfAborted();
+  // The worker removes the job's folder when the job ends (and a later start, if the worker is killed).
+  const workDir = await context.workDir();
+  const inputPath = path.join(workDir, 'input');
+  await pipeline(await platform.blobs.read(input.blob_key), (await fs.open(inputPath, 'w')).createWriteStream());
+  await context.heartbeat(0.05);
+  const outputDir = path.join(workDir, 'output');
+  await fs.mkdir(outputDir);
+  const kind = inputKind(input.format) ?? undefined;
+  const result = await processInput({ path: inputPath, kind }, outputDir, {
+    onProgress: (fraction: number) => void context.heartbeat(0.05 + fraction * 0.85).catch(() => undefined),
+    reconstructionCommand: platform.config.jobs.reconstructionCommand,
+  });
+  context.signal.throwIfAborted();
 
-    const prefix = derivativePrefix(processing.org_id, processing.id);
-    let bytes = 0;
-    for (const file of result.files) {
-      const stored = await platform.blobs.write(`${prefix}${file}`, createReadStream(path.join(outputDir, file)));
-      bytes += stored.size;
-      await context.heartbeat(0.9);
-    }
-    const thumbnail = await fs.readFile(path.join(outputDir, result.thumbnailPath));
-    const thumbnailType = result.thumbnailPath.endsWith('.png') ? 'image/png' : 'image/jpeg';
-
-    const now = platform.clock.now().toISOString();
-    const derivativeKind = result.kind === 'point-cloud' ? 'pointCloud' : 'mesh';
-    const source = await region.nodes.findById(processing.bundle_id);
-    if (!source?.parent_id) throw new ProcessingError('input-gone', 'The bundle is gone');
-    const derivative = await region.tree.transaction(async (tx) => {
-      const parent = await region.tree.lockForChild(tx, { id: source.parent_id as string, path: parentPath(source.path) });
-      if (!parent || parent.trashed_at) throw new ProcessingError('input-gone', "The bundle's folder is in the trash");
-      const suffix = result.kind === 'point-cloud' ? ' (point cloud)' : ' (mesh)';
-      const row: NodeRow = {
-        ...newNodeRow(parent, { id: processing.id, kind: derivativeKind, name: derivativeName(source.name, suffix), now }),
-        size_bytes: bytes,
-      };
-      await region.nodes.insert(row, tx);
-      await tx
-        .insertInto('node_links')
-        .values({ kind: 'derivative', from_id: source.id, to_id: row.id, created_at: now })
-        .execute();
-      await uploads.insertObject(tx, {
-        id: processing.id,
-        org_id: processing.org_id,
-        purpose: 'derivative',
-        node_id: row.id,
-        parent_id: null,
-        session_id: null,
-        object_id: null,
-        name: result.kind === 'point-cloud' ? result.tilesetPath : 'output',
-        name_key: 'output',
-        declared_bytes: bytes,
-        reserved_bytes: 0,
-        stored_bytes: bytes,
-        blob_key: prefix,
-        multipart_upload_id: null,
-        etag: null,
-        format: result.kind === 'point-cloud' ? '3d-tiles' : 'reconstruction',
-        state: 'finalized',
-        created_by: processing.created_by,
-        created_at: now,
-        expires_at: now,
-        finalized_at: now,
-      });
-      await bundles.updateProcessing(tx, processing.id, { state: 'succeeded', derivative_node_id: row.id, finished_at: now });
-      await bundles.setState(tx, source.id, { state: 'ready', isProcessing: 0, isFailed: 0, at: now });
-      return row;
-    });
-    await region.nodes.putThumbnail(derivative.id, thumbnailType, thumbnail, `"${processing.id}"`, now);
-    if (!(await region.nodes.getThumbnail(source.id))) {
-      await region.nodes.putThumbnail(source.id, thumbnailType, thumbnail, `"${processing.id}"`, now);
-    }
-  } finally {
-    await fs.rm(workDir, { recursive: true, force: true });
+  const prefix = derivativePrefix(processing.org_id, processing.id);
+  let bytes = 0;
+  for (const file of result.files) {
+    const stored = await platform.blobs.write(`${prefix}${file}`, createReadStream(path.join(outputDir, file)));
+    bytes += stored.size;
+    await context.heartbeat(0.9);
   }
+  const thumbnail = await fs.readFile(path.join(outputDir, result.thumbnailPath));
+  const thumbnailType = result.thumbnailPath.endsWith('.png') ? 'image/png' : 'image/jpeg';
+
+  const now = platform.clock.now().toISOString();
+  const derivativeKind = result.kind === 'point-cloud' ? 'pointCloud' : 'mesh';
+  const source = await region.nodes.findById(processing.bundle_id);
+  if (!source?.parent_id) throw new ProcessingError('input-gone', 'The bundle is gone');
+  await region.tree.transaction(async (tx) => {
+    const parent = await region.tree.lockForChild(tx, { id: source.parent_id as string, path: parentPath(source.path) });
+    if (!parent || parent.trashed_at) throw new ProcessingError('input-gone', "The bundle's folder is in the trash");
+    const suffix = result.kind === 'point-cloud' ? ' (point cloud)' : ' (mesh)';
+    const row: NodeRow = {
+      ...newNodeRow(parent, { id: processing.id, kind: derivativeKind, name: derivativeName(source.name, suffix), now }),
+      size_bytes: bytes,
+    };
+    await region.nodes.insert(row, tx);
+    await tx
+      .insertInto('node_links')
+      .values({ kind: 'derivative', from_id: source.id, to_id: row.id, created_at: now })
+      .execute();
+    await uploads.insertObject(tx, {
+      id: processing.id,
+      org_id: processing.org_id,
+      purpose: 'derivative',
+      node_id: row.id,
+      parent_id: null,
+      session_id: null,
+      object_id: null,
+      name: result.kind === 'point-cloud' ? result.tilesetPath : 'output',
+      name_key: 'output',
+      declared_bytes: bytes,
+      reserved_bytes: 0,
+      stored_bytes: bytes,
+      blob_key: prefix,
+      multipart_upload_id: null,
+      etag: null,
+      format: result.kind === 'point-cloud' ? '3d-tiles' : 'reconstruction',
+      state: 'finalized',
+      created_by: processing.created_by,
+      created_at: now,
+      expires_at: now,
+      finalized_at: now,
+    });
+    await bundles.updateProcessing(tx, processing.id, { state: 'succeeded', derivative_node_id: row.id, finished_at: now });
+    await bundles.setState(tx, source.id, { state: 'ready', isProcessing: 0, isFailed: 0, at: now });
+    // In the same transaction: a bundle is never seen ready without its thumbnail.
+    await region.nodes.putThumbnail(row.id, thumbnailType, thumbnail, `"${processing.id}"`, now, tx);
+    if (!(await region.nodes.getThumbnail(source.id, tx))) {
+      await region.nodes.putThumbnail(source.id, thumbnailType, thumbnail, `"${processing.id}"`, now, tx);
+    }
+  });
 }
 
 /**
@@ -132,7 +128,7 @@ async function runProcessing(platform: Platform, payload: Payload, context: JobC
  */
 export async function failProcessing(platform: Platform, job: JobSummary, reason: string): Promise<void> {
   const payload = job.payload as Payload;
-  const { bundles, uploads, tree } = platform.regions[payload.region];
+  const { bundles, uploads, tree } = platform.region(payload.region);
   const processing = await bundles.findProcessing(payload.processingId);
   if (!processing || processing.state === 'succeeded' || processing.state === 'failed') return;
   const now = platform.clock.now().toISOString();
@@ -148,13 +144,17 @@ export async function failProcessing(platform: Platform, job: JobSummary, reason
  * input; anything else (a store or disk error) is logged and shown without its details.
  */
 export function processBundleJob(platform: Platform, log?: { error(object: object, message: string): void }) {
-  return handleJob(PROCESS_BUNDLE, async (payload, context) => {
-    try {
-      await runProcessing(platform, payload, context);
-    } catch (error) {
-      if (error instanceof ProcessingError || error instanceof JobLostError) throw error;
-      log?.error({ err: error, processingId: payload.processingId }, 'processing failed');
-      throw new Error('The processing failed on an internal error; retry, or ask the operator to look at the worker log');
-    }
-  });
+  return handleJob(
+    PROCESS_BUNDLE,
+    async (payload, context) => {
+      try {
+        await runProcessing(platform, payload, context);
+      } catch (error) {
+        if (error instanceof ProcessingError || error instanceof JobLostError) throw error;
+        log?.error({ err: error, processingId: payload.processingId }, 'processing failed');
+        throw new Error('The processing failed on an internal error; retry, or ask the operator to look at the worker log');
+      }
+    },
+    { logFields: (payload) => ({ processingId: payload.processingId, region: payload.region }) },
+  );
 }

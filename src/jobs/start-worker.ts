@@ -1,20 +1,36 @@
 import type { Platform } from '../platform.js';
+import type { JobOutcomes } from '../ports/job-queue.js';
+import { missingVideoTools } from '../processing/video/video-tools.js';
 import { PROCESS_BUNDLE } from '../services/processing/processing-service.js';
 import { failProcessing, processBundleJob } from './process-bundle.js';
-import { JobWorker, workerSettings } from './worker.js';
+import { JobWorker, type JobWorkerLog, workerSettings } from './worker.js';
 
-/** The processing worker of this process: every job kind the platform defines, with its handler. */
-export async function startWorker(
-  platform: Platform,
-  log?: { error(object: object, message: string): void },
-): Promise<JobWorker> {
+/**
+ * The processing worker of this process: every job kind the platform defines, with its handler.
+ * Says at start when the video tools are missing, rather than only failing each video job. Its
+ * stop() lets running jobs finish for the shutdown grace (RDP_SHUTDOWN_GRACE_SECONDS); `metrics`
+ * counts the outcomes.
+ */
+export async function startWorker(platform: Platform, log?: JobWorkerLog, metrics?: JobOutcomes): Promise<JobWorker> {
+  const missing = await missingVideoTools();
+  if (missing.length > 0) {
+    log?.warn(
+      { missing },
+      `${missing.join(' and ')} not found on PATH: every video input will fail processing until the Debian package ffmpeg is installed (apt-get install ffmpeg)`,
+    );
+  }
   const worker = new JobWorker({
     store: platform.jobs,
     clock: platform.clock,
     kinds: [PROCESS_BUNDLE],
     handlers: [processBundleJob(platform, log)],
     ...workerSettings(platform.config),
-    onFailed: (job, reason) => failProcessing(platform, job, reason),
+    stopGraceMs: platform.config.shutdownGraceSeconds * 1000,
+    onSucceeded: (job) => metrics?.jobFinished(job.kind, 'succeeded'),
+    onFailed: (job, reason) => {
+      metrics?.jobFinished(job.kind, 'failed');
+      return failProcessing(platform, job, reason);
+    },
     log,
   });
   await worker.start();

@@ -1,3 +1,4 @@
+import os from 'node:os';
 import { setTimeout as delay } from 'node:timers/promises';
 import type { Config } from '../config/config.js';
 import type { Clock } from '../ports/clock.js';
@@ -10,6 +11,14 @@ import {
   JobLostError,
   type JobRegistration,
 } from './job-handler.js';
+import { WorkerPresence } from './worker-presence.js';
+
+/** What the worker logs through: pino's logger (Fastify's app.log) fits. */
+export interface JobWorkerLog {
+  info(object: object, message: string): void;
+  warn(object: object, message: string): void;
+  error(object: object, message: string): void;
+}
 
 export interface JobWorkerOptions {
   store: JobStore;
@@ -29,11 +38,18 @@ export interface JobWorkerOptions {
   heartbeatWriteIntervalMs?: number;
   /** How long stop() lets running jobs finish before it releases them to the queue; default 10 s. */
   stopGraceMs?: number;
+  /**
+   * How often the worker refreshes its registration (its slots are the deployment's capacity
+   * while it is alive: three of these); default a quarter of the heartbeat timeout, at most 10 s.
+   */
+  registrationIntervalMs?: number;
+  /** Where job folders are made (JobContext.workDir); default os.tmpdir(). */
+  workRoot?: string;
   /** Called once after a job succeeded (not when it was lost meanwhile). */
   onSucceeded?: (job: JobSummary) => Promise<void> | void;
   /** Called exactly once per failed job: its handler threw, or the watchdog (of any process) failed it. */
   onFailed?: (job: JobSummary, reason: string) => Promise<void> | void;
-  log?: { error(object: object, message: string): void };
+  log?: JobWorkerLog;
 }
 
 /** The worker's timings from the configuration (RDP_PROCESSING_SLOTS, RDP_JOB_*). */
@@ -86,6 +102,7 @@ export class JobWorker {
   private refill = false;
   private watching: Promise<unknown> | undefined;
   private stopping = false;
+  private presence: WorkerPresence | undefined;
 
   constructor(private readonly options: JobWorkerOptions) {
     for (const registration of options.handlers) {
@@ -110,6 +127,17 @@ export class JobWorker {
     if (!Number.isInteger(slots) || slots < 1) throw new Error('the worker needs at least one slot');
     if (!(pollIntervalMs > 0 && heartbeatTimeoutMs > 0)) throw new Error('poll interval and heartbeat timeout must be positive');
     this.stopping = false;
+    const presence = new WorkerPresence({
+      store: this.options.store,
+      clock: this.options.clock,
+      slots,
+      intervalMs: this.options.registrationIntervalMs ?? Math.min(heartbeatTimeoutMs / 4, 10_000),
+      deadAfterMs: heartbeatTimeoutMs,
+      root: this.options.workRoot ?? os.tmpdir(),
+      log: this.options.log,
+    });
+    await presence.start();
+    this.presence = presence;
     this.unsubscribe = this.options.store.onEnqueued((kind) => {
       if (this.handlers.has(kind)) void this.fill();
     });
@@ -118,6 +146,8 @@ export class JobWorker {
     // Jobs of a process that died while this one was down are failed before new work starts.
     await this.watch();
     await this.fill();
+    // Then the job folders that dead workers left on this machine go.
+    await presence.sweep().catch((err) => this.logError(err, 'removing the job folders of dead workers failed'));
   }
 
   /**
@@ -129,8 +159,17 @@ export class JobWorker {
     for (const timer of this.timers) clearInterval(timer);
     this.timers = [];
     this.unsubscribe?.();
+    // Its slots stop counting at once; the registration stays (and keeps the folder) while jobs finish.
+    await this.presence?.drain().catch((err) => this.logError(err, 'draining the worker registration failed'));
     await this.filling;
     await this.watching;
+    await this.finishOrRelease();
+    const presence = this.presence;
+    this.presence = undefined;
+    await presence?.stop(this.running.size === 0).catch((err) => this.logError(err, 'removing the worker registration failed'));
+  }
+
+  private async finishOrRelease(): Promise<void> {
     const settled = Promise.all([...this.running.values()].map((entry) => entry.done));
     const grace = delay(this.options.stopGraceMs ?? 10_000, 'grace over', { ref: false });
     if ((await Promise.race([settled.then(() => 'settled'), grace])) === 'settled') return;
@@ -138,6 +177,7 @@ export class JobWorker {
       if (entry.lost) continue; // failed by the watchdog already
       entry.lost = true;
       entry.controller.abort(new JobLostError(entry.job.id));
+      this.options.log?.warn(this.jobFields(entry.job), 'job released to the queue at stop');
       await this.options.store.release(entry.job).catch((err) => this.logError(err, 'releasing a job at stop failed'));
     }
     // Handlers that heed their signal end now; one that does not is left to the process's exit.
@@ -159,6 +199,7 @@ export class JobWorker {
         entry.controller.abort(new JobLostError(job.id));
         if (!this.stopping) void this.fill();
       }
+      this.options.log?.error({ ...this.jobFields(job), reason }, 'job failed by the watchdog');
       await this.hook(() => this.options.onFailed?.(job, reason));
     }
     return failed;
@@ -210,19 +251,31 @@ export class JobWorker {
 
   private async execute(entry: Running): Promise<void> {
     const { job } = entry;
-    const { store } = this.options;
+    const { store, log } = this.options;
     const registration = this.handlers.get(job.kind) as JobRegistration;
+    const fields = this.jobFields(job);
+    log?.info(fields, 'job started');
+    const started = performance.now();
     let failure: string | undefined;
     try {
       await registration.handler(currentPayload(registration.kind, job), this.context(entry));
     } catch (error) {
       failure = failureReason(error);
     }
-    if (entry.lost) return;
+    const durationMs = Math.round(performance.now() - started);
+    await this.presence?.removeJobFolder(job.id).catch((err) => this.logError(err, 'removing a job folder failed'));
+    if (entry.lost) {
+      log?.warn({ ...fields, durationMs }, 'job ended after it was lost (failed by the watchdog or released)');
+      return;
+    }
     try {
       if (failure === undefined) {
-        if (await persistently(() => store.succeed(job))) await this.hook(() => this.options.onSucceeded?.(job));
+        if (await persistently(() => store.succeed(job))) {
+          log?.info({ ...fields, durationMs }, 'job succeeded');
+          await this.hook(() => this.options.onSucceeded?.(job));
+        }
       } else if (await persistently(() => store.fail(job, failure))) {
+        log?.warn({ ...fields, durationMs, reason: failure }, 'job failed');
         await this.hook(() => this.options.onFailed?.(job, failure));
       }
     } catch (err) {
@@ -235,8 +288,10 @@ export class JobWorker {
     const { store, heartbeatTimeoutMs } = this.options;
     const spacing = this.options.heartbeatWriteIntervalMs ?? Math.min(heartbeatTimeoutMs / 10, 5000);
     let lastWrite = Number.NEGATIVE_INFINITY;
+    const presence = this.presence as WorkerPresence;
     return {
       signal: entry.controller.signal,
+      workDir: () => presence.jobFolder(entry.job.id),
       heartbeat: async (progress?: number) => {
         if (entry.lost) throw new JobLostError(entry.job.id);
         if (progress !== undefined && !(progress >= 0 && progress <= 1)) throw new Error('progress must be from 0 to 1');
@@ -255,6 +310,16 @@ export class JobWorker {
       await call();
     } catch (err) {
       this.logError(err, 'a job hook failed');
+    }
+  }
+
+  /** What every log line about a job carries: its id, kind, attempt, and what its kind adds. */
+  private jobFields(job: JobSummary): Record<string, unknown> {
+    const fields = { jobId: job.id, kind: job.kind, attempt: job.attempts };
+    try {
+      return { ...this.handlers.get(job.kind)?.logFields?.(job.payload), ...fields };
+    } catch {
+      return fields;
     }
   }
 

@@ -1,9 +1,11 @@
 import { randomUUID } from 'node:crypto';
-import { decodeProtectedHeader, type JWTVerifyGetKey, jwtVerify } from 'jose';
+import { decodeProtectedHeader, type JWK, type JWTVerifyGetKey, jwtVerify } from 'jose';
 import type { DirectoryRepository } from '../adapters/db/repositories/directory-repository.js';
 import type { TokenRepository } from '../adapters/db/repositories/token-repository.js';
+import type { Principal } from '../domain/access/principal.js';
 import { ApiError } from '../domain/errors.js';
 import { isRevoked, notBeforeMs } from '../domain/oauth/revocation.js';
+import { isRegion, type Region } from '../domain/regions.js';
 import type { Platform } from '../platform.js';
 import type { Clock } from '../ports/clock.js';
 import { publishedKeySet, remoteKeySet } from './published-keys.js';
@@ -11,33 +13,12 @@ import type { SigningKeys } from './signing-keys.js';
 
 export const ACCESS_TOKEN_AUDIENCE = 'rdp-api';
 
-/** Who is calling, as a verified access token says. */
-export interface Principal {
-  userId: string;
-  orgId: string;
-  clientId: string;
-  scopes: ReadonlySet<string>;
-  /** Seconds since the epoch. */
-  issuedAt: number;
-  /** Milliseconds since the epoch (the iat_ms claim): revocation compares at this precision. */
-  issuedAtMs: number;
-  expiresAt: number;
-  /** How the session was authenticated: "local" now; an SSO sign-in sets its provider. */
-  identityProvider: string;
-  /** The grant (refresh family) the token belongs to; revoking the family revokes the token. */
-  grantId: string | undefined;
-}
-
 export interface IssueRequest {
   userId: string;
   orgId: string;
   clientId: string;
   scopes: string[];
   identityProvider?: string;
-}
-
-export function issuerOf(publicUrl: string): string {
-  return `${publicUrl}/auth`;
 }
 
 export class AccessTokenIssuer {
@@ -101,6 +82,8 @@ export class AccessTokenVerifier {
   private readonly verified = new Map<string, Principal>();
   private readonly statuses = new Map<string, PrincipalStatus>();
   private readonly grants = new Map<string, GrantStatus>();
+  /** Organizations' regions: fixed when an organization is made, so kept once read. */
+  private readonly orgRegions = new Map<string, Region>();
 
   constructor(
     private readonly getKey: JWTVerifyGetKey,
@@ -110,11 +93,14 @@ export class AccessTokenVerifier {
     private readonly clock: Clock,
   ) {}
 
-  /** Verifies with the published key set: read from the store in-process, or fetched when regions run apart. */
-  static forPlatform(platform: Platform, keys: SigningKeys, issuer: string) {
+  /**
+   * Verifies with the published key set: fetched from RDP_AUTH_JWKS_URL when the authorization
+   * server runs apart and that is set; otherwise read from the global store, starting from `keys`.
+   */
+  static forPlatform(platform: Platform, keys: { keys: JWK[] }, issuer: string) {
     const keySet = platform.config.authJwksUrl
       ? remoteKeySet(platform.config.authJwksUrl)
-      : publishedKeySet(platform.tokens, keys.jwks(), platform.clock);
+      : publishedKeySet(platform.tokens, keys, platform.clock);
     const verifier = new AccessTokenVerifier(keySet, issuer, platform.directory, platform.tokens, platform.clock);
     platform.principalChanges.subscribe((userId) => verifier.forgetPrincipal(userId));
     return verifier;
@@ -154,6 +140,14 @@ export class AccessTokenVerifier {
   }
 
   private async verify(token: string): Promise<Principal> {
+    const claims = await this.verifyClaims(token);
+    // Read once per organization and process, with the token's first use: no request pays for it after.
+    const orgRegion = await this.regionOf(claims.orgId);
+    if (!orgRegion) throw new ApiError('invalid_token', 'The token names an unknown organization');
+    return { ...claims, orgRegion };
+  }
+
+  private async verifyClaims(token: string): Promise<Omit<Principal, 'orgRegion'>> {
     try {
       decodeProtectedHeader(token);
     } catch {
@@ -181,6 +175,16 @@ export class AccessTokenVerifier {
     } catch {
       throw new ApiError('invalid_token');
     }
+  }
+
+  private async regionOf(orgId: string): Promise<Region | undefined> {
+    const known = this.orgRegions.get(orgId);
+    if (known) return known;
+    const region = (await this.directory.findOrganization(orgId))?.region;
+    if (region === undefined || !isRegion(region)) return undefined;
+    if (this.orgRegions.size >= MAX_CACHED_TOKENS) this.orgRegions.clear();
+    this.orgRegions.set(orgId, region);
+    return region;
   }
 
   private async status(userId: string, orgId: string, nowMs: number): Promise<PrincipalStatus> {

@@ -1,13 +1,13 @@
 import { randomUUID } from 'node:crypto';
+import { hashToken, randomToken } from '../crypto/secrets.js';
 import { parseScopeString, type Scope } from '../domain/access/scopes.js';
 import {
   type AuthorizationCheck,
   type AuthorizationRequest,
   checkAuthorizationRequest,
 } from '../domain/oauth/authorization-request.js';
+import { issuerOf } from '../domain/oauth/issuer.js';
 import type { Platform } from '../platform.js';
-import { issuerOf } from './access-tokens.js';
-import { hashToken, randomToken } from './secrets.js';
 
 /** RFC 6749 section 4.1.2: a code lives briefly; the spec says 60 seconds. */
 export const AUTHORIZATION_CODE_TTL_MS = 60_000;

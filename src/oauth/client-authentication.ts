@@ -1,7 +1,7 @@
 import type { OAuthApplicationRow } from '../adapters/db/schema.js';
+import { tokenMatches } from '../crypto/secrets.js';
 import { OAuthError } from './oauth-error.js';
 import type { ClientDirectory } from './recent-directory.js';
-import { tokenMatches } from './secrets.js';
 
 export interface ClientCredentials {
   clientId: string;

@@ -12,7 +12,8 @@ const RELOAD_INTERVAL_MS = 10_000;
  */
 export function publishedKeySet(tokens: TokenRepository, initial: { keys: JWK[] }, clock: Clock): JWTVerifyGetKey {
   let current = createLocalJWKSet(initial);
-  let loadedAt = clock.now().getTime();
+  // None yet (an api process started before any authorization server): the first token reloads.
+  let loadedAt = initial.keys.length > 0 ? clock.now().getTime() : Number.NEGATIVE_INFINITY;
   return async (header, token) => {
     try {
       return await current(header, token);
@@ -23,12 +24,17 @@ export function publishedKeySet(tokens: TokenRepository, initial: { keys: JWK[] 
       ) {
         throw error;
       }
-      const rows = await tokens.activeSigningKeys();
-      current = createLocalJWKSet({ keys: rows.map((row) => JSON.parse(row.public_jwk) as JWK) });
+      current = createLocalJWKSet(await publishedKeys(tokens));
       loadedAt = clock.now().getTime();
       return current(header, token);
     }
   };
+}
+
+/** The public halves of the signing keys in the global store: what {auth_url}/oauth/jwks publishes. */
+export async function publishedKeys(tokens: TokenRepository): Promise<{ keys: JWK[] }> {
+  const rows = await tokens.activeSigningKeys();
+  return { keys: rows.map((row) => JSON.parse(row.public_jwk) as JWK) };
 }
 
 export function remoteKeySet(jwksUrl: string): JWTVerifyGetKey {

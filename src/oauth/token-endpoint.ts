@@ -1,12 +1,12 @@
 import { randomUUID } from 'node:crypto';
 import type { OAuthApplicationRow } from '../adapters/db/schema.js';
 import type { Platform } from '../platform.js';
+import type { LoginThrottle, ThrottleKey } from '../services/login-throttle.js';
 import type { AccessTokenIssuer, IssueRequest } from './access-tokens.js';
 import { authenticateClient, readClientCredentials } from './client-authentication.js';
 import { authorizationCodeGrant } from './grants/authorization-code.js';
 import { clientCredentialsGrant } from './grants/client-credentials.js';
 import { refreshTokenGrant } from './grants/refresh-token.js';
-import type { LoginThrottle, ThrottleKey } from './login-throttle.js';
 import { OAuthError } from './oauth-error.js';
 import type { ClientDirectory } from './recent-directory.js';
 import { sealRefreshToken } from './refresh-tokens.js';

@@ -56,6 +56,49 @@ export interface EnqueueOptions {
    * first job (`created: false`) instead of making a second, also when both race.
    */
   singletonKey?: string;
+  /**
+   * Store the job only while the queued and running jobs are fewer than the slots of the workers
+   * alive (the deployment's capacity), checked atomically with the insert: otherwise throws
+   * CapacityExceededError. A repeat of a keyed job is answered as usual, never refused.
+   */
+  withinCapacity?: boolean;
+}
+
+/** An enqueue `withinCapacity` found every slot of the workers alive taken (`slots` 0: no worker alive). */
+export class CapacityExceededError extends Error {
+  constructor(
+    readonly slots: number,
+    readonly active: number,
+  ) {
+    super(slots === 0 ? 'no worker is running' : `all ${slots} worker slots are taken (${active} jobs queued or running)`);
+  }
+}
+
+/** The deployment's capacity as the queue sees it now. */
+export interface QueueCapacity {
+  /** Workers whose registration is alive, and the sum of their slots. */
+  workers: number;
+  slots: number;
+  /** Queued and running jobs of every kind. */
+  active: number;
+}
+
+/** A running worker as it registers itself (JobStore.registerWorker). */
+export interface WorkerRegistration {
+  id: string;
+  /** Jobs it runs at once; 0 while it drains at stop. */
+  slots: number;
+  host: string;
+  pid: number;
+  startedAt: string;
+  /** The registration counts as alive this long after each refresh. */
+  aliveForMs: number;
+}
+
+export interface RegisteredWorker extends Omit<WorkerRegistration, 'aliveForMs'> {
+  heartbeatAt: string;
+  /** Alive until then, unless refreshed. */
+  expiresAt: string;
 }
 
 /** What the API side uses. */
@@ -64,9 +107,20 @@ export interface JobQueue {
   enqueue<Payload>(kind: JobKind<Payload>, payload: Payload, options?: EnqueueOptions): Promise<{ id: string; created: boolean }>;
   /** Undefined for an unknown id (also a malformed one). */
   get(id: string): Promise<JobRecord | undefined>;
-  /** Queued and running jobs of every kind, for a capacity check by the caller. */
-  countActive(): Promise<number>;
+  /** The alive workers' slots and the active jobs (enqueue's `withinCapacity` checks the same, atomically). */
+  capacity(): Promise<QueueCapacity>;
+  /** Queued and running jobs of every kind, apart: what the metrics report and readiness queries. */
+  countByState(): Promise<{ queued: number; running: number }>;
+  /** The connections of the queue's own pool, where it has one (pg-boss): for the metrics. */
+  poolUse?(): PoolUse;
   close(): Promise<void>;
+}
+
+/** A connection pool's use: open connections, idle ones, and callers waiting for one. */
+export interface PoolUse {
+  total: number;
+  idle: number;
+  waiting: number;
 }
 
 /** A job a worker holds: `lease` proves it still does (a re-claim or the watchdog revokes it). */
@@ -92,6 +146,18 @@ export interface JobStore extends JobQueue {
    * `reason`, and returns them. Of several watchdogs racing, exactly one fails (and returns) each.
    */
   failStale(kinds: readonly string[], cutoff: Date, reason: string): Promise<JobSummary[]>;
+  /** Inserts or refreshes a worker's registration: its slots count towards capacity until it expires. */
+  registerWorker(worker: WorkerRegistration): Promise<void>;
+  unregisterWorker(id: string): Promise<void>;
+  /** Every registration, alive or expired (not yet pruned). */
+  listWorkers(): Promise<RegisteredWorker[]>;
+  /** Removes registrations that expired before `cutoff`. */
+  pruneWorkers(cutoff: Date): Promise<void>;
   /** Calls `listener` after this process enqueued a new job: the worker's wake-up. Returns the unsubscribe. */
   onEnqueued(listener: (kind: string) => void): () => void;
+}
+
+/** Where a worker reports each job's end (the metrics: http/plugins/metrics.ts). */
+export interface JobOutcomes {
+  jobFinished(kind: string, outcome: 'succeeded' | 'failed'): void;
 }

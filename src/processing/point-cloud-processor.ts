@@ -1,18 +1,25 @@
-import { mkdir, writeFile } from 'node:fs/promises';
+import { mkdir, rm, writeFile } from 'node:fs/promises';
+import { availableParallelism } from 'node:os';
 import path from 'node:path';
+import { decodeLazChunk } from './point-clouds/laz-chunks.js';
 import { openPointCloud } from './point-clouds/open-point-cloud.js';
 import {
+  BATCH_POINTS,
   type Bounds,
   emptyBounds,
   extendBounds,
   type PointAttribute,
   type PointCloudFormat,
+  type PointCloudReader,
 } from './point-clouds/point-cloud.js';
 import { ReservoirSample } from './point-clouds/reservoir-sample.js';
 import { notCompatible } from './processing-error.js';
 import { renderThumbnail } from './thumbnail.js';
 import { boxOfBounds } from './tiles/octree-box.js';
 import { buildOctree } from './tiles/octree-builder.js';
+import { type OctreeSettings, type OctreeTask, StreamSplitter, type TaskResult } from './tiles/octree-task.js';
+import { PointRecords, SpillWriter } from './tiles/spill-file.js';
+import { TileWorkers } from './tiles/tile-workers.js';
 import { tilesetOf } from './tiles/tileset.js';
 
 export interface PointCloudOptions {
@@ -22,8 +29,13 @@ export interface PointCloudOptions {
   expectedFormat?: PointCloudFormat;
   /** Most points in one tile (default 50,000). */
   tilePoints?: number;
-  /** Most points of one box held in memory while tiling (default 250,000). */
+  /** Most points of one box held in memory while tiling, per thread (default 250,000). */
   memoryPoints?: number;
+  /**
+   * Worker threads that tile (default: the machine's cores, at most 4). A cloud that fits in
+   * `memoryPoints`, or 0 threads, is tiled on the calling thread. The tiles are the same either way.
+   */
+  threads?: number;
 }
 
 export interface PointCloudResult {
@@ -38,69 +50,183 @@ export interface PointCloudResult {
 }
 
 const THUMBNAIL_SAMPLE = 40_000;
-/** Share of the progress given to the first pass (bounds); the tiling pass writes and takes longer. */
+/** Share of the progress given to the decoding pass; the tiling writes and takes longer. */
 const FIRST_PASS = 0.25;
+const DEFAULT_THREADS = Math.min(4, availableParallelism());
 
 /**
- * A point cloud to an OGC 3D Tiles 1.1 tileset of glTF point tiles plus a PNG thumbnail, in two
- * streaming passes: the first counts, bounds and samples; the second builds the octree.
+ * A point cloud to an OGC 3D Tiles 1.1 tileset of glTF point tiles plus a PNG thumbnail. The
+ * input is decoded once: that pass counts, bounds and samples it and parks the decoded points
+ * in a spill file, from which the octree is built (on worker threads for a large cloud).
  */
 export async function processPointCloud(
   inputPath: string,
   outputDir: string,
   options: PointCloudOptions = {},
 ): Promise<PointCloudResult> {
-  const reader = await openPointCloud(inputPath, options.expectedFormat);
+  let workers: TileWorkers | undefined;
+  // LAZ chunks are decompressed on the tiling threads while they have nothing else to do.
+  const reader = await openPointCloud(inputPath, options.expectedFormat, {
+    decodeLazChunk: (chunk) => (workers ? workers.decodeLazChunk(chunk) : decodeLazChunk(chunk)),
+  });
   const report = options.onProgress ?? (() => {});
-  const bounds = emptyBounds();
-  const sample = new ReservoirSample(THUMBNAIL_SAMPLE);
-  let pointCount = 0;
-  let hasColors = reader.header.attributes.includes('color');
-  report(0);
-  for await (const batch of reader.batches()) {
-    extendBounds(bounds, batch.positions, batch.count);
-    sample.add(batch);
-    if (!batch.colors) hasColors = false;
-    pointCount += batch.count;
-    if (reader.header.pointCount) report((FIRST_PASS * pointCount) / reader.header.pointCount);
-  }
-  if (pointCount === 0) throw notCompatible('The point cloud holds no points');
-  if (![...bounds.min, ...bounds.max].every(Number.isFinite))
-    throw notCompatible('The point cloud has coordinates that are not finite');
-  await mkdir(outputDir, { recursive: true });
   const tilePoints = options.tilePoints ?? 50_000;
+  const memoryPoints = options.memoryPoints ?? 250_000;
+  const threads = options.threads ?? DEFAULT_THREADS;
   let placed = 0;
-  const root = await buildOctree(reader.batches(), pointCount, boxOfBounds(bounds), {
+  let pointCount = 0;
+  const onPoints = (count: number) => {
+    placed += count;
+    report(FIRST_PASS + ((1 - FIRST_PASS) * placed) / pointCount);
+  };
+  const declared = reader.header.pointCount;
+  // Started now, so that their start-up overlaps the decoding pass.
+  if (threads > 0 && (declared === undefined || declared > memoryPoints)) workers = new TileWorkers(threads, onPoints);
+  const spillDir = path.join(outputDir, '.spill');
+  const settings: OctreeSettings = {
     tilePoints,
-    memoryPoints: options.memoryPoints ?? 250_000,
+    memoryPoints,
     maxDepth: 16,
-    withColors: hasColors,
+    withColors: reader.header.attributes.includes('color'),
     contentDir: path.join(outputDir, 'tiles'),
     contentRoot: outputDir,
-    spillDir: path.join(outputDir, '.spill'),
-    onPoints: (count) => {
-      placed += count;
-      report(FIRST_PASS + ((1 - FIRST_PASS) * placed) / pointCount);
-    },
-  });
-  const tileset = tilesetOf(root, tilePoints);
-  await writeFile(path.join(outputDir, 'tileset.json'), JSON.stringify(tileset));
-  await writeFile(path.join(outputDir, 'thumbnail.png'), renderThumbnail(sample, bounds));
-  const contents: string[] = [];
-  const collect = (node: typeof root) => {
-    contents.push(node.content);
-    for (const child of node.children) collect(child);
+    spillDir,
   };
-  collect(root);
-  report(1);
-  const attributes = reader.header.attributes.filter((a) => a !== 'color' || hasColors);
-  return {
-    format: reader.header.format,
-    pointCount,
-    bounds,
-    attributes,
-    files: ['tileset.json', ...contents, 'thumbnail.png'],
-    tilesetPath: 'tileset.json',
-    thumbnailPath: 'thumbnail.png',
-  };
+  try {
+    await mkdir(settings.contentDir, { recursive: true });
+    await mkdir(path.join(spillDir, 'decoded'), { recursive: true });
+    report(0);
+    const pass = await decodeOnce(reader, settings, (count) => {
+      pointCount = count;
+      if (declared) report((FIRST_PASS * count) / declared);
+    });
+    const { bounds, sample, hasColors } = pass;
+    settings.withColors = hasColors;
+    if (pointCount === 0) throw notCompatible('The point cloud holds no points');
+    if (![...bounds.min, ...bounds.max].every(Number.isFinite))
+      throw notCompatible('The point cloud has coordinates that are not finite');
+    if (pointCount <= memoryPoints) {
+      await workers?.close();
+      workers = undefined;
+    } else if (!workers && threads > 0) {
+      workers = new TileWorkers(threads, onPoints);
+    }
+    const root = await buildOctree(await rootOf(pass, pointCount, bounds, spillDir, onPoints), {
+      ...settings,
+      onPoints,
+      workers,
+    });
+    const tileset = tilesetOf(root, tilePoints);
+    await writeFile(path.join(outputDir, 'tileset.json'), JSON.stringify(tileset));
+    await writeFile(path.join(outputDir, 'thumbnail.png'), renderThumbnail(sample, bounds));
+    const contents: string[] = [];
+    const collect = (node: typeof root) => {
+      contents.push(node.content);
+      for (const child of node.children) collect(child);
+    };
+    collect(root);
+    report(1);
+    const attributes = reader.header.attributes.filter((a) => a !== 'color' || hasColors);
+    return {
+      format: reader.header.format,
+      pointCount,
+      bounds,
+      attributes,
+      files: ['tileset.json', ...contents, 'thumbnail.png'],
+      tilesetPath: 'tileset.json',
+      thumbnailPath: 'thumbnail.png',
+    };
+  } finally {
+    await workers?.close();
+    await rm(spillDir, { recursive: true, force: true });
+  }
+}
+
+interface DecodedPass {
+  bounds: Bounds;
+  sample: ReservoirSample;
+  hasColors: boolean;
+  /** The decoded points, when the root box was not known while decoding. */
+  decoded?: string;
+  /** The root box already split while decoding, in the box the file declares. */
+  splitter?: StreamSplitter;
+}
+
+/**
+ * The one decoding pass: bounds, count and thumbnail sample, and the points parked for the
+ * tiling. A file that declares its count and bounds (LAS, LAZ) and is larger than one box in
+ * memory has its root box split right here, saving the tiling a pass over every point.
+ */
+async function decodeOnce(reader: PointCloudReader, settings: OctreeSettings, onCount: (count: number) => void) {
+  const { pointCount: declared, declaredBounds } = reader.header;
+  const declaredBox =
+    declared !== undefined &&
+    declared > settings.memoryPoints &&
+    declaredBounds &&
+    [...declaredBounds.min, ...declaredBounds.max].every(Number.isFinite) &&
+    declaredBounds.min.every((min, axis) => min <= declaredBounds.max[axis]!)
+      ? boxOfBounds(declaredBounds)
+      : undefined;
+  const splitDir = path.join(settings.spillDir, 'decoded');
+  // Its own folder: should the declaration prove wrong, its spills become a root task's inputs.
+  const splitSettings = { ...settings, spillDir: splitDir };
+  const splitter = declaredBox
+    ? await StreamSplitter.create({ count: declared!, box: declaredBox, address: 'r', depth: 0 }, splitSettings)
+    : undefined;
+  const decoded = splitter ? undefined : await SpillWriter.create(path.join(splitDir, 'decoded.bin'));
+  const pass: DecodedPass = { bounds: emptyBounds(), sample: new ReservoirSample(THUMBNAIL_SAMPLE), hasColors: true, splitter };
+  pass.hasColors = reader.header.attributes.includes('color');
+  let records = new PointRecords(BATCH_POINTS);
+  let count = 0;
+  try {
+    for await (const batch of reader.batches()) {
+      extendBounds(pass.bounds, batch.positions, batch.count);
+      pass.sample.add(batch);
+      if (!batch.colors) pass.hasColors = false;
+      if (batch.count > records.capacity) records = new PointRecords(batch.count);
+      records.setBatch(batch);
+      if (splitter) await splitter.add(records, batch.count);
+      else await addAll(decoded!, records, batch.count);
+      count += batch.count;
+      onCount(count);
+    }
+  } finally {
+    await decoded?.close();
+  }
+  if (decoded) pass.decoded = decoded.path;
+  splitSettings.withColors = pass.hasColors;
+  return pass;
+}
+
+async function addAll(writer: SpillWriter, records: PointRecords, count: number): Promise<void> {
+  for (let i = 0; i < count; i += 1) if (writer.add(records, i)) await writer.flush();
+}
+
+/**
+ * Where the octree starts: the root split while decoding, when every point fell inside the
+ * declared box and the count matched; otherwise a root task over the decoded points (after a
+ * wrong declaration: the kept points and the child spills, which hold every point).
+ */
+async function rootOf(
+  pass: DecodedPass,
+  count: number,
+  bounds: Bounds,
+  spillDir: string,
+  onPoints: (count: number) => void,
+): Promise<{ task: OctreeTask } | { result: TaskResult }> {
+  const { splitter } = pass;
+  const root = { count, box: boxOfBounds(bounds), address: 'r', depth: 0 };
+  if (!splitter) return { task: { ...root, inputs: [pass.decoded!] } };
+  const declared = splitter.box;
+  const inside = [0, 1, 2].every(
+    (axis) =>
+      bounds.min[axis]! >= declared.center[axis]! - declared.half[axis]! &&
+      bounds.max[axis]! <= declared.center[axis]! + declared.half[axis]!,
+  );
+  if (inside && splitter.seen === splitter.count) {
+    const result = await splitter.finish();
+    onPoints(result.node.pointCount);
+    return { result };
+  }
+  return { task: { ...root, inputs: await splitter.abandon(path.join(spillDir, 'decoded', 'kept.bin')) } };
 }

@@ -1,9 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import { newNodeRow } from '../adapters/db/repositories/node-rows.js';
+import { hashPassword } from '../crypto/secrets.js';
 import { ApiError, validationError } from '../domain/errors.js';
 import { ORGANIZATION_ADMINISTRATOR_ROLE_ID, organizationRoleRows } from '../domain/people/roles.js';
 import { isRegion, REGIONS, type Region } from '../domain/regions.js';
-import { hashPassword } from '../oauth/secrets.js';
 import type { Platform } from '../platform.js';
 import { ApplicationService } from './application-service.js';
 import { NodeService } from './node-service.js';
@@ -48,7 +48,7 @@ export class AdminService {
 
     const id = randomUUID();
     const now = this.now();
-    const region = this.platform.regions[input.region];
+    const region = this.platform.region(input.region);
     // The regional root first: an organization row never points at a region that lacks its node.
     await region.store.db.transaction().execute(async (tx) => {
       await region.nodes.insert(newNodeRow(null, { id, kind: 'organization', name: input.name, now }), tx);
@@ -111,7 +111,7 @@ export class AdminService {
    */
   async storageUse(orgId: string) {
     const org = await this.requireOrganization(orgId);
-    const region = this.platform.regions[org.region as Region];
+    const region = this.platform.region(org.region as Region);
     const now = this.now();
     // The sums the quota checks make (UploadService.usedBytes), from one snapshot.
     const { activeBytes, trashedBytes, reservedBytes } = await region.tree.readTransaction(async (tx) => ({
@@ -227,14 +227,14 @@ export class AdminService {
     const org = await this.requireOrganization(input.orgId);
     const tokens = new ScimTokenService(
       this.platform,
-      new NodeService(this.platform, this.platform.regions[org.region as Region]),
+      new NodeService(this.platform, this.platform.region(org.region as Region)),
     );
     return tokens.create(input.orgId, input.name, { type: 'admin-cli', id: 'rdp-admin' });
   }
 
   async listRoles(orgId: string) {
     const org = await this.requireOrganization(orgId);
-    const roles = await this.platform.regions[org.region as Region].roles.list(org.id);
+    const roles = await this.platform.region(org.region as Region).roles.list(org.id);
     return roles.map((role) => ({
       id: role.id,
       name: role.name,
@@ -265,8 +265,7 @@ export class AdminService {
   }
 
   private async locateNode(id: string) {
-    for (const name of REGIONS) {
-      const region = this.platform.regions[name];
+    for (const region of this.platform.openedRegions()) {
       const node = await region.nodes.findById(id);
       if (node) return { region, node };
     }

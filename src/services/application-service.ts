@@ -1,9 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import type { OAuthApplicationRow } from '../adapters/db/schema.js';
+import { hashToken, randomToken } from '../crypto/secrets.js';
 import { normalizeScopes, parseScopeString, type Scope } from '../domain/access/scopes.js';
 import { ApiError, validationError } from '../domain/errors.js';
 import { checkRedirectUri } from '../domain/oauth/redirect-uris.js';
-import { hashToken, randomToken } from '../oauth/secrets.js';
 import type { Platform } from '../platform.js';
 
 export type ApplicationFlow = OAuthApplicationRow['flow'];

@@ -4,9 +4,10 @@ import type { NameMatch, NodeListing, NodeWithAccess } from '../adapters/db/repo
 import { newNodeRow } from '../adapters/db/repositories/node-rows.js';
 import type { NodeRow, RegionalSchema } from '../adapters/db/schema.js';
 import type { Permission } from '../domain/access/permissions.js';
+import type { Principal } from '../domain/access/principal.js';
 import { ApiError, validationError } from '../domain/errors.js';
+import type { ListPage } from '../domain/listing/cursor.js';
 import { checkChild, type NodeKind } from '../domain/nodes/hierarchy.js';
-import type { Principal } from '../oauth/access-tokens.js';
 import type { Platform, RegionContext } from '../platform.js';
 
 type TrashState = 'active' | 'any';
@@ -37,14 +38,34 @@ export class NodeService {
    */
   async authorize(principal: Principal, nodeId: string, permission: Permission, state: TrashState = 'active') {
     const found = await this.region.nodes.findWithAccess(principal.orgId, nodeId, principal.userId);
+    return this.admit(principal, found, permission, state);
+  }
+
+  /** authorize's checks on an access result already read (with a read beside it). */
+  private admit(principal: Principal, found: NodeWithAccess | undefined, permission: Permission, state: TrashState = 'active') {
     if (!found || (state === 'active' && found.node.trashed_at !== null)) throw new ApiError('NotFound', 'Node not found');
     requireAccess(principal, found, permission);
     return found.node;
   }
 
-  async browse(principal: Principal, nodeId: string, limit: number, offset: number): Promise<NodeListing[]> {
-    await this.authorize(principal, nodeId, 'read');
-    return this.region.nodes.children(nodeId, limit, offset);
+  /**
+   * The first page of children is read with the access check (one statement on PostgreSQL), returned
+   * only once it passes; a page after a cursor is checked first, then read by its key.
+   */
+  async browse(principal: Principal, nodeId: string, page: ListPage): Promise<NodeListing[]> {
+    if (page.after) {
+      await this.authorize(principal, nodeId, 'read');
+      return this.region.lists.childrenAfter(nodeId, page.limit, page.after);
+    }
+    const { found, children } = await this.region.nodes.browse(
+      principal.orgId,
+      nodeId,
+      principal.userId,
+      page.limit,
+      page.offset,
+    );
+    this.admit(principal, found, 'read');
+    return children;
   }
 
   /** `withNode` writes what hangs off the new node (a bundle's row) in the same transaction. */
@@ -100,8 +121,8 @@ export class NodeService {
 
   /** A node with its active derivatives and sources, for GET /v1/nodes/{nodeId}. */
   async get(principal: Principal, nodeId: string) {
-    const node = await this.authorize(principal, nodeId, 'read');
-    const { derivatives, sources } = await this.region.tree.readTransaction((tx) => this.region.tree.links(tx, node.id));
+    const { found, derivatives, sources } = await this.region.nodes.getWithLinks(principal.orgId, nodeId, principal.userId);
+    const node = this.admit(principal, found, 'read');
     return { node, derivatives, sources };
   }
 

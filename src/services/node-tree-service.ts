@@ -1,11 +1,11 @@
 import { parentPath, toMoveNode } from '../adapters/db/repositories/node-tree-repository.js';
 import type { NodeRow } from '../adapters/db/schema.js';
+import type { Principal } from '../domain/access/principal.js';
 import { ApiError } from '../domain/errors.js';
+import type { ListPage } from '../domain/listing/cursor.js';
 import { checkDeletableKind, checkSoftDelete, fitsQuota, trashCutoff } from '../domain/nodes/delete.js';
 import { isMovableKind, type NodeKind } from '../domain/nodes/hierarchy.js';
 import { checkMove } from '../domain/nodes/move.js';
-import { REGIONS } from '../domain/regions.js';
-import type { Principal } from '../oauth/access-tokens.js';
 import type { Platform, RegionContext } from '../platform.js';
 import { type NodeService, requireAccess } from './node-service.js';
 
@@ -108,13 +108,8 @@ export class NodeTreeService {
     }
   }
 
-  listTrash(principal: Principal, limit: number, offset: number): Promise<NodeRow[]> {
-    return this.region.nodes.listTrash(
-      principal.orgId,
-      { id: principal.userId, identityProvider: principal.identityProvider },
-      limit,
-      offset,
-    );
+  listTrash(principal: Principal, page: ListPage): Promise<NodeRow[]> {
+    return this.region.lists.trash(principal.orgId, { id: principal.userId, identityProvider: principal.identityProvider }, page);
   }
 
   async restore(principal: Principal, nodeId: string): Promise<NodeRow> {
@@ -183,9 +178,9 @@ export class NodeTreeService {
   }
 
   private async existsInOtherRegion(nodeId: string): Promise<boolean> {
-    for (const name of REGIONS) {
-      if (name === this.region.region) continue;
-      if (await this.platform.regions[name].nodes.findById(nodeId)) return true;
+    for (const region of this.platform.openedRegions()) {
+      if (region.region === this.region.region) continue;
+      if (await region.nodes.findById(nodeId)) return true;
     }
     return false;
   }

@@ -1,7 +1,7 @@
 import type { DirectoryRepository } from '../adapters/db/repositories/directory-repository.js';
 import type { UserRow } from '../adapters/db/schema.js';
-import type { LoginThrottle, ThrottleKey } from '../oauth/login-throttle.js';
-import { verifyPassword } from '../oauth/secrets.js';
+import { verifyPassword } from '../crypto/secrets.js';
+import type { LoginThrottle, ThrottleKey } from './login-throttle.js';
 
 /** A hash of a password nobody has: checked when the e-mail is unknown, so timing does not tell. */
 const DECOY_HASH = 'scrypt$AAAAAAAAAAAAAAAAAAAAAA$AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA';

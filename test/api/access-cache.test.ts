@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import SQLite from 'better-sqlite3';
 import pg from 'pg';
 import { describe, expect, it } from 'vitest';
@@ -6,8 +7,9 @@ import { type TestPlatform, usingPostgres, withPlatformAndOrg } from '../support
 import { rdpAdmin } from '../support/rdp-cli.js';
 
 /**
- * Access results are cached while the store is unchanged (SQLite's data_version). A change made
- * by another process must be seen by the very next request, in both directions.
+ * Access results are cached while nothing they read has changed: SQLite's data_version,
+ * PostgreSQL's per-organization access version (kept by triggers). A change made by another
+ * process must be seen by the very next request, in both directions.
  */
 describe('access checks after another process changes memberships', () => {
   let t: TestPlatform;
@@ -30,6 +32,95 @@ describe('access checks after another process changes memberships', () => {
       db.close();
     }
   }
+
+  /** Runs one statement through a connection of its own, as another process would (`?` placeholders). */
+  async function elsewhere(statement: string, ...values: unknown[]) {
+    const { config } = t.platform;
+    if (usingPostgres) {
+      const client = new pg.Client({ connectionString: config.databaseUrl });
+      await client.connect();
+      try {
+        await client.query(`SET search_path TO "${config.databaseSchemaPrefix}_region_eu"`);
+        let n = 0;
+        await client.query(
+          statement.replace(/\?/g, () => `$${++n}`),
+          values,
+        );
+      } finally {
+        await client.end();
+      }
+    } else {
+      const db = new SQLite(`${config.dataDir}/region_eu.sqlite`);
+      try {
+        db.prepare(statement).run(...values);
+      } finally {
+        db.close();
+      }
+    }
+  }
+
+  it('serves the cached result while nothing changes, and sees a node, role or group member changed elsewhere at once', async () => {
+    const tree = await createTree(org);
+    const viewer = await org.serviceClient({ scopes: 'read:hierarchy' });
+    const viewerRole = org.roles.Viewer as string;
+    const groupId = randomUUID();
+    const now = new Date().toISOString();
+    // The viewer reaches the site only through a group's role on the division.
+    await elsewhere(
+      'INSERT INTO groups (id, org_id, name, name_key, division_id, scim_managed, scim_external_id, saml_linked, created_at, updated_at) VALUES (?, ?, ?, ?, NULL, 0, NULL, 0, ?, ?)',
+      groupId,
+      org.orgId,
+      'Surveyors',
+      'surveyors',
+      now,
+      now,
+    );
+    await elsewhere('INSERT INTO group_members (group_id, user_id, created_at) VALUES (?, ?, ?)', groupId, viewer.userId, now);
+    await elsewhere(
+      'INSERT INTO memberships (node_id, principal_id, principal_type, role_id, created_at) VALUES (?, ?, ?, ?, ?)',
+      tree.divisionId,
+      groupId,
+      'group',
+      viewerRole,
+      now,
+    );
+    const get = `/v1/nodes/${tree.siteId}`;
+    const browse = `/v1/nodes/${tree.siteId}/browse`;
+    expect((await viewer.client.get(get)).status).toBe(200);
+    expect((await viewer.client.get(browse)).body.map((child: { id: string }) => child.id)).toEqual([tree.folderId]);
+
+    // A hit is the very result read before: the cache is in use on this store.
+    const { nodes } = t.platform.regions.eu;
+    const first = await nodes.findWithAccess(org.orgId, tree.siteId, viewer.userId);
+    expect(first?.permissions.has('read')).toBe(true);
+    expect(await nodes.findWithAccess(org.orgId, tree.siteId, viewer.userId)).toBe(first);
+    if (usingPostgres) {
+      // PostgreSQL keeps a version per organization: another organization's writes leave it.
+      const other = await t.admin.createOrganization({ name: `Other ${randomUUID().slice(0, 8)}`, region: 'eu' });
+      await elsewhere('UPDATE nodes SET name = ? WHERE id = ?', 'Elsewhere Ltd', other.id);
+      expect(await nodes.findWithAccess(org.orgId, tree.siteId, viewer.userId)).toBe(first);
+    }
+
+    // The node's own row is part of the cached result.
+    await elsewhere('UPDATE nodes SET name = ? WHERE id = ?', 'Renamed elsewhere', tree.siteId);
+    expect((await viewer.client.get(get)).body.name).toBe('Renamed elsewhere');
+
+    await elsewhere('UPDATE roles SET permissions = ? WHERE org_id = ? AND id = ?', '["download"]', org.orgId, viewerRole);
+    expect((await viewer.client.get(get)).status).toBe(403);
+    expect((await viewer.client.get(browse)).status).toBe(403);
+    await elsewhere('UPDATE roles SET permissions = ? WHERE org_id = ? AND id = ?', '["read"]', org.orgId, viewerRole);
+    expect((await viewer.client.get(get)).status).toBe(200);
+
+    await elsewhere('DELETE FROM group_members WHERE user_id = ?', viewer.userId);
+    expect((await viewer.client.get(browse)).status).toBe(403);
+    expect((await viewer.client.get(get)).status).toBe(403);
+    await elsewhere('INSERT INTO group_members (group_id, user_id, created_at) VALUES (?, ?, ?)', groupId, viewer.userId, now);
+    expect((await viewer.client.get(browse)).status).toBe(200);
+
+    // A node trashed elsewhere is gone for the next request.
+    await elsewhere('UPDATE nodes SET trashed_at = ?, trash_root_id = id WHERE id = ?', now, tree.siteId);
+    expect((await viewer.client.get(get)).status).toBe(404);
+  });
 
   it('a grant by the rdp command and a revocation by another connection take effect on the next request', async () => {
     const tree = await createTree(org);

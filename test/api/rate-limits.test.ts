@@ -29,24 +29,24 @@ describe('per-organization request buckets', () => {
   it('answers 429 rate_limited past the bucket, leaves other organizations alone, and serves again after the refill', async () => {
     const small = await createOrg(t);
     const other = await createOrg(t);
-    // Bucket 3 refilling 10 a second: a window of 1 s holding 3 requests.
-    await t.admin.setOrganizationRateLimit(small.orgId, { bucket: 3, refillPerSecond: 10 });
+    // Bucket 3 refilling 2 a second: the three requests and the refusals below must come within
+    // the half second one token takes to come back (at 10 a second, a loaded machine missed it).
+    await t.admin.setOrganizationRateLimit(small.orgId, { bucket: 3, refillPerSecond: 2 });
 
     const served: ApiResponse[] = [];
     for (let i = 0; i < 3; i += 1) served.push(await small.admin.get(`/v1/nodes/${small.orgId}`));
     expect(served.map((response) => response.status)).toEqual([200, 200, 200]);
     expect(served.map((response) => rateLimitHeaders(response).remaining)).toEqual(['2', '1', '0']);
-    for (const response of served) {
-      expect(rateLimitHeaders(response).limit).toBe('3');
-      expect(rateLimitHeaders(response).reset).toBe(1);
-    }
+    // Seconds until the bucket is full again: (3 - tokens) / 2, rounded up.
+    expect(served.map((response) => rateLimitHeaders(response).reset)).toEqual([1, 1, 2]);
+    for (const response of served) expect(rateLimitHeaders(response).limit).toBe('3');
 
     const refused = await small.admin.get(`/v1/nodes/${small.orgId}`);
     expect(refused.status).toBe(429);
     expect(refused.body).toEqual(RATE_LIMITED);
     expect(refused.headers.get('content-type')).toMatch(/^application\/json/);
     expect(refused.headers.get('retry-after')).toBe('1');
-    expect(rateLimitHeaders(refused)).toEqual({ limit: '3', remaining: '0', reset: 1 });
+    expect(rateLimitHeaders(refused)).toEqual({ limit: '3', remaining: '0', reset: 2 });
     // Every scoped route shares the one bucket, writes included.
     const write = await small.admin.post(`/v1/nodes/${small.orgId}/division`, { name: 'Refused' });
     expect(write.status).toBe(429);
@@ -57,10 +57,14 @@ describe('per-organization request buckets', () => {
     expect(rateLimitHeaders(unaffected).limit).toBe('600');
     expect(rateLimitHeaders(unaffected).remaining).toBe('599');
 
+    // Served again one Retry-After later; full again after the reset the refusal announced.
     await sleep(Number(refused.headers.get('retry-after')) * 1000 + 50);
     const again = await small.admin.get(`/v1/nodes/${small.orgId}`);
     expect(again.status).toBe(200);
-    expect(rateLimitHeaders(again).remaining).toBe('2');
+    await sleep(rateLimitHeaders(refused).reset * 1000 + 50);
+    const full = await small.admin.get(`/v1/nodes/${small.orgId}`);
+    expect(full.status).toBe(200);
+    expect(rateLimitHeaders(full).remaining).toBe('2');
   });
 
   it('spends nothing on requests refused with 401 or for a missing scope', async () => {

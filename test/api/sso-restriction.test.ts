@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { AccessTokenIssuer, issuerOf } from '../../src/oauth/access-tokens.js';
+import { issuerOf } from '../../src/domain/oauth/issuer.js';
+import { AccessTokenIssuer } from '../../src/oauth/access-tokens.js';
 import { SigningKeys } from '../../src/oauth/signing-keys.js';
 import { createTree, type OrgFixture } from '../support/fixtures.js';
 import { type TestPlatform, withPlatformAndOrg } from '../support/platform.js';

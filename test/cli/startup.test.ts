@@ -1,18 +1,16 @@
-import { type ChildProcess, execFile, spawn } from 'node:child_process';
+import { type ChildProcess, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { dropPostgresSchemas } from '../../src/adapters/db/database.js';
 import { loadConfig } from '../../src/config/config.js';
 import { openPlatform } from '../../src/platform.js';
 import { AdminService } from '../../src/services/admin-service.js';
+import { buildServerInto } from '../support/fresh-build.js';
 import { freePort } from '../support/ports.js';
 
-const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const databaseUrl = process.env.RDP_TEST_DATABASE_URL;
 /**
  * How long the test waits for the first answer. The 3 s start-up target is measured by
@@ -49,11 +47,7 @@ describe('the server started as `npm start` starts it', () => {
   }
 
   beforeAll(async () => {
-    fs.writeFileSync(path.join(buildDir, 'package.json'), JSON.stringify({ type: 'module' }));
-    fs.symlinkSync(path.join(ROOT, 'node_modules'), path.join(buildDir, 'node_modules'), 'dir');
-    const tsc = path.join(ROOT, 'node_modules', 'typescript', 'bin', 'tsc');
-    const build = ['-p', path.join(ROOT, 'tsconfig.build.json'), '--outDir', path.join(buildDir, 'dist'), '--sourceMap', 'false'];
-    await promisify(execFile)(process.execPath, [tsc, ...build], { cwd: ROOT });
+    await buildServerInto(buildDir);
 
     // An existing store: migrated, with an organization in it.
     const platform = await openPlatform(loadConfig({ ...storeEnv, RDP_LOG_LEVEL: 'silent' }));

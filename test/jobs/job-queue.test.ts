@@ -3,7 +3,8 @@ import { openStores, type Stores } from '../../src/adapters/db/database.js';
 import { openJobStore } from '../../src/adapters/jobs/open-job-store.js';
 import { loadConfig } from '../../src/config/config.js';
 import { systemClock } from '../../src/ports/clock.js';
-import { defineJob } from '../../src/ports/job-queue.js';
+import { CapacityExceededError, defineJob } from '../../src/ports/job-queue.js';
+import { activeJobs } from '../support/job-counts.js';
 import { type JobProcess, type JobStores, jobStores } from './support/job-stores.js';
 
 const convert = defineJob<{ bundleId: string }>('convert', 1);
@@ -28,7 +29,7 @@ describe('job queue', () => {
 
   it('keeps a job queued with its versioned payload, then running, then succeeded', async () => {
     await drain();
-    const before = await a.store.countActive();
+    const before = await activeJobs(a.store);
     const { id, created } = await a.store.enqueue(convert, { bundleId: 'b-1' });
     expect(created).toBe(true);
     const queued = await b.store.get(id);
@@ -44,7 +45,7 @@ describe('job queue', () => {
       finishedAt: null,
     });
     expect(Date.parse(queued?.createdAt as string)).not.toBeNaN();
-    expect(await b.store.countActive()).toBe(before + 1);
+    expect(await activeJobs(b.store)).toBe(before + 1);
 
     const [claimed, ...more] = await b.store.claim(['convert'], 5);
     expect(more).toEqual([]);
@@ -58,7 +59,7 @@ describe('job queue', () => {
     expect(await b.store.succeed(claimed!)).toBe(true);
     expect(await a.store.get(id)).toMatchObject({ state: 'succeeded', failureReason: null });
     expect((await a.store.get(id))?.finishedAt).toBeTruthy();
-    expect(await a.store.countActive()).toBe(before);
+    expect(await activeJobs(a.store)).toBe(before);
     // Finished under its lease once: a second finish, a heartbeat or a release changes nothing.
     expect(await b.store.fail(claimed!, 'late')).toBe(false);
     expect(await b.store.heartbeat(claimed!)).toBe(false);
@@ -168,12 +169,53 @@ describe('job queue', () => {
       const queues = await Promise.all(opened.map((stores) => openJobStore({ config, clock: systemClock, stores })));
       const { id } = await queues[0]!.enqueue(convert, { bundleId: 'first' });
       expect((await queues[2]!.get(id))?.state).toBe('queued');
-      expect(await queues[1]!.countActive()).toBe(1);
+      expect(await activeJobs(queues[1]!)).toBe(1);
       for (const queue of queues) await queue.close();
     } finally {
       for (const stores of opened) await stores.close();
       await fresh.close();
     }
+  });
+
+  it('enqueues within capacity only below the slots of the registered workers alive, atomically across processes', async () => {
+    await drain();
+    const refusal = await a.store.enqueue(convert, { bundleId: 'none' }, { withinCapacity: true }).catch((error) => error);
+    expect(refusal).toBeInstanceOf(CapacityExceededError);
+    expect(refusal).toMatchObject({ slots: 0, active: 0 });
+    const worker = { host: 'test-host', pid: 1, startedAt: a.clock.now().toISOString(), aliveForMs: 60_000 };
+    await a.store.registerWorker({ ...worker, id: 'w-1', slots: 2 });
+    await b.store.registerWorker({ ...worker, id: 'w-2', slots: 1 });
+    expect(await b.store.capacity()).toEqual({ workers: 2, slots: 3, active: 0 });
+
+    // Eight at once from two processes: exactly three get in, the rest are refused.
+    const results = await Promise.allSettled(
+      Array.from({ length: 8 }, (_, i) =>
+        (i % 2 ? a : b).store.enqueue(convert, { bundleId: `cap-${i}` }, { singletonKey: `cap-${i}`, withinCapacity: true }),
+      ),
+    );
+    expect(results.filter((result) => result.status === 'fulfilled')).toHaveLength(3);
+    for (const result of results.filter((result) => result.status === 'rejected'))
+      expect((result as PromiseRejectedResult).reason).toBeInstanceOf(CapacityExceededError);
+    expect(await activeJobs(a.store)).toBe(3);
+    // A repeat of an accepted keyed job is answered, not refused.
+    const accepted = results.findIndex((result) => result.status === 'fulfilled');
+    const repeat = await a.store.enqueue(
+      convert,
+      { bundleId: 'again' },
+      { singletonKey: `cap-${accepted}`, withinCapacity: true },
+    );
+    expect(repeat).toEqual({ id: (results[accepted] as PromiseFulfilledResult<{ id: string }>).value.id, created: false });
+
+    // An expired registration counts no more; a registration refreshed with no slots neither.
+    a.clock.advance(61_000);
+    await a.store.registerWorker({ ...worker, id: 'w-1', slots: 2 });
+    expect(await a.store.capacity()).toEqual({ workers: 1, slots: 2, active: 3 });
+    await a.store.registerWorker({ ...worker, id: 'w-1', slots: 0 });
+    expect((await a.store.capacity()).slots).toBe(0);
+    await a.store.pruneWorkers(a.clock.now());
+    expect((await a.store.listWorkers()).map((registered) => registered.id)).toEqual(['w-1']);
+    await a.store.unregisterWorker('w-1');
+    expect(await a.store.listWorkers()).toEqual([]);
   });
 
   it('answers undefined for unknown and malformed ids', async () => {

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { verifyPassword } from '../../src/oauth/secrets.js';
+import { verifyPassword } from '../../src/crypto/secrets.js';
 import { createOrg, createTree, type OrgFixture } from '../support/fixtures.js';
 import { linkMailedTo, peopleSnapshot, setOrganization } from '../support/invitations.js';
 import { createMember, FormAgent, hiddenField } from '../support/oauth-flow.js';
@@ -233,13 +233,15 @@ describe('accepting an invitation', () => {
   });
 
   it('makes the invitee an administrator of the settings with the Organization Administrator role', async () => {
-    const member = await createMember(t, org);
+    // An account of the platform that is not yet in the organization (a member would be 409 UserAlreadyMember).
+    const member = { email: address(), password: PASSWORD };
+    const account = await t.admin.createUser(member);
     const response = await org.admin.post('/v1/invitations', { email: member.email, roleId: 'organization-administrator' });
     expect(response.status).toBe(201);
     const done = await submit(new FormAgent(), await linkMailedTo(t, member.email), { password: member.password });
     expect(done.status).toBe(200);
     expect(done.body).toContain('organization settings');
-    const place = (await peopleSnapshot(t, org)).userOrganizations.find((row) => row.user_id === member.id);
+    const place = (await peopleSnapshot(t, org)).userOrganizations.find((row) => row.user_id === account.id);
     expect(place?.is_admin).toBe(1);
   });
 });

@@ -136,6 +136,40 @@ describe('invitations', () => {
     ).toBe(201);
   });
 
+  it('is 409 UserAlreadyMember for any member invited to the organization, with a role or none; no mail', async () => {
+    // A place in the organization and a role only on the division, or no role at all.
+    const onDivision = await createMember(t, org);
+    await t.admin.grantMembership({ nodeId: tree.divisionId, principalId: onDivision.id, roleId: viewerId });
+    const withoutRole = await createMember(t, org);
+    const deactivated = await createMember(t, org);
+    expect((await org.admin.patch(`/v1/users/${deactivated.id}`, { active: false })).status).toBe(200);
+    for (const member of [onDivision, withoutRole, deactivated]) {
+      for (const roleId of ['organization-reader', 'organization-administrator']) {
+        const response = await refused(
+          () => org.admin.post('/v1/invitations', { email: member.email, roleId }),
+          409,
+          'UserAlreadyMember',
+        );
+        expect(response.body.message).toContain(member.email);
+      }
+      // The same address in other case is the same person.
+      await refused(
+        () => org.admin.post('/v1/invitations', { email: member.email.toUpperCase(), roleId: 'organization-reader' }),
+        409,
+        'UserAlreadyMember',
+      );
+    }
+    // To a node: a member without a membership there is invited; one holding one is refused.
+    expect(
+      (await org.admin.post(`/v1/nodes/${tree.siteId}/invitations`, { email: withoutRole.email, roleId: viewerId })).status,
+    ).toBe(201);
+    await refused(
+      () => org.admin.post(`/v1/nodes/${tree.divisionId}/invitations`, { email: onDivision.email, roleId: viewerId }),
+      409,
+      'UserAlreadyMember',
+    );
+  });
+
   it('is 403 InvalidEmailDomain for an address outside the allowed domains (compared in lower case)', async () => {
     await setOrganization(t, org, { email_domains: JSON.stringify(['example.com']) });
     try {

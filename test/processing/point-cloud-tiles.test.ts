@@ -1,4 +1,4 @@
-import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, open, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { PNG } from 'pngjs';
@@ -6,7 +6,18 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { processPointCloud } from '../../src/processing/point-cloud-processor.js';
 import { writeLaz } from '../support/laz-writer.js';
 import { sampleBounds, writeE57, writeLas, writePly, writePts, writeXyz } from '../support/point-cloud-samples.js';
+import { SCAN_SOURCE } from '../support/terrestrial-scan.js';
 import { checkTileset } from '../support/tileset-checker.js';
+
+/** Every file under a tileset's folder, by relative path, with its bytes. */
+async function filesOf(dir: string): Promise<Map<string, Buffer>> {
+  const files = new Map<string, Buffer>();
+  for (const name of (await readdir(dir, { recursive: true })).sort()) {
+    const bytes = await readFile(path.join(dir, name)).catch(() => undefined);
+    if (bytes) files.set(name, bytes);
+  }
+  return files;
+}
 
 let dir: string;
 beforeAll(async () => {
@@ -93,6 +104,60 @@ describe('point cloud to 3D Tiles', () => {
       expect(report.issues).toEqual([]);
       expect(report.points).toBe(5000);
     }
+  });
+
+  it('tiles on worker threads exactly as on one thread: the same files, byte for byte', async () => {
+    // A terrestrial scan: dense near the station, sparse far, so the boxes are uneven and the
+    // threads finish their tasks in a different order than one thread runs them.
+    const input = path.join(dir, 'scan.las');
+    const count = 120_000;
+    await writeLas(input, count, '1.2', { source: SCAN_SOURCE });
+    const options = { tilePoints: 2000, memoryPoints: 10_000 };
+    const single = await processPointCloud(input, path.join(dir, 'scan-1'), { ...options, threads: 0 });
+    const parallel = await processPointCloud(input, path.join(dir, 'scan-3'), { ...options, threads: 3 });
+    expect(parallel.files).toEqual(single.files);
+    const one = await filesOf(path.join(dir, 'scan-1'));
+    const three = await filesOf(path.join(dir, 'scan-3'));
+    expect([...three.keys()]).toEqual([...one.keys()]);
+    expect(one.size).toBeGreaterThan(60);
+    for (const [name, bytes] of one) expect(three.get(name)?.equals(bytes), name).toBe(true);
+    const report = await checkTileset(path.join(dir, 'scan-3'));
+    expect(report.issues).toEqual([]);
+    expect(report.points).toBe(count);
+  });
+
+  it('decodes LAZ chunks on the worker threads into the same tiles as one thread decoding them all', async () => {
+    const input = path.join(dir, 'scan.laz');
+    const count = 60_000;
+    await writeLaz(input, count, 4000, SCAN_SOURCE);
+    const options = { tilePoints: 2000, memoryPoints: 10_000 };
+    await processPointCloud(input, path.join(dir, 'laz-1'), { ...options, threads: 0 });
+    const result = await processPointCloud(input, path.join(dir, 'laz-2'), { ...options, threads: 2 });
+    expect(result.pointCount).toBe(count);
+    const one = await filesOf(path.join(dir, 'laz-1'));
+    const two = await filesOf(path.join(dir, 'laz-2'));
+    expect([...two.keys()]).toEqual([...one.keys()]);
+    for (const [name, bytes] of one) expect(two.get(name)?.equals(bytes), name).toBe(true);
+    expect((await checkTileset(path.join(dir, 'laz-2'))).points).toBe(count);
+  });
+
+  it('tiles a LAS file whose header declares bounds too small: every point still in its tile, inside its box', async () => {
+    const input = path.join(dir, 'lying.las');
+    const count = 30_000;
+    await writeLas(input, count);
+    // The declared maximum x (offset 179) cut to the middle: half the points lie outside it.
+    const file = await open(input, 'r+');
+    const header = Buffer.alloc(227);
+    await file.read(header, 0, 227, 0);
+    header.writeDoubleLE((header.readDoubleLE(179) + header.readDoubleLE(187)) / 2, 179);
+    await file.write(header, 0, 227, 0);
+    await file.close();
+    const out = path.join(dir, 'lying-out');
+    const result = await processPointCloud(input, out, { tilePoints: 1000, memoryPoints: 5000, threads: 0 });
+    expect(result.pointCount).toBe(count);
+    const report = await checkTileset(out);
+    expect(report.issues).toEqual([]);
+    expect(report.points).toBe(count);
   });
 
   it('refuses content that is not a point cloud, and one whose format differs from the expected one', async () => {

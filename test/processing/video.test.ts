@@ -3,6 +3,13 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { PNG } from 'pngjs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import {
+  detectFormat,
+  expectedFormat,
+  FORMAT_PROBE_BYTES,
+  inputKind,
+  isCompatible,
+} from '../../src/domain/uploads/file-formats.js';
 import { processInput } from '../../src/processing/process-input.js';
 import { ProcessingError } from '../../src/processing/processing-error.js';
 import { probeVideo } from '../../src/processing/video/probe-video.js';
@@ -37,6 +44,17 @@ async function failure(promise: Promise<unknown>): Promise<ProcessingError> {
 }
 
 describe('video inputs', () => {
+  it.each(['mp4', 'mov', 'mkv', 'webm', 'avi', 'ts', 'm2ts'])(
+    'recognises a .%s video by its first bytes as an input processing reads, and ffprobe reads it',
+    async (extension) => {
+      const file = path.join(dir, `container.${extension}`);
+      await writeTestVideo(file, 1, 10);
+      const format = detectFormat((await readFile(file)).subarray(0, FORMAT_PROBE_BYTES));
+      expect(inputKind(format)).toBe('video');
+      expect(isCompatible(expectedFormat(file), format)).toBe(true);
+      expect((await probeVideo(file)).frameCount).toBe(10);
+    },
+  );
   it('probes duration, frames and size with ffprobe', async () => {
     const probe = await probeVideo(good);
     expect(probe.durationSeconds).toBeCloseTo(16, 0);

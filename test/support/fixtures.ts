@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { newNodeRow } from '../../src/adapters/db/repositories/node-rows.js';
 import type { NodeRow } from '../../src/adapters/db/schema.js';
 import type { Region } from '../../src/domain/regions.js';
+import type { AdminService } from '../../src/services/admin-service.js';
 import type { TestPlatform } from './platform.js';
 
 export interface ApiResponse<T = any> {
@@ -245,4 +246,14 @@ export async function requestBetweenSnapshots(t: TestPlatform, org: OrgFixture, 
 /** The stored row of a node, trashed or not, or undefined once it is removed. */
 export function nodeRow(t: TestPlatform, org: OrgFixture, nodeId: string): Promise<NodeRow | undefined> {
   return t.platform.regions[org.region].nodes.findById(nodeId);
+}
+
+/**
+ * A client-credentials application whose service user administers the organization, made through
+ * the admin service before a server process of the same stores starts: its Basic authorization.
+ */
+export async function administratorClient(admin: AdminService, orgId: string, name: string, scopes: string[]): Promise<string> {
+  const app = await admin.createApplication({ orgId, name, flow: 'client-credentials', scopes });
+  await admin.grantMembership({ nodeId: orgId, principalId: app.serviceUserId as string, roleId: 'organization-administrator' });
+  return basicAuthorization(app.clientId, app.clientSecret as string);
 }

@@ -6,7 +6,7 @@ import {
   DM_LENGTH_SHIFT,
   SymbolModel,
 } from '../../src/processing/point-clouds/laszip-models.js';
-import { SAMPLE_ORIGIN, samplePoint } from './point-cloud-samples.js';
+import { type PointSource, SAMPLE_SOURCE } from './point-cloud-samples.js';
 
 /**
  * A LAZ writer for test samples only, so the LAZ reader meets real LASzip data: nothing we
@@ -294,17 +294,33 @@ function chunkTable(chunkBytes: number[]): Buffer {
   return Buffer.concat([head, Buffer.from(encoder.out)]);
 }
 
-/** A LAZ 1.2 file of `count` sample points (point format 0), in chunks of `chunkSize` points. */
-export async function writeLaz(path: string, count: number, chunkSize = 50_000): Promise<void> {
-  const points: Point10[] = Array.from({ length: count }, (_, i) => {
-    const p = samplePoint(i, count);
-    return {
-      x: Math.round((p.x - SAMPLE_ORIGIN.x) / SCALE),
-      y: Math.round((p.y - SAMPLE_ORIGIN.y) / SCALE),
-      z: Math.round((p.z - SAMPLE_ORIGIN.z) / SCALE),
+/**
+ * A LAZ 1.2 file of `count` points (point format 0) of the sample surface or of another
+ * source, in chunks of `chunkSize` points, compressed one chunk at a time.
+ */
+export async function writeLaz(
+  path: string,
+  count: number,
+  chunkSize = 50_000,
+  source: PointSource = SAMPLE_SOURCE,
+): Promise<void> {
+  const origin = source.origin;
+  const min = [Infinity, Infinity, Infinity];
+  const max = [-Infinity, -Infinity, -Infinity];
+  const pointAt = (i: number): Point10 => {
+    const p = source.pointAt(i, count);
+    const point = {
+      x: Math.round((p.x - origin.x) / SCALE),
+      y: Math.round((p.y - origin.y) / SCALE),
+      z: Math.round((p.z - origin.z) / SCALE),
       intensity: p.intensity,
     };
-  });
+    [point.x, point.y, point.z].forEach((value, axis) => {
+      min[axis] = Math.min(min[axis]!, value);
+      max[axis] = Math.max(max[axis]!, value);
+    });
+    return point;
+  };
   const raw = (p: Point10) => {
     const record = Buffer.alloc(20);
     record.writeInt32LE(p.x, 0);
@@ -316,7 +332,10 @@ export async function writeLaz(path: string, count: number, chunkSize = 50_000):
     return record;
   };
   const chunks: Buffer[] = [];
-  for (let start = 0; start < count; start += chunkSize) chunks.push(compressChunk(points.slice(start, start + chunkSize), raw));
+  for (let start = 0; start < count; start += chunkSize) {
+    const points = Array.from({ length: Math.min(chunkSize, count - start) }, (_, k) => pointAt(start + k));
+    chunks.push(compressChunk(points, raw));
+  }
 
   const pointDataOffset = HEADER_SIZE + VLR_HEADER + LASZIP_PAYLOAD;
   const header = Buffer.alloc(HEADER_SIZE);
@@ -332,14 +351,12 @@ export async function writeLaz(path: string, count: number, chunkSize = 50_000):
   header.writeUInt32LE(count, 107);
   header.writeUInt32LE(count, 111);
   for (let axis = 0; axis < 3; axis += 1) header.writeDoubleLE(SCALE, 131 + axis * 8);
-  header.writeDoubleLE(SAMPLE_ORIGIN.x, 155);
-  header.writeDoubleLE(SAMPLE_ORIGIN.y, 163);
-  header.writeDoubleLE(SAMPLE_ORIGIN.z, 171);
-  const axes = [points.map((p) => p.x), points.map((p) => p.y), points.map((p) => p.z)];
-  axes.forEach((values, axis) => {
-    const origin = [SAMPLE_ORIGIN.x, SAMPLE_ORIGIN.y, SAMPLE_ORIGIN.z][axis]!;
-    header.writeDoubleLE(values.reduce((a, b) => Math.max(a, b)) * SCALE + origin, 179 + axis * 16);
-    header.writeDoubleLE(values.reduce((a, b) => Math.min(a, b)) * SCALE + origin, 187 + axis * 16);
+  header.writeDoubleLE(origin.x, 155);
+  header.writeDoubleLE(origin.y, 163);
+  header.writeDoubleLE(origin.z, 171);
+  [origin.x, origin.y, origin.z].forEach((offset, axis) => {
+    header.writeDoubleLE(max[axis]! * SCALE + offset, 179 + axis * 16);
+    header.writeDoubleLE(min[axis]! * SCALE + offset, 187 + axis * 16);
   });
 
   const vlr = Buffer.alloc(VLR_HEADER + LASZIP_PAYLOAD);

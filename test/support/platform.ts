@@ -8,8 +8,10 @@ import { dropPostgresSchemas } from '../../src/adapters/db/database.js';
 import { loadConfig } from '../../src/config/config.js';
 import type { Region } from '../../src/domain/regions.js';
 import { buildApp } from '../../src/http/app.js';
+import { PlatformMetrics } from '../../src/http/plugins/metrics.js';
 import { startWorker } from '../../src/jobs/start-worker.js';
-import { openPlatform, type Platform } from '../../src/platform.js';
+import type { JobWorkerLog } from '../../src/jobs/worker.js';
+import { openPlatform, type Platform, type RegionContext } from '../../src/platform.js';
 import { ManualClock } from '../../src/ports/clock.js';
 import { AdminService } from '../../src/services/admin-service.js';
 import { createOrg, type OrgFixture } from './fixtures.js';
@@ -19,8 +21,14 @@ import { freePort } from './ports.js';
  * A real platform on a random port, on the store the suite runs against: SQLite files in a
  * temporary directory, or PostgreSQL (RDP_TEST_DATABASE_URL) in schemas of its own.
  */
+/**
+ * A platform whose tests read any region's store directly. Its regions are the opened ones
+ * (config.regions): every region unless the test sets RDP_REGIONS, and then it reads only those.
+ */
+export type AllRegionsPlatform = Platform & { regions: Record<Region, RegionContext> };
+
 export interface TestPlatform {
-  platform: Platform;
+  platform: AllRegionsPlatform;
   app: FastifyInstance;
   admin: AdminService;
   clock: ManualClock;
@@ -42,7 +50,7 @@ export const usingPostgres = Boolean(process.env.RDP_TEST_DATABASE_URL);
  */
 export async function startPlatform(
   env: Record<string, string> = {},
-  options: { sharing?: TestPlatform; worker?: boolean } = {},
+  options: { sharing?: TestPlatform; worker?: boolean; workerLog?: JobWorkerLog } = {},
 ): Promise<TestPlatform> {
   const owner = !options.sharing;
   const dataDir = options.sharing?.dataDir ?? fs.mkdtempSync(path.join(os.tmpdir(), 'rdp-test-'));
@@ -58,19 +66,23 @@ export async function startPlatform(
     PORT: String(port),
     RDP_DATA_DIR: dataDir,
     RDP_LOG_LEVEL: 'silent',
+    // The worker's stop lets running jobs finish this long at close, as it did before the setting.
+    RDP_SHUTDOWN_GRACE_SECONDS: '10',
     ...(databaseUrl ? { RDP_DATABASE_URL: databaseUrl, RDP_DATABASE_SCHEMA_PREFIX: schemaPrefix } : {}),
     // Copies of one deployment share its public address: the tokens' issuer and the links.
     ...(options.sharing ? { RDP_PUBLIC_URL: options.sharing.origin } : {}),
     ...env,
   });
   const platform = await openPlatform(config, clock);
-  const app = await buildApp(platform, { logger: false });
+  // One registry for the app and the worker, as in main.ts: job outcomes show on the app's /metrics.
+  const metrics = new PlatformMetrics(platform);
+  const app = await buildApp(platform, { logger: false, metrics });
   await app.listen({ host: '127.0.0.1', port });
   // The processing worker runs in the process, as in `npm start`, for the tests that process.
-  const worker = options.worker ? await startWorker(platform) : undefined;
+  const worker = options.worker ? await startWorker(platform, options.workerLog, metrics) : undefined;
   const origin = `http://127.0.0.1:${port}`;
   return {
-    platform,
+    platform: platform as AllRegionsPlatform,
     app,
     admin: new AdminService(platform),
     clock,

@@ -39,6 +39,15 @@ export function samplePoint(i: number, count: number): SamplePoint {
 const LAS_RECORD_LENGTH = [20, 28, 26, 34, 57, 63, 30, 36, 38, 59, 67];
 const LAS_COLOR_OFFSET: Record<number, number> = { 2: 20, 3: 28, 5: 28, 7: 30, 8: 30, 10: 30 };
 
+/** Where a writer takes its points from: the sample surface by default, or another generator. */
+export interface PointSource {
+  pointAt: (i: number, count: number) => SamplePoint;
+  /** The LAS offset: a point near the cloud, so millimetres fit in 32-bit integers. */
+  origin: { x: number; y: number; z: number };
+}
+
+export const SAMPLE_SOURCE: PointSource = { pointAt: samplePoint, origin: SAMPLE_ORIGIN };
+
 /**
  * LAS written in slices: 1.2 with point format 2 (xyz, intensity, RGB) by default, 1.4 with
  * format 7, or any point format 0–10 (1.4 for 6–10), records padded by `extraBytes`.
@@ -47,8 +56,9 @@ export async function writeLas(
   path: string,
   count: number,
   version: '1.2' | '1.4' = '1.2',
-  options: { pointFormat?: number; extraBytes?: number } = {},
+  options: { pointFormat?: number; extraBytes?: number; source?: PointSource } = {},
 ): Promise<void> {
+  const { pointAt, origin } = options.source ?? SAMPLE_SOURCE;
   const v14 = version === '1.4';
   const headerSize = v14 ? 375 : 227;
   const format = options.pointFormat ?? (v14 ? 7 : 2);
@@ -67,10 +77,10 @@ export async function writeLas(
   header.writeUInt16LE(recordLength, 105);
   header.writeUInt32LE(v14 ? 0 : count, 107);
   for (let axis = 0; axis < 3; axis += 1) header.writeDoubleLE(scale, 131 + axis * 8);
-  header.writeDoubleLE(SAMPLE_ORIGIN.x, 155);
-  header.writeDoubleLE(SAMPLE_ORIGIN.y, 163);
-  header.writeDoubleLE(SAMPLE_ORIGIN.z, 171);
-  const bounds = sampleBounds(count);
+  header.writeDoubleLE(origin.x, 155);
+  header.writeDoubleLE(origin.y, 163);
+  header.writeDoubleLE(origin.z, 171);
+  const bounds = options.source ? sourceBounds(options.source, count) : sampleBounds(count);
   header.writeDoubleLE(bounds.max[0], 179);
   header.writeDoubleLE(bounds.min[0], 187);
   header.writeDoubleLE(bounds.max[1], 195);
@@ -85,11 +95,11 @@ export async function writeLas(
     const n = Math.min(slice, count - start);
     const records = Buffer.alloc(n * recordLength);
     for (let k = 0; k < n; k += 1) {
-      const p = samplePoint(start + k, count);
+      const p = pointAt(start + k, count);
       const at = k * recordLength;
-      records.writeInt32LE(Math.round((p.x - SAMPLE_ORIGIN.x) / scale), at);
-      records.writeInt32LE(Math.round((p.y - SAMPLE_ORIGIN.y) / scale), at + 4);
-      records.writeInt32LE(Math.round((p.z - SAMPLE_ORIGIN.z) / scale), at + 8);
+      records.writeInt32LE(Math.round((p.x - origin.x) / scale), at);
+      records.writeInt32LE(Math.round((p.y - origin.y) / scale), at + 4);
+      records.writeInt32LE(Math.round((p.z - origin.z) / scale), at + 8);
       records.writeUInt16LE(p.intensity, at + 12);
       if (colorOffset !== undefined) {
         records.writeUInt16LE(p.r * 257, at + colorOffset);
@@ -101,6 +111,19 @@ export async function writeLas(
   }
   out.end();
   await once(out, 'finish');
+}
+
+function sourceBounds(source: PointSource, count: number) {
+  const min: [number, number, number] = [Infinity, Infinity, Infinity];
+  const max: [number, number, number] = [-Infinity, -Infinity, -Infinity];
+  for (let i = 0; i < count; i += 1) {
+    const p = source.pointAt(i, count);
+    [p.x, p.y, p.z].forEach((value, axis) => {
+      min[axis] = Math.min(min[axis]!, value);
+      max[axis] = Math.max(max[axis]!, value);
+    });
+  }
+  return { min, max };
 }
 
 /** Bounds of the sample as LAS stores it (millimetre grid). */

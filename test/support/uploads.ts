@@ -85,3 +85,24 @@ export const BLOB_BACKENDS: BlobBackend[] = [
   },
 ];
 if (!motoAvailable) console.warn('moto_server is not installed: the upload suites run on the filesystem blob store only');
+
+/** What a test needs to upload a bundle input through the API: the organization's admin client. */
+interface AdminApi {
+  post(path: string, body?: unknown): Promise<{ status: number; body: any }>;
+}
+
+/**
+ * A bundle under `parentId` with one input file uploaded through an upload session and the
+ * session finalized: the bundle id and the finalize answer, for the caller to check.
+ */
+export async function bundleWithInput(admin: AdminApi, parentId: string, name: string, input: { name: string; bytes: Buffer }) {
+  const bundle = await admin.post(`/v1/nodes/${parentId}/bundle`, { name });
+  const session = await admin.post(`/v1/bundles/${bundle.body.id}/upload-sessions`);
+  const file = await admin.post(`/v1/bundles/${bundle.body.id}/upload-sessions/${session.body.id}/files`, {
+    name: input.name,
+    size: input.bytes.length,
+  });
+  await uploadBytes(file.body, input.bytes);
+  const finalized = await admin.post(`/v1/bundles/${bundle.body.id}/upload-sessions/${session.body.id}/finalize`);
+  return { bundleId: bundle.body.id as string, finalized };
+}

@@ -1,10 +1,15 @@
+import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createOrg, createTree, type OrgFixture, snapshot } from '../support/fixtures.js';
+import { createOrg, createTree, expectNoInternals, type OrgFixture, snapshot } from '../support/fixtures.js';
 import { writeLaz } from '../support/laz-writer.js';
 import { startPlatform, type TestPlatform } from '../support/platform.js';
 import { writeE57, writeLas, writePly, writePts, writeXyz } from '../support/point-cloud-samples.js';
 import { rdpAdmin } from '../support/rdp-cli.js';
 import { BLOB_BACKENDS, type BlobBackend, sampleBytes, uploadBytes } from '../support/uploads.js';
+import { writeTestVideo } from '../support/video-samples.js';
+
+/** A real PNG of one pixel. */
+const ONE_PIXEL_PNG = 'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg==';
 
 /** Polls until the bundle leaves `processing`, or gives up after `ms`. */
 async function settled(org: OrgFixture, bundleId: string, ms = 60_000) {
@@ -37,13 +42,14 @@ describe.each(BLOB_BACKENDS.filter((backend) => backend.available))(
       await blobStore.stop();
     });
 
-    /** A bundle whose session holds these files, uploaded and finalized. */
-    async function uploadedBundle(name: string, files: { name: string; bytes: Buffer }[]) {
+    /** A bundle whose open session holds these files, uploaded, with where each was sent. */
+    async function uploadedSession(name: string, files: { name: string; bytes: Buffer }[]) {
       const bundle = await org.admin.post(`/v1/nodes/${siteId}/bundle`, { name });
       expect(bundle.status).toBe(201);
       const session = await org.admin.post(`/v1/bundles/${bundle.body.id}/upload-sessions`);
       expect(session.status).toBe(201);
       const etags = [];
+      const targets = [];
       for (const file of files) {
         const added = await org.admin.post(`/v1/bundles/${bundle.body.id}/upload-sessions/${session.body.id}/files`, {
           name: file.name,
@@ -52,11 +58,17 @@ describe.each(BLOB_BACKENDS.filter((backend) => backend.available))(
         expect(added.status).toBe(201);
         const { etag } = await uploadBytes(added.body, file.bytes);
         etags.push({ id: added.body.id, etag });
+        targets.push(added.body);
       }
-      const finalized = await org.admin.post(`/v1/bundles/${bundle.body.id}/upload-sessions/${session.body.id}/finalize`, {
-        files: etags,
-      });
-      return { bundleId: bundle.body.id as string, sessionId: session.body.id as string, finalized };
+      const sessionPath = `/v1/bundles/${bundle.body.id}/upload-sessions/${session.body.id}`;
+      return { bundleId: bundle.body.id as string, sessionId: session.body.id as string, sessionPath, etags, targets };
+    }
+
+    /** A bundle whose session holds these files, uploaded and finalized. */
+    async function uploadedBundle(name: string, files: { name: string; bytes: Buffer }[]) {
+      const { bundleId, sessionId, sessionPath, etags } = await uploadedSession(name, files);
+      const finalized = await org.admin.post(`${sessionPath}/finalize`, { files: etags });
+      return { bundleId, sessionId, finalized };
     }
 
     it('creates a bundle with its dbuPath, and makes a finalized session its one input component', async () => {
@@ -173,8 +185,42 @@ describe.each(BLOB_BACKENDS.filter((backend) => backend.available))(
       });
     });
 
+    it.each([
+      { name: 'plan.pdf', bytes: Buffer.from('%PDF-1.7\n1 0 obj\n<< /Type /Catalog >>\nendobj\ntrailer\n%%EOF\n') },
+      { name: 'photo.png', bytes: Buffer.from(ONE_PIXEL_PNG, 'base64') },
+      { name: 'notes.txt', bytes: Buffer.from('no points here\n') },
+      { name: 'capture.bin', bytes: randomBytes(5_000) },
+    ])('refuses $name at finalize with 400 FileNotCompatible naming what processing reads, storing nothing', async (file) => {
+      const { sessionPath, etags } = await uploadedSession(`Unreadable ${file.name}`, [file]);
+      const before = await snapshot(t, org);
+      const refused = await org.admin.post(`${sessionPath}/finalize`, { files: etags });
+      expect(refused.status).toBe(400);
+      expect(refused.body).toMatchObject({ statusCode: 400, error: 'FileNotCompatible' });
+      expect(refused.body.message).toContain(file.name);
+      for (const format of ['LAS', 'LAZ', 'PLY', 'E57', 'XYZ', 'PTS', 'MP4']) expect(refused.body.message).toContain(format);
+      expectNoInternals(refused.body);
+      expect(await snapshot(t, org)).toEqual(before);
+      expect((await org.admin.get(sessionPath)).body).toMatchObject({ state: 'open', files: [{ state: 'uploading' }] });
+    });
+
+    it('finalizes a refused session once its file is replaced by a point cloud', async () => {
+      const unreadable = randomBytes(las.length);
+      const { sessionPath, etags, targets } = await uploadedSession('Replaced', [{ name: 'capture', bytes: unreadable }]);
+      expect((await org.admin.post(`${sessionPath}/finalize`, { files: etags })).body.error).toBe('FileNotCompatible');
+      const { etag } = await uploadBytes(targets[0], las);
+      const finalized = await org.admin.post(`${sessionPath}/finalize`, { files: [{ id: etags[0]?.id, etag }] });
+      expect(finalized.status).toBe(200);
+      expect(finalized.body).toMatchObject({
+        state: 'uploaded',
+        size: las.length,
+        components: [{ role: 'input', format: 'las' }],
+      });
+    });
+
     it('fails a processing whose input cannot be processed, sets isFailed, and blocks deletion', async () => {
-      const { bundleId } = await uploadedBundle('Notes', [{ name: 'notes.txt', bytes: Buffer.from('no points here\n') }]);
+      // A video too short for the spec's limits: finalize reads it as a video, processing refuses it.
+      const short = await sampleBytes((file) => writeTestVideo(file, 2, 15), '.mp4');
+      const { bundleId } = await uploadedBundle('Short', [{ name: 'short.mp4', bytes: short }]);
       const { cost } = (await org.admin.get(`/v1/bundles/${bundleId}/processing/cost`)).body;
       expect((await org.admin.post(`/v1/bundles/${bundleId}/processing`, { cost })).status).toBe(202);
       const bundle = await settled(org, bundleId);

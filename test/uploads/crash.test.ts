@@ -3,23 +3,25 @@ import { createHash, randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { dropPostgresSchemas } from '../../src/adapters/db/database.js';
 import { loadConfig } from '../../src/config/config.js';
 import { openPlatform } from '../../src/platform.js';
 import { AdminService } from '../../src/services/admin-service.js';
+import { administratorClient } from '../support/fixtures.js';
+import { buildServerInto } from '../support/fresh-build.js';
 import { freePort } from '../support/ports.js';
 
-const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const databaseUrl = process.env.RDP_TEST_DATABASE_URL;
 const FILES = 50;
 
 const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /**
- * The server as `npm start` runs it (from the sources, through tsx), on one port and one store,
- * killed with SIGKILL and started again at will.
+ * The server as `npm start` runs it (compiled, `node dist/main.js`, from a fresh build of today's
+ * sources), on one port and one store, killed with SIGKILL and started again at will. Through tsx
+ * every restart compiled the sources again: seconds of CPU each, which under CI's load could
+ * outlast a client's patience and say nothing about durability.
  */
 class CrashingServer {
   private child: ChildProcess | undefined;
@@ -28,6 +30,7 @@ class CrashingServer {
   constructor(
     readonly port: number,
     private readonly env: Record<string, string>,
+    private readonly buildDir: string,
   ) {}
 
   get origin(): string {
@@ -35,17 +38,22 @@ class CrashingServer {
   }
 
   async start(): Promise<void> {
-    this.child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
-      cwd: ROOT,
+    const child = spawn(process.execPath, [path.join(this.buildDir, 'dist', 'main.js')], {
+      cwd: this.buildDir,
       env: { PATH: process.env.PATH ?? '', RDP_LOG_LEVEL: 'silent', PORT: String(this.port), ...this.env },
-      stdio: 'ignore',
+      stdio: ['ignore', 'ignore', 'pipe'],
     });
+    this.child = child;
+    // Why a start failed (a refused database connection, say), for the failure message.
+    let stderr = '';
+    child.stderr?.on('data', (chunk) => (stderr = (stderr + chunk).slice(-2000)));
     const deadline = Date.now() + 30_000;
     while (Date.now() < deadline) {
       if ((await fetch(`${this.origin}/health`).catch(() => undefined))?.status === 200) return;
+      if (child.exitCode !== null) throw new Error(`the server exited with ${child.exitCode} at start: ${stderr}`);
       await pause(50);
     }
-    throw new Error('the server did not start within 30 s');
+    throw new Error(`the server did not start within 30 s: ${stderr}`);
   }
 
   async kill(): Promise<void> {
@@ -71,7 +79,8 @@ async function retried<T>(step: () => Promise<T>): Promise<T> {
 }
 
 describe('kill -9 during uploads and finalizes', () => {
-  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'rdp-crash-'));
+  const buildDir = fs.mkdtempSync(path.join(os.tmpdir(), 'rdp-crash-'));
+  const dataDir = path.join(buildDir, 'data');
   const schemaPrefix = `t_${randomBytes(5).toString('hex')}`;
   const storeEnv: Record<string, string> = {
     RDP_DATA_DIR: dataDir,
@@ -83,28 +92,21 @@ describe('kill -9 during uploads and finalizes', () => {
   let basic: string;
 
   beforeAll(async () => {
-    server = new CrashingServer(await freePort(), storeEnv);
+    await buildServerInto(buildDir);
+    server = new CrashingServer(await freePort(), storeEnv, buildDir);
     const platform = await openPlatform(loadConfig({ ...storeEnv, RDP_LOG_LEVEL: 'silent', PORT: String(server.port) }));
     const admin = new AdminService(platform);
     const org = await admin.createOrganization({ name: 'Crash', region: 'eu', storageQuota: 1024 * 1024 * 1024 });
     orgId = org.id;
-    const app = await admin.createApplication({
-      orgId,
-      name: 'Uploader',
-      flow: 'client-credentials',
-      scopes: ['read:hierarchy', 'write:hierarchy'],
-    });
-    const roleId = (await admin.listRoles(orgId)).find((role) => role.name === 'Organization Administrator')?.id as string;
-    await admin.grantMembership({ nodeId: orgId, principalId: app.serviceUserId as string, roleId });
-    basic = `Basic ${Buffer.from(`${app.clientId}:${app.clientSecret}`).toString('base64')}`;
+    basic = await administratorClient(admin, orgId, 'Uploader', ['read:hierarchy', 'write:hierarchy']);
     await platform.close();
     await server.start();
-  }, 60_000);
+  }, 120_000);
 
   afterAll(async () => {
     await server.kill();
     if (databaseUrl) await dropPostgresSchemas(databaseUrl, schemaPrefix);
-    fs.rmSync(dataDir, { recursive: true, force: true });
+    fs.rmSync(buildDir, { recursive: true, force: true });
   });
 
   it('keeps every finalized file byte for byte, shows no unfinalized upload, and counts exactly the stored bytes', async () => {
@@ -187,8 +189,9 @@ describe('kill -9 during uploads and finalizes', () => {
         expect((await platform.blobs.head(`orgs/${orgId}/nodes/${id}/file`))?.size).toBe(bytes.length);
       }
       // What is reserved belongs to uploads that never finalized, and only to them.
-      const pending = await platform.regions.eu.store.db
-        .selectFrom('stored_objects')
+      const pending = await platform
+        .region('eu')
+        .store.db.selectFrom('stored_objects')
         .select(['id', 'reserved_bytes'])
         .where('org_id', '=', orgId)
         .where('state', '=', 'pending')

@@ -1,7 +1,11 @@
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startWorker } from '../../src/jobs/start-worker.js';
 import { createOrg, createTree } from '../support/fixtures.js';
 import { startPlatform, type TestPlatform } from '../support/platform.js';
-import { sampleBytes, uploadBytes } from '../support/uploads.js';
+import { bundleWithInput, sampleBytes } from '../support/uploads.js';
 import { writeTestVideo } from '../support/video-samples.js';
 
 /**
@@ -19,26 +23,19 @@ describe('processing video inputs', () => {
     const t = await startPlatform(env, { worker: true });
     const org = await createOrg(t);
     const { siteId } = await createTree(org);
-    const bundle = await org.admin.post(`/v1/nodes/${siteId}/bundle`, { name: '360 walk' });
-    const session = await org.admin.post(`/v1/bundles/${bundle.body.id}/upload-sessions`);
-    const file = await org.admin.post(`/v1/bundles/${bundle.body.id}/upload-sessions/${session.body.id}/files`, {
-      name: 'walk.mp4',
-      size: video.length,
-    });
-    await uploadBytes(file.body, video);
-    const finalized = await org.admin.post(`/v1/bundles/${bundle.body.id}/upload-sessions/${session.body.id}/finalize`);
+    const { bundleId, finalized } = await bundleWithInput(org.admin, siteId, '360 walk', { name: 'walk.mp4', bytes: video });
     expect(finalized.status).toBe(200);
     // The bundle's size includes its video input.
     expect(finalized.body).toMatchObject({ state: 'uploaded', size: video.length });
-    const { cost } = (await org.admin.get(`/v1/bundles/${bundle.body.id}/processing/cost`)).body;
-    expect((await org.admin.post(`/v1/bundles/${bundle.body.id}/processing`, { cost })).status).toBe(202);
+    const { cost } = (await org.admin.get(`/v1/bundles/${bundleId}/processing/cost`)).body;
+    expect((await org.admin.post(`/v1/bundles/${bundleId}/processing`, { cost })).status).toBe(202);
     let settled: any;
     for (const started = Date.now(); Date.now() - started < 60_000; ) {
-      settled = (await org.admin.get(`/v1/bundles/${bundle.body.id}?expand=processings`)).body;
+      settled = (await org.admin.get(`/v1/bundles/${bundleId}?expand=processings`)).body;
       if (settled.state !== 'processing') break;
       await new Promise((resolve) => setTimeout(resolve, 100));
     }
-    return { t, org, bundleId: bundle.body.id as string, settled };
+    return { t, org, bundleId, settled };
   }
 
   let platforms: TestPlatform[] = [];
@@ -72,6 +69,7 @@ describe('processing video inputs', () => {
     const command = 'reconstruct() { ls "$1" | wc -l > "$2/frames.txt" && echo "solid test" > "$2/model.stl"; }; reconstruct';
     const { t, org, bundleId, settled } = await processedVideo({ RDP_RECONSTRUCTION_COMMAND: command });
     platforms.push(t);
+    expect(settled.processings[0].failureReason).toBeNull();
     expect(settled).toMatchObject({ state: 'ready', isFailed: false, isProcessing: false });
     const derivativeId = settled.processings[0].derivativeId as string;
     const derivative = await org.admin.get(`/v1/nodes/${derivativeId}`);
@@ -81,5 +79,35 @@ describe('processing video inputs', () => {
     let text = '';
     for await (const chunk of frames) text += chunk;
     expect(Number(text.trim())).toBeGreaterThanOrEqual(30);
+  });
+
+  it('warns when the worker starts, naming the Debian package, when ffprobe cannot be run', async () => {
+    const t = await startPlatform();
+    platforms.push(t);
+    const withPath = async (searched: string | undefined) => {
+      const warned: { object: object; message: string }[] = [];
+      const log = {
+        info: () => undefined,
+        warn: (object: object, message: string) => warned.push({ object, message }),
+        error: () => undefined,
+      };
+      const saved = process.env.PATH;
+      process.env.PATH = searched;
+      try {
+        await (await startWorker(t.platform, log)).stop();
+      } finally {
+        process.env.PATH = saved;
+      }
+      return warned;
+    };
+    const empty = await mkdtemp(path.join(tmpdir(), 'rdp-no-tools-'));
+    try {
+      expect(await withPath(empty)).toEqual([
+        { object: { missing: ['ffprobe', 'ffmpeg'] }, message: expect.stringMatching(/ffprobe.*Debian package ffmpeg/) },
+      ]);
+    } finally {
+      await rm(empty, { recursive: true, force: true });
+    }
+    expect(await withPath(process.env.PATH)).toEqual([]);
   });
 });

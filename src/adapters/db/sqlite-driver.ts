@@ -155,7 +155,10 @@ export class SqliteRoutingDriver implements Driver {
     routed.release = await (readOnly ? this.snapshotLock : this.writeLock).lock();
     routed.session = readOnly ? this.snapshot : this.writer;
     try {
-      await routed.session.run(CompiledQuery.raw('begin'));
+      // A read-write transaction takes the write lock at its start: another process on the file
+      // (a second copy, the admin command line) then waits for it (busy_timeout) instead of both
+      // reading and then failing with SQLITE_BUSY when they upgrade to write.
+      await routed.session.run(CompiledQuery.raw(readOnly ? 'begin' : 'begin immediate'));
     } catch (error) {
       this.finish(routed);
       throw error;

@@ -20,6 +20,7 @@ export async function openJobStore(
   onError?: (error: Error) => void,
 ): Promise<JobStore> {
   const { config, clock, stores } = platform;
-  if (config.databaseUrl) return PgBossJobStore.open(config.databaseUrl, jobSchemaName(config), clock, onError);
+  if (config.databaseUrl)
+    return PgBossJobStore.open(config.databaseUrl, jobSchemaName(config), clock, onError, config.databasePoolSize);
   return new SqliteJobStore(stores.global, clock);
 }

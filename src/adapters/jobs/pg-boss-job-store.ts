@@ -1,9 +1,23 @@
 import { createHash, randomUUID } from 'node:crypto';
 import { EventEmitter } from 'node:events';
-import pg from 'pg';
+import type pg from 'pg';
 import PgBoss from 'pg-boss';
 import type { Clock } from '../../ports/clock.js';
-import type { ClaimedJob, EnqueueOptions, JobKind, JobRecord, JobState, JobStore, JobSummary } from '../../ports/job-queue.js';
+import {
+  CapacityExceededError,
+  type ClaimedJob,
+  type EnqueueOptions,
+  type JobKind,
+  type JobRecord,
+  type JobState,
+  type JobStore,
+  type JobSummary,
+  type PoolUse,
+  type QueueCapacity,
+  type RegisteredWorker,
+  type WorkerRegistration,
+} from '../../ports/job-queue.js';
+import { connectWithRetry, isConnectionLost, openPool } from '../db/postgres-pool.js';
 
 /**
  * pg-boss fails a job active longer than its expiry on its own (without our hook); its ceiling is
@@ -67,18 +81,27 @@ export class PgBossJobStore implements JobStore {
     private readonly clock: Clock,
   ) {}
 
-  /** Opens pg-boss on `schema`, creating or migrating it; several processes may start at once. */
-  static async open(url: string, schema: string, clock: Clock, onError?: (error: Error) => void): Promise<PgBossJobStore> {
+  /**
+   * Opens pg-boss on `schema`, creating or migrating it; several processes may start at once.
+   * `poolSize`: the connections of its one pool (RDP_DATABASE_POOL_SIZE). A lost connection is
+   * reported to onError and replaced, never thrown at the process (postgres-pool.ts).
+   */
+  static async open(
+    url: string,
+    schema: string,
+    clock: Clock,
+    onError?: (error: Error) => void,
+    poolSize = 10,
+  ): Promise<PgBossJobStore> {
     if (!/^[a-z_][a-z0-9_]{0,49}$/.test(schema))
       throw new Error(`job schema "${schema}" must be lower-case letters, digits and _`);
-    const pool = new pg.Pool({ connectionString: url, max: 6, application_name: 'rdp-jobs' });
-    pool.on('error', (error) => onError?.(error));
+    const pool = openPool({ connectionString: url, max: poolSize, application_name: 'rdp-jobs' }, onError);
     const boss = new PgBoss({
       // One pool for pg-boss and our own statements; a failed statement never leaves a pooled
       // connection inside an aborted transaction.
       db: {
         executeSql: async (text: string, values: unknown[]) => {
-          const client = await pool.connect();
+          const client = await connectWithRetry(pool);
           try {
             return await client.query(text, values);
           } catch (error) {
@@ -109,9 +132,13 @@ export class PgBossJobStore implements JobStore {
     return `"${this.schema}".rdp_job_leases`;
   }
 
+  private get workers(): string {
+    return `"${this.schema}".rdp_job_workers`;
+  }
+
   /** pg-boss's schema and our lease table, under one advisory lock so concurrent starts take turns. */
   private async install(): Promise<void> {
-    const lock = await this.pool.connect();
+    const lock = await connectWithRetry(this.pool);
     try {
       await lock.query('select pg_advisory_lock(hashtext($1))', [`rdp-jobs:${this.schema}`]);
       await this.boss.start();
@@ -121,6 +148,11 @@ export class PgBossJobStore implements JobStore {
           heartbeat_at timestamptz not null, progress double precision)`,
       );
       await lock.query(`create index if not exists rdp_job_leases_heartbeat on ${this.leases} (heartbeat_at)`);
+      await lock.query(
+        `create table if not exists ${this.workers} (
+          id text primary key, slots integer not null, host text not null, pid integer not null,
+          started_at timestamptz not null, heartbeat_at timestamptz not null, expires_at timestamptz not null)`,
+      );
     } finally {
       await lock.query('select pg_advisory_unlock(hashtext($1))', [`rdp-jobs:${this.schema}`]).catch(() => undefined);
       lock.release();
@@ -146,25 +178,88 @@ export class PgBossJobStore implements JobStore {
     await this.ensureQueue(kind.name);
     const key = options.singletonKey;
     const id = key === undefined ? randomUUID() : singletonId(kind.name, key);
-    if (key !== undefined) {
-      // A keyed job that finished long ago has moved to pg-boss's archive, out of reach of its insert.
-      const archived = await this.pool.query(`select 1 from "${this.schema}".archive where name = $1 and id = $2`, [
-        kind.name,
+    const send = async (client: pg.Pool | pg.PoolClient, db?: Db): Promise<boolean> => {
+      if (key !== undefined) {
+        // A keyed job that finished long ago has moved to pg-boss's archive, out of reach of its insert.
+        const archived = await client.query(`select 1 from "${this.schema}".archive where name = $1 and id = $2`, [
+          kind.name,
+          id,
+        ]);
+        if (archived.rows.length > 0) return false;
+      }
+      if (options.withinCapacity) {
+        // A repeat of a keyed job is answered, never refused.
+        if (key !== undefined && (await client.query(`select 1 from "${this.schema}".job where id = $1`, [id])).rows.length > 0)
+          return false;
+        const { slots, active } = await this.capacityOn(client);
+        if (active >= slots) throw new CapacityExceededError(slots, active);
+      }
+      const envelope: Envelope = { version: kind.version, payload: payload ?? null };
+      const sent = await this.boss.send(kind.name, envelope as object, {
         id,
-      ]);
-      if (archived.rows.length > 0) return { id, created: false };
-    }
-    const envelope: Envelope = { version: kind.version, payload: payload ?? null };
-    const sent = await this.boss.send(kind.name, envelope as object, {
-      id,
-      retryLimit: 0,
-      expireInSeconds: EXPIRE_IN_SECONDS,
-      retentionMinutes: RETENTION_MINUTES,
-      ...(key === undefined ? {} : { singletonKey: key }),
-    });
-    if (sent === null) return { id, created: false };
-    this.enqueued.emit('job', kind.name);
-    return { id, created: true };
+        retryLimit: 0,
+        expireInSeconds: EXPIRE_IN_SECONDS,
+        retentionMinutes: RETENTION_MINUTES,
+        ...(key === undefined ? {} : { singletonKey: key }),
+        ...(db ? { db } : {}),
+      });
+      return sent !== null;
+    };
+    // Within capacity: the count and the insert in one transaction, under a lock every enqueuer of
+    // the deployment takes, so each counts what the ones before it inserted.
+    const created = options.withinCapacity
+      ? await this.transaction(async (db, client) => {
+          await client.query('select pg_advisory_xact_lock(hashtext($1))', [`rdp-jobs-capacity:${this.schema}`]);
+          return send(client, db);
+        })
+      : await send(this.pool);
+    if (created) this.enqueued.emit('job', kind.name);
+    return { id, created };
+  }
+
+  capacity(): Promise<QueueCapacity> {
+    return this.capacityOn(this.pool);
+  }
+
+  private async capacityOn(client: pg.Pool | pg.PoolClient): Promise<QueueCapacity> {
+    const { rows } = await client.query(
+      `select (select count(*) from ${this.workers} where expires_at > $1) as workers,
+              (select coalesce(sum(slots), 0) from ${this.workers} where expires_at > $1) as slots,
+              (select count(*) from "${this.schema}".job where state < 'completed') as active`,
+      [this.clock.now()],
+    );
+    return { workers: Number(rows[0].workers), slots: Number(rows[0].slots), active: Number(rows[0].active) };
+  }
+
+  async registerWorker(worker: WorkerRegistration): Promise<void> {
+    const now = this.clock.now();
+    await this.pool.query(
+      `insert into ${this.workers} (id, slots, host, pid, started_at, heartbeat_at, expires_at)
+       values ($1, $2, $3, $4, $5, $6, $7)
+       on conflict (id) do update set slots = excluded.slots, heartbeat_at = excluded.heartbeat_at, expires_at = excluded.expires_at`,
+      [worker.id, worker.slots, worker.host, worker.pid, worker.startedAt, now, new Date(now.getTime() + worker.aliveForMs)],
+    );
+  }
+
+  async unregisterWorker(id: string): Promise<void> {
+    await this.pool.query(`delete from ${this.workers} where id = $1`, [id]);
+  }
+
+  async listWorkers(): Promise<RegisteredWorker[]> {
+    const { rows } = await this.pool.query(`select * from ${this.workers} order by started_at`);
+    return rows.map((row) => ({
+      id: row.id,
+      slots: row.slots,
+      host: row.host,
+      pid: row.pid,
+      startedAt: iso(row.started_at) as string,
+      heartbeatAt: iso(row.heartbeat_at) as string,
+      expiresAt: iso(row.expires_at) as string,
+    }));
+  }
+
+  async pruneWorkers(cutoff: Date): Promise<void> {
+    await this.pool.query(`delete from ${this.workers} where expires_at < $1`, [cutoff]);
   }
 
   async get(id: string): Promise<JobRecord | undefined> {
@@ -198,9 +293,16 @@ export class PgBossJobStore implements JobStore {
     };
   }
 
-  async countActive(): Promise<number> {
-    const { rows } = await this.pool.query(`select count(*) as n from "${this.schema}".job where state < 'completed'`);
-    return Number(rows[0].n);
+  async countByState(): Promise<{ queued: number; running: number }> {
+    const { rows } = await this.pool.query(
+      `select count(*) filter (where state < 'active') as queued, count(*) filter (where state = 'active') as running
+         from "${this.schema}".job where state < 'completed'`,
+    );
+    return { queued: Number(rows[0].queued), running: Number(rows[0].running) };
+  }
+
+  poolUse(): PoolUse {
+    return { total: this.pool.totalCount, idle: this.pool.idleCount, waiting: this.pool.waitingCount };
   }
 
   async claim(kinds: readonly string[], limit: number): Promise<ClaimedJob[]> {
@@ -312,17 +414,20 @@ export class PgBossJobStore implements JobStore {
   }
 
   private async transaction<T>(work: (db: Db, client: pg.PoolClient) => Promise<T>): Promise<T> {
-    const client = await this.pool.connect();
+    const client = await connectWithRetry(this.pool);
+    let failure: unknown;
     try {
       await client.query('begin');
       const result = await work(onClient(client), client);
       await client.query('commit');
       return result;
     } catch (error) {
+      failure = error;
       await client.query('rollback').catch(() => undefined);
       throw error;
     } finally {
-      client.release();
+      // A connection that failed mid-transaction is dropped rather than trusted again.
+      client.release(failure instanceof Error && isConnectionLost(failure) ? failure : undefined);
     }
   }
 }

@@ -1,8 +1,19 @@
 import { randomUUID } from 'node:crypto';
 import { EventEmitter } from 'node:events';
-import type { Selectable } from 'kysely';
+import { type Kysely, type Selectable, sql } from 'kysely';
 import type { Clock } from '../../ports/clock.js';
-import type { ClaimedJob, EnqueueOptions, JobKind, JobRecord, JobStore, JobSummary } from '../../ports/job-queue.js';
+import {
+  CapacityExceededError,
+  type ClaimedJob,
+  type EnqueueOptions,
+  type JobKind,
+  type JobRecord,
+  type JobStore,
+  type JobSummary,
+  type QueueCapacity,
+  type RegisteredWorker,
+  type WorkerRegistration,
+} from '../../ports/job-queue.js';
 import type { Store } from '../db/database.js';
 import type { GlobalSchema, JobRow } from '../db/schema.js';
 
@@ -56,20 +67,13 @@ export class SqliteJobStore implements JobStore {
     payload: Payload,
     options: EnqueueOptions = {},
   ): Promise<{ id: string; created: boolean }> {
-    const id = randomUUID();
+    if (options.withinCapacity) return this.enqueueWithinCapacity(kind, payload, options.singletonKey ?? null);
     const singletonKey = options.singletonKey ?? null;
+    const row = this.newRow(kind, payload, singletonKey);
+    const { id } = row;
     const inserted = await this.db
       .insertInto('jobs')
-      .values({
-        id,
-        kind: kind.name,
-        payload: JSON.stringify(payload ?? null),
-        payload_version: kind.version,
-        singleton_key: singletonKey,
-        state: 'queued',
-        attempts: 0,
-        created_at: this.now(),
-      })
+      .values(row)
       .onConflict((conflict) => conflict.doNothing())
       .executeTakeFirst();
     if (Number(inserted.numInsertedOrUpdatedRows ?? 0) === 1) {
@@ -86,18 +90,134 @@ export class SqliteJobStore implements JobStore {
     return { id: first.id, created: false };
   }
 
+  private newRow<Payload>(kind: JobKind<Payload>, payload: Payload, singletonKey: string | null) {
+    return {
+      id: randomUUID(),
+      kind: kind.name,
+      payload: JSON.stringify(payload ?? null),
+      payload_version: kind.version,
+      singleton_key: singletonKey,
+      state: 'queued' as const,
+      attempts: 0,
+      created_at: this.now(),
+    };
+  }
+
+  /**
+   * The capacity check and the insert in one immediate transaction: it holds SQLite's write lock
+   * from its first statement, so of several processes enqueueing at once each counts what the
+   * ones before it inserted.
+   */
+  private async enqueueWithinCapacity<Payload>(
+    kind: JobKind<Payload>,
+    payload: Payload,
+    singletonKey: string | null,
+  ): Promise<{ id: string; created: boolean }> {
+    const result = await this.db.connection().execute(async (connection) => {
+      await sql`begin immediate`.execute(connection);
+      try {
+        const first =
+          singletonKey === null
+            ? undefined
+            : await connection
+                .selectFrom('jobs')
+                .select('id')
+                .where('kind', '=', kind.name)
+                .where('singleton_key', '=', singletonKey)
+                .executeTakeFirst();
+        if (first) {
+          await sql`commit`.execute(connection);
+          return { id: first.id, created: false };
+        }
+        const { slots, active } = await this.capacityOn(connection);
+        if (active >= slots) throw new CapacityExceededError(slots, active);
+        const row = this.newRow(kind, payload, singletonKey);
+        await connection.insertInto('jobs').values(row).execute();
+        await sql`commit`.execute(connection);
+        return { id: row.id, created: true };
+      } catch (error) {
+        await sql`rollback`.execute(connection);
+        throw error;
+      }
+    });
+    if (result.created) this.enqueued.emit('job', kind.name);
+    return result;
+  }
+
+  capacity(): Promise<QueueCapacity> {
+    return this.capacityOn(this.db);
+  }
+
+  private async capacityOn(db: Kysely<GlobalSchema>): Promise<QueueCapacity> {
+    const workers = await db
+      .selectFrom('job_workers')
+      .select((eb) => [eb.fn.countAll().as('n'), eb.fn.sum<number | null>('slots').as('slots')])
+      .where('expires_at', '>', this.now())
+      .executeTakeFirstOrThrow();
+    return { workers: Number(workers.n), slots: Number(workers.slots ?? 0), active: await this.countActiveOn(db) };
+  }
+
+  async registerWorker(worker: WorkerRegistration): Promise<void> {
+    const now = this.clock.now();
+    const times = { heartbeat_at: now.toISOString(), expires_at: new Date(now.getTime() + worker.aliveForMs).toISOString() };
+    await this.db
+      .insertInto('job_workers')
+      .values({
+        id: worker.id,
+        slots: worker.slots,
+        host: worker.host,
+        pid: worker.pid,
+        started_at: worker.startedAt,
+        ...times,
+      })
+      .onConflict((conflict) => conflict.column('id').doUpdateSet({ slots: worker.slots, ...times }))
+      .execute();
+  }
+
+  async unregisterWorker(id: string): Promise<void> {
+    await this.db.deleteFrom('job_workers').where('id', '=', id).execute();
+  }
+
+  async listWorkers(): Promise<RegisteredWorker[]> {
+    const rows = await this.db.selectFrom('job_workers').selectAll().orderBy('started_at').execute();
+    return rows.map((row) => ({
+      id: row.id,
+      slots: row.slots,
+      host: row.host,
+      pid: row.pid,
+      startedAt: row.started_at,
+      heartbeatAt: row.heartbeat_at,
+      expiresAt: row.expires_at,
+    }));
+  }
+
+  async pruneWorkers(cutoff: Date): Promise<void> {
+    await this.db.deleteFrom('job_workers').where('expires_at', '<', cutoff.toISOString()).execute();
+  }
+
   async get(id: string): Promise<JobRecord | undefined> {
     const row = await this.db.selectFrom('jobs').selectAll().where('id', '=', id).executeTakeFirst();
     return row && record(row);
   }
 
-  async countActive(): Promise<number> {
-    const row = await this.db
+  private async countActiveOn(db: Kysely<GlobalSchema>): Promise<number> {
+    const row = await db
       .selectFrom('jobs')
       .select((eb) => eb.fn.countAll().as('n'))
       .where('state', 'in', ['queued', 'running'])
       .executeTakeFirstOrThrow();
     return Number(row.n);
+  }
+
+  async countByState(): Promise<{ queued: number; running: number }> {
+    const rows = await this.db
+      .selectFrom('jobs')
+      .select((eb) => ['state', eb.fn.countAll().as('n')])
+      .where('state', 'in', ['queued', 'running'])
+      .groupBy('state')
+      .execute();
+    const count = (state: string) => Number(rows.find((row) => row.state === state)?.n ?? 0);
+    return { queued: count('queued'), running: count('running') };
   }
 
   async claim(kinds: readonly string[], limit: number): Promise<ClaimedJob[]> {

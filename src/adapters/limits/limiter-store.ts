@@ -14,6 +14,8 @@ export interface LimiterStore {
   /** A fixed-window counter of `points` per `durationSeconds`, under its own key namespace (failed sign-ins). */
   limiter(namespace: string, points: number, durationSeconds: number): RateLimiterAbstract;
   readonly shared: boolean;
+  /** Rejects when the store does not answer (Redis down): what readiness asks. */
+  ping(): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -24,6 +26,7 @@ export function memoryLimiterStore(): LimiterStore {
     buckets: memoryTokenBuckets(),
     limiter: (namespace, points, duration) => new RateLimiterMemory({ keyPrefix: namespace, points, duration }),
     shared: false,
+    ping: async () => {},
     close: async () => {},
   };
 }
@@ -57,6 +60,9 @@ export async function redisLimiterStore(url: string, keyPrefix: string, onError:
         insuranceLimiter: new RateLimiterMemory({ keyPrefix: namespace, points, duration }),
       }),
     shared: true,
+    ping: async () => {
+      await client.ping();
+    },
     close: async () => {
       await client.quit().catch(() => client.disconnect());
     },

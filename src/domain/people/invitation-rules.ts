@@ -1,5 +1,5 @@
-import { html } from '../../oauth/interaction/html.js';
 import { ApiError, validationError } from '../errors.js';
+import { html } from '../html.js';
 
 /** The rules of invitations that need no store: the address, its domain, the mail (the seat: user-rules.ts). */
 

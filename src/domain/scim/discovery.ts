@@ -15,6 +15,14 @@ export function serviceProviderConfig(baseUrl: string) {
     patch: { supported: true },
     bulk: { supported: false, maxOperations: 0, maxPayloadSize: 0 },
     filter: { supported: true, maxResults: MAX_RESULTS },
+    // RFC 9865: /Users pages by cursor too; index paging stays the default.
+    pagination: {
+      cursor: true,
+      index: true,
+      defaultPaginationMethod: 'index',
+      defaultPageSize: MAX_RESULTS,
+      maxPageSize: MAX_RESULTS,
+    },
     changePassword: { supported: false },
     sort: { supported: false },
     etag: { supported: false },

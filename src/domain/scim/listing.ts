@@ -8,6 +8,11 @@ export interface Paging {
   /** 1-based, as SCIM counts. */
   startIndex: number;
   count: number;
+  /**
+   * Cursor pagination (RFC 9865): the `cursor` parameter as sent, '' for the first page. Lists
+   * that support it answer nextCursor; startIndex is then not used.
+   */
+  cursor?: string;
 }
 
 function integer(name: string, raw: string | undefined): number | undefined {
@@ -20,18 +25,24 @@ function integer(name: string, raw: string | undefined): number | undefined {
  * startIndex and count of RFC 7644 section 3.4.2.4: a startIndex below 1 reads as 1, a negative
  * count as 0 (the total alone), and a count above the maximum as the maximum.
  */
-export function parsePaging(startIndex: string | undefined, count: string | undefined): Paging {
-  const start = integer('startIndex', startIndex) ?? 1;
+export function parsePaging(startIndex: string | undefined, count: string | undefined, cursor?: string): Paging {
+  const start = integer('startIndex', startIndex);
   const size = integer('count', count) ?? MAX_RESULTS;
-  return { startIndex: Math.max(1, start), count: Math.min(Math.max(0, size), MAX_RESULTS) };
+  if (cursor !== undefined && start !== undefined) {
+    throw badRequest('invalidValue', 'startIndex and cursor cannot be combined');
+  }
+  const paging = { startIndex: Math.max(1, start ?? 1), count: Math.min(Math.max(0, size), MAX_RESULTS) };
+  return cursor === undefined ? paging : { ...paging, cursor };
 }
 
-export function listResponse(resources: Record<string, unknown>[], totalResults: number, paging: Paging) {
+/** With cursor paging, the answer carries nextCursor (when a page may follow) instead of startIndex. */
+export function listResponse(resources: Record<string, unknown>[], totalResults: number, paging: Paging, nextCursor?: string) {
   return {
     schemas: [LIST_RESPONSE_SCHEMA],
     totalResults,
-    startIndex: paging.startIndex,
+    ...(paging.cursor === undefined ? { startIndex: paging.startIndex } : {}),
     itemsPerPage: resources.length,
+    ...(nextCursor === undefined ? {} : { nextCursor }),
     Resources: resources,
   };
 }

@@ -12,7 +12,9 @@ export type ScimType =
   | 'noTarget'
   | 'invalidValue'
   | 'invalidVers'
-  | 'sensitive';
+  | 'sensitive'
+  /** RFC 9865: a cursor this list did not return. */
+  | 'invalidCursor';
 
 /**
  * An error as an identity provider reads it: { schemas, status (a string), scimType?, detail }.

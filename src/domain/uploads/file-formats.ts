@@ -17,6 +17,9 @@ export type FileFormat =
   | 'jpeg'
   | 'zip'
   | 'mp4'
+  | 'matroska'
+  | 'avi'
+  | 'mpeg-ts'
   | 'ifc'
   | 'json'
   | 'text';
@@ -40,6 +43,12 @@ const EXTENSIONS: Record<string, FileFormat> = {
   zip: 'zip',
   mp4: 'mp4',
   mov: 'mp4',
+  m4v: 'mp4',
+  mkv: 'matroska',
+  webm: 'matroska',
+  avi: 'avi',
+  // Not .ts and .mts: TypeScript's too; a transport stream so named is still found by content.
+  m2ts: 'mpeg-ts',
   ifc: 'ifc',
   json: 'json',
 };
@@ -76,7 +85,8 @@ export function detectFormat(bytes: Uint8Array): FileFormat | null {
   if (startsWith(bytes, '\x89PNG\r\n\x1a\n')) return 'png';
   if (bytes[0] === 0xff && bytes[1] === 0xd8 && bytes[2] === 0xff) return 'jpeg';
   if (startsWith(bytes, 'PK\x03\x04')) return 'zip';
-  if (startsWith(bytes, 'ftyp', 4)) return 'mp4';
+  const video = detectVideoContainer(bytes);
+  if (video) return video;
   if (startsWith(bytes, 'ISO-10303-21')) return 'ifc';
   if (isText(bytes)) {
     const first = new TextDecoder().decode(bytes).trimStart()[0];
@@ -93,10 +103,58 @@ export function isCompatible(expected: FileFormat | null, actual: FileFormat | n
   return expected === 'text' && (actual === 'text-points' || actual === 'json');
 }
 
-/** Inputs processing knows: point clouds become 3D Tiles, videos are checked and reconstructed. */
-export function inputKind(format: string | null): 'point-cloud' | 'video' | null {
-  if (format === 'las' || format === 'laz' || format === 'e57' || format === 'ply' || format === 'text-points')
-    return 'point-cloud';
-  if (format === 'mp4') return 'video';
+/** Brands of the ISO base media file format that are still images (HEIF, AVIF), not video. */
+const IMAGE_BRANDS = new Set(['heic', 'heix', 'heim', 'heis', 'mif1', 'msf1', 'avif', 'avis']);
+
+/** An MPEG transport stream: its sync byte every 188 bytes (192 in M2TS, after a 4-byte time code). */
+const isTransportStream = (bytes: Uint8Array, at: number, packet: number) =>
+  [0, 1, 2].every((index) => bytes[at + index * packet] === 0x47);
+
+/** The video containers ffprobe reads that cameras and phones write, by their first bytes. */
+function detectVideoContainer(bytes: Uint8Array): FileFormat | null {
+  if (startsWith(bytes, 'ftyp', 4)) {
+    const brand = String.fromCharCode(...bytes.subarray(8, 12));
+    return IMAGE_BRANDS.has(brand) ? null : 'mp4';
+  }
+  // QuickTime files older than the ftyp box start with their movie or media data.
+  if (['moov', 'mdat', 'wide'].some((box) => startsWith(bytes, box, 4))) return 'mp4';
+  if (bytes[0] === 0x1a && bytes[1] === 0x45 && bytes[2] === 0xdf && bytes[3] === 0xa3) return 'matroska';
+  if (startsWith(bytes, 'RIFF') && startsWith(bytes, 'AVI ', 8)) return 'avi';
+  const transport = isTransportStream(bytes, 0, 188) || isTransportStream(bytes, 4, 192);
+  if (transport && !isText(bytes)) return 'mpeg-ts';
   return null;
+}
+
+export type InputKind = 'point-cloud' | 'video';
+
+/**
+ * The formats processing reads (DESIGN.md section 9), as people know them: point clouds become
+ * 3D Tiles, videos are checked with ffprobe and reconstructed. One table for what finalize
+ * accepts as a bundle's input, which processor runs, and the messages that list them.
+ */
+const PROCESSED: Partial<Record<FileFormat, { kind: InputKind; label: string }>> = {
+  las: { kind: 'point-cloud', label: 'LAS' },
+  laz: { kind: 'point-cloud', label: 'LAZ' },
+  ply: { kind: 'point-cloud', label: 'PLY' },
+  e57: { kind: 'point-cloud', label: 'E57' },
+  'text-points': { kind: 'point-cloud', label: 'XYZ/PTS' },
+  mp4: { kind: 'video', label: 'MP4/MOV' },
+  matroska: { kind: 'video', label: 'MKV/WebM' },
+  avi: { kind: 'video', label: 'AVI' },
+  'mpeg-ts': { kind: 'video', label: 'MPEG-TS' },
+};
+
+/** Inputs processing knows: the processor that reads the format, or null when none does. */
+export function inputKind(format: string | null): InputKind | null {
+  return format === null ? null : (PROCESSED[format as FileFormat]?.kind ?? null);
+}
+
+/** "a point cloud (LAS, LAZ, ...) or a video (MP4/MOV, ...)": what a bundle's input may be, from the table. */
+export function processedFormatsText(): string {
+  const labels = (kind: InputKind) =>
+    Object.values(PROCESSED)
+      .filter((entry) => entry.kind === kind)
+      .map((entry) => entry.label)
+      .join(', ');
+  return `a point cloud (${labels('point-cloud')}) or a video (${labels('video')})`;
 }

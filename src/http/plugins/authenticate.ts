@@ -1,7 +1,9 @@
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, onRequestAsyncHookHandler } from 'fastify';
+import type { Principal } from '../../domain/access/principal.js';
 import type { Scope } from '../../domain/access/scopes.js';
 import { ApiError } from '../../domain/errors.js';
-import type { AccessTokenVerifier, Principal } from '../../oauth/access-tokens.js';
+import type { Region } from '../../domain/regions.js';
+import type { AccessTokenVerifier } from '../../oauth/access-tokens.js';
 
 declare module 'fastify' {
   interface FastifyContextConfig {
@@ -15,23 +17,48 @@ declare module 'fastify' {
 
 export const SECURITY_SCHEME = 'oauth2';
 
+/** The regional API being served, and where each region is published (config.regionUrls). */
+export interface RegionOfApi {
+  region: Region;
+  regionUrls: Record<Region, string>;
+}
+
 /**
  * Layer 1 of the access layers, on every route that declares a scope: a verified bearer token
  * carrying that scope. Layers 2 and 3 run in the query that loads the node (services).
+ * A token of an organization of another region is refused first (DESIGN.md sections 1 and 4),
+ * from the region the verifier keeps with the verified token: no store read per request.
  */
-export function registerAuthentication(app: FastifyInstance, verifier: AccessTokenVerifier): void {
+export function registerAuthentication(app: FastifyInstance, verifier: AccessTokenVerifier, served: RegionOfApi): void {
   app.decorateRequest('principal', undefined as unknown as Principal);
 
+  // A hook on each route that declares a scope, knowing it: routes without one pay nothing, and
+  // no request reads request.routeOptions, which builds an object on every call.
   app.addHook('onRoute', (route) => {
     const scope = route.config?.scope;
-    if (scope) route.schema = { ...route.schema, security: [{ [SECURITY_SCHEME]: [scope] }] };
-  });
-
-  app.addHook('onRequest', async (request) => {
-    const scope = request.routeOptions.config.scope;
     if (!scope) return;
-    const principal = await verifier.authenticate(request.headers.authorization);
-    if (!principal.scopes.has(scope)) throw new ApiError('InsufficientScopes');
-    request.principal = principal;
+    route.schema = { ...route.schema, security: [{ [SECURITY_SCHEME]: [scope] }] };
+    const authenticate: onRequestAsyncHookHandler = async (request) => {
+      const principal = await verifier.authenticate(request.headers.authorization);
+      if (principal.orgRegion !== served.region) {
+        throw new ApiError(
+          'OrganizationInAnotherRegion',
+          `The token's organization lives in region ${principal.orgRegion}, not ${served.region}: call its apiUrl`,
+          { apiUrl: served.regionUrls[principal.orgRegion] },
+        );
+      }
+      if (!principal.scopes.has(scope)) throw new ApiError('InsufficientScopes');
+      request.principal = principal;
+    };
+    route.onRequest = withRouteHook(route.onRequest, authenticate);
   });
+}
+
+/**
+ * A route's own hooks with one more after them, as a new array (the HEAD route Fastify derives
+ * from a GET starts from the GET's options as declared, so they are never changed in place).
+ * Route hooks run after every hook added with addHook, in the order they were added here.
+ */
+export function withRouteHook<Hook>(existing: Hook | Hook[] | undefined, hook: Hook): Hook[] {
+  return existing === undefined ? [hook] : Array.isArray(existing) ? [...existing, hook] : [existing, hook];
 }

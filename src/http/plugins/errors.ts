@@ -1,12 +1,19 @@
+import { randomUUID } from 'node:crypto';
+import { STATUS_CODES } from 'node:http';
+import type { Duplex } from 'node:stream';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import FindMyWay from 'find-my-way';
 import { ApiError } from '../../domain/errors.js';
+import { ScimError } from '../../domain/scim/scim-error.js';
 import { OAuthError } from '../../oauth/oauth-error.js';
+import { SCIM_PATH_PREFIX, sendScimError } from '../scim/scim-errors.js';
+import { answerRequestId } from './request-id.js';
 
 const METHODS = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE'] as const;
 
 function send(reply: FastifyReply, error: ApiError): FastifyReply {
   if (error.status === 401) reply.header('www-authenticate', `Bearer error="${error.error}"`);
+  if (error.retryAfterSeconds !== undefined) reply.header('retry-after', error.retryAfterSeconds);
   return reply.code(error.status).type('application/json; charset=utf-8').send(error.toBody());
 }
 
@@ -40,15 +47,61 @@ function fromFastify(error: FastifyError): ApiError {
 }
 
 /**
- * Fastify answers a few requests before routing, outside setErrorHandler (a path with broken
- * percent-encoding): the server's frameworkErrors option sends those in our shape too.
+ * The router's limit on one path parameter (find-my-way's maxParamLength, Fastify's default).
+ * No identifier of ours comes near it: ids are UUIDs, and the routes' schemas refuse more than
+ * 64 characters with 400 ValidationError.
  */
-export function frameworkErrors(error: FastifyError, _request: FastifyRequest, reply: FastifyReply): void {
-  const apiError =
-    error.code === 'FST_ERR_BAD_URL'
-      ? new ApiError('BadRequest', 'The address is not correctly percent-encoded')
-      : fromFastify(error);
+export const MAX_PATH_PARAMETER_LENGTH = 100;
+
+/**
+ * Fastify answers a few requests before routing, outside setErrorHandler and every hook: a path
+ * with broken percent-encoding, or a path parameter longer than the router takes. The server's
+ * frameworkErrors option sends those in our shape (the SCIM surface's shape under its prefix),
+ * with the request id. A parameter that long is 400, not 404: the router stops before it knows
+ * whether any route would match, and a shorter overlong id is already 400 ValidationError, so
+ * a client learns its request is malformed rather than that a record is missing.
+ */
+export function frameworkErrors(error: FastifyError, request: FastifyRequest, reply: FastifyReply): void {
+  answerRequestId(request, reply);
+  let apiError: ApiError;
+  if (error.code === 'FST_ERR_BAD_URL') apiError = new ApiError('BadRequest', 'The address is not correctly percent-encoded');
+  else if (error.code === 'FST_ERR_MAX_PARAM_LENGTH') {
+    apiError = new ApiError(
+      'BadRequest',
+      `A path segment is longer than ${MAX_PATH_PARAMETER_LENGTH} characters: no identifier is that long`,
+    );
+  } else apiError = fromFastify(error);
+  if (apiError.status >= 500) request.log.error({ err: error }, 'request failed before routing');
+  if (request.url.startsWith(SCIM_PATH_PREFIX)) {
+    sendScimError(reply, new ScimError(apiError.status, apiError.message));
+    return;
+  }
   send(reply, apiError);
+}
+
+/**
+ * A request Node's HTTP parser refuses (a control character in a header, a header section over
+ * the size limit, a timeout) never reaches Fastify: answered here as Fastify's default does, in
+ * our shape and with a fresh request id, then the connection closes.
+ */
+export function clientErrorHandler(this: FastifyInstance, error: NodeJS.ErrnoException, socket: Duplex): void {
+  if (error.code === 'ECONNRESET' || socket.destroyed) return;
+  const [status, label, message] =
+    error.code === 'ERR_HTTP_REQUEST_TIMEOUT'
+      ? [408, 'Request Timeout', 'The request took too long to arrive']
+      : error.code === 'HPE_HEADER_OVERFLOW'
+        ? [431, 'Request Header Fields Too Large', 'The request headers are too large']
+        : [400, 'BadRequest', 'The request is not valid HTTP'];
+  const id = randomUUID();
+  this.log.debug({ err: error, reqId: id }, 'malformed request refused');
+  const body = JSON.stringify({ statusCode: status, error: label, message });
+  if (socket.writable) {
+    socket.write(
+      `HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\nContent-Type: application/json; charset=utf-8\r\n` +
+        `Content-Length: ${Buffer.byteLength(body)}\r\nX-Request-Id: ${id}\r\nConnection: close\r\n\r\n${body}`,
+    );
+  }
+  socket.destroy(error);
 }
 
 /**
@@ -69,8 +122,9 @@ export function registerErrorHandling(app: FastifyInstance): void {
 
   // PostgreSQL text cannot hold NUL: a %00 in a path or query value would reach the store and
   // fail there as a 500. No identifier or filter legitimately contains it.
-  app.addHook('onRequest', async (request) => {
-    if (/%00/i.test(request.url)) throw new ApiError('BadRequest', 'The address contains a NUL character');
+  // A callback hook: an async one costs every request a promise and a turn of the microtask queue.
+  app.addHook('onRequest', (request, _reply, done) => {
+    done(/%00/i.test(request.url) ? new ApiError('BadRequest', 'The address contains a NUL character') : undefined);
   });
 
   app.setErrorHandler((error: FastifyError | ApiError | OAuthError, request, reply) => {
@@ -80,13 +134,20 @@ export function registerErrorHandling(app: FastifyInstance): void {
       return reply.code(error.status).header('cache-control', 'no-store').send(error.toBody());
     }
     const apiError = error instanceof ApiError ? error : fromFastify(error);
-    if (apiError.status >= 500) request.log.error({ err: error }, 'request failed');
+    // A temporary refusal (a lost database connection) is the operator's warning, not a failure of ours.
+    if (apiError.status >= 500 && apiError.retryAfterSeconds === undefined) request.log.error({ err: error }, 'request failed');
     // A refusal caused by a peer (the mail server's reply) keeps the reason for the operator's log.
     else if (apiError.cause) request.log.warn({ err: apiError.cause }, 'request refused');
     return send(reply, apiError);
   });
 
   app.setNotFoundHandler((request, reply) => {
+    // A CORS preflight that the CORS plugin did not answer (an origin not allowed, a path without
+    // CORS, or CORS off): 204 without any Access-Control header, so the browser refuses the call
+    // itself. A 405 would read as a broken server in the browser's console.
+    if (request.method === 'OPTIONS' && request.headers['access-control-request-method'] !== undefined) {
+      return reply.code(204).header('content-length', '0').send();
+    }
     const path = request.url.split('?')[0] ?? '/';
     const allowed = METHODS.filter((method) => knownPaths.find(method, path) !== null);
     if (allowed.length > 0) {

@@ -1,6 +1,7 @@
-import type { FastifyInstance, FastifyReply } from 'fastify';
+import type { FastifyInstance, FastifyReply, onRequestAsyncHookHandler } from 'fastify';
 import { ApiError } from '../../domain/errors.js';
 import type { BucketState, OrganizationRateLimiter } from '../../services/organization-rate-limiter.js';
+import { withRouteHook } from './authenticate.js';
 
 function setHeaders(reply: FastifyReply, bucket: BucketState): void {
   reply.header('ratelimit-limit', bucket.limit);
@@ -12,16 +13,20 @@ function setHeaders(reply: FastifyReply, bucket: BucketState): void {
  * The organization's request bucket on every route that declares a scope. Registered after
  * registerAuthentication, so it runs once the token is verified and carries the scope: requests
  * refused with 401 or 403 there never reach a bucket. Every answer carries the RateLimit headers;
- * an exhausted bucket answers 429 rate_limited with Retry-After.
+ * an exhausted bucket answers 429 rate_limited with Retry-After (and tells `onRefused`, the metrics).
  */
-export function registerRateLimit(app: FastifyInstance, limiter: OrganizationRateLimiter): void {
-  app.addHook('onRequest', async (request, reply) => {
-    if (!request.routeOptions.config.scope) return;
+export function registerRateLimit(app: FastifyInstance, limiter: OrganizationRateLimiter, onRefused?: () => void): void {
+  const takeFromBucket: onRequestAsyncHookHandler = async (request, reply) => {
     const bucket = await limiter.take(request.principal.orgId);
     setHeaders(reply, bucket);
     if (!bucket.allowed) {
       reply.header('retry-after', bucket.retryAfterSeconds);
+      onRefused?.();
       throw new ApiError('rate_limited');
     }
+  };
+  // On each route that declares a scope, after its authentication hook (added by an earlier onRoute).
+  app.addHook('onRoute', (route) => {
+    if (route.config?.scope) route.onRequest = withRouteHook(route.onRequest, takeFromBucket);
   });
 }

@@ -8,6 +8,7 @@ import { ScimGroupService } from '../../services/scim/scim-group-service.js';
 import { ScimUserService } from '../../services/scim/scim-user-service.js';
 import discoveryRoutes from './discovery-routes.js';
 import groupRoutes from './group-routes.js';
+import { SCIM_MEDIA_TYPE, sendScimError, toScimError } from './scim-errors.js';
 import userRoutes from './user-routes.js';
 
 declare module 'fastify' {
@@ -16,8 +17,6 @@ declare module 'fastify' {
     scim: ScimContext;
   }
 }
-
-export const SCIM_MEDIA_TYPE = 'application/scim+json; charset=utf-8';
 
 /**
  * Bodies up to 1 MiB (or the platform's JSON limit when larger): a provider's PUT of a group
@@ -31,29 +30,6 @@ export interface ScimServices {
 }
 
 export type ScimApp = FastifyInstance & { scimServices: ScimServices };
-
-/** Anything thrown on the SCIM surface as the SCIM error an identity provider reads. */
-function toScimError(error: FastifyError | ApiError | ScimError): ScimError {
-  if (error instanceof ScimError) return error;
-  if (error instanceof ApiError) {
-    if (error.error === 'BadRequest') return new ScimError(400, error.message, 'invalidSyntax');
-    if (error.error === 'ValidationError') return new ScimError(400, error.message, 'invalidValue');
-    return new ScimError(error.status, error.message);
-  }
-  if (error.validation) return new ScimError(400, error.message, 'invalidValue');
-  if (error instanceof SyntaxError || error.code === 'FST_ERR_CTP_INVALID_JSON_BODY') {
-    return new ScimError(400, 'The request body is not valid JSON', 'invalidSyntax');
-  }
-  if (error.statusCode === 413) return new ScimError(413, 'Request body is too large');
-  if (error.statusCode === 415) return new ScimError(415, 'Send application/scim+json or application/json');
-  if (error.statusCode === 400) return new ScimError(400, 'The request could not be parsed', 'invalidSyntax');
-  return new ScimError(500, 'An unexpected error occurred');
-}
-
-function sendScimError(reply: FastifyReply, error: ScimError): FastifyReply {
-  if (error.status === 401) reply.header('www-authenticate', 'Bearer realm="scim"');
-  return reply.code(error.status).type(SCIM_MEDIA_TYPE).send(error.toBody());
-}
 
 /**
  * SCIM 2.0 (RFC 7644) for organizations' identity providers, mounted at {publicUrl}/scim/v2
@@ -84,6 +60,10 @@ export async function scimApp(instance: FastifyInstance, options: { platform: Pl
   });
 
   app.setErrorHandler((error: FastifyError | ApiError | ScimError, request, reply) => {
+    if (error instanceof ApiError && error.retryAfterSeconds !== undefined) {
+      request.log.warn({ err: error.cause ?? error }, 'SCIM request refused for now');
+      reply.header('retry-after', error.retryAfterSeconds);
+    }
     const scimError = toScimError(error);
     if (scimError.status >= 500) request.log.error({ err: error }, 'SCIM request failed');
     return sendScimError(reply, scimError);

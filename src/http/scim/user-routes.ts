@@ -17,12 +17,13 @@ export default async function userRoutes(app: ScimApp) {
     });
 
   app.get('/Users', hidden, async (request) => {
-    const paging = parsePaging(queryValue(request, 'startIndex'), queryValue(request, 'count'));
-    const { total, records } = await users.list(request.scim, queryValue(request, 'filter'), paging);
+    const paging = parsePaging(queryValue(request, 'startIndex'), queryValue(request, 'count'), queryValue(request, 'cursor'));
+    const { total, records, nextCursor } = await users.list(request.scim, queryValue(request, 'filter'), paging);
     return listResponse(
       records.map((record) => shown(request, toUserResource(record, request.scim.baseUrl))),
       total,
       paging,
+      nextCursor,
     );
   });
 

@@ -1,7 +1,7 @@
+import { hashToken } from '../../crypto/secrets.js';
 import { parseScopeString } from '../../domain/access/scopes.js';
 import { isCodeVerifier, s256Challenge } from '../../domain/oauth/authorization-request.js';
 import { OAuthError } from '../oauth-error.js';
-import { hashToken } from '../secrets.js';
 import type { GrantContext, TokenSet } from '../token-endpoint.js';
 import { revokeGrant } from './revoke-grant.js';
 

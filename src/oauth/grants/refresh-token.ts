@@ -1,10 +1,10 @@
 import type { RefreshTokenUseRow } from '../../adapters/db/schema.js';
+import { hashToken } from '../../crypto/secrets.js';
 import { normalizeScopes, parseScopeString } from '../../domain/access/scopes.js';
 import { isRevoked, notBeforeMs } from '../../domain/oauth/revocation.js';
 import type { Platform } from '../../platform.js';
 import { OAuthError } from '../oauth-error.js';
 import { openRefreshToken, type RefreshTokenClaims } from '../refresh-tokens.js';
-import { hashToken } from '../secrets.js';
 import type { GrantContext, TokenSet } from '../token-endpoint.js';
 import { revokeGrant } from './revoke-grant.js';
 

@@ -1,5 +1,6 @@
 import { SCOPES, type Scope } from '../../domain/access/scopes.js';
-import { html, page } from './html.js';
+import { html } from '../../domain/html.js';
+import { page } from './html.js';
 
 /** The consent page's HTML: sign-in form and consent form (errors: errorPage). No JavaScript needed. */
 

@@ -1,8 +1,8 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Scope } from '../../domain/access/scopes.js';
+import { issuerOf } from '../../domain/oauth/issuer.js';
 import type { Platform } from '../../platform.js';
 import type { SignInGate } from '../../services/sign-in.js';
-import { issuerOf } from '../access-tokens.js';
 import { AuthorizationEndpoint } from '../authorization-endpoint.js';
 import { type ConsentNotice, consentPage, isConsentNotice, signInPage } from './consent-pages.js';
 import { errorPage, PAGE_HEADERS } from './html.js';

@@ -1,33 +1,7 @@
 import { createHash } from 'node:crypto';
+import { html, SafeHtml } from '../../domain/html.js';
 
-/** Server-rendered pages: a tagged template that escapes every interpolation, and one layout. */
-
-const ESCAPES: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' };
-
-/** Markup that is already safe: the result of `html` or a constant of ours. */
-export class SafeHtml {
-  constructor(readonly value: string) {}
-  toString(): string {
-    return this.value;
-  }
-}
-
-type Interpolation = SafeHtml | string | number | boolean | null | undefined | Interpolation[];
-
-function render(value: Interpolation): string {
-  if (value instanceof SafeHtml) return value.value;
-  if (Array.isArray(value)) return value.map(render).join('');
-  if (value === null || value === undefined || value === false) return '';
-  return String(value).replace(/[&<>"']/g, (char) => ESCAPES[char] as string);
-}
-
-export function html(strings: TemplateStringsArray, ...values: Interpolation[]): SafeHtml {
-  let out = strings[0] ?? '';
-  values.forEach((value, index) => {
-    out += render(value) + (strings[index + 1] ?? '');
-  });
-  return new SafeHtml(out);
-}
+/** Server-rendered pages: one layout around markup made with the escaping `html` template (domain/html.ts). */
 
 const STYLE = `body{font:16px/1.5 system-ui,sans-serif;max-width:40rem;margin:3rem auto;padding:0 1rem;color:#1b1f24}
 h1{font-size:1.5rem}form{margin:1rem 0}label{display:block;margin:.75rem 0 .25rem}

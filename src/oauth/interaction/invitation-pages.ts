@@ -1,4 +1,5 @@
-import { errorPage, html, page } from './html.js';
+import { html } from '../../domain/html.js';
+import { errorPage, page } from './html.js';
 
 /** The invitation page's HTML: the invitation, the form that accepts it, and what it leads to. */
 

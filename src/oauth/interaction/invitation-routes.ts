@@ -1,5 +1,6 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { OutboxMailer } from '../../adapters/mail/outbox-mailer.js';
+import { hashPassword } from '../../crypto/secrets.js';
 import { ApiError } from '../../domain/errors.js';
 import { newAccountProblem } from '../../domain/people/invitation-rules.js';
 import type { Platform } from '../../platform.js';
@@ -11,7 +12,6 @@ import {
   type OpenedInvitation,
 } from '../../services/people/invitation-acceptance.js';
 import type { SignInGate } from '../../services/sign-in.js';
-import { hashPassword } from '../secrets.js';
 import { errorPage } from './html.js';
 import {
   closedInvitationPage,

@@ -1,5 +1,6 @@
 import type { MailOutboxRow } from '../../adapters/db/schema.js';
-import { html, page, type SafeHtml } from './html.js';
+import { html, type SafeHtml } from '../../domain/html.js';
+import { page } from './html.js';
 
 const LINK = /https?:\/\/[^\s<>"']+/g;
 

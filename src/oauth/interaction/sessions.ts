@@ -2,8 +2,8 @@ import type {} from '@fastify/cookie';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { SessionRepository } from '../../adapters/db/repositories/session-repository.js';
 import type { SessionRow } from '../../adapters/db/schema.js';
+import { hashToken, randomToken, tokenMatches } from '../../crypto/secrets.js';
 import type { Clock } from '../../ports/clock.js';
-import { hashToken, randomToken, tokenMatches } from '../secrets.js';
 
 export const SESSION_COOKIE = 'rdp_session';
 /** The double-submit cookie of forms shown before there is a session (the sign-in forms). */

@@ -1,6 +1,7 @@
 import { LEGACY_SCOPES, SCOPES } from '../../domain/access/scopes.js';
+import { html, type SafeHtml } from '../../domain/html.js';
 import type { ApplicationView } from '../../services/application-service.js';
-import { html, page, type SafeHtml } from './html.js';
+import { page } from './html.js';
 
 /** The settings area's pages: markup only; settings-routes.ts decides who sees what. */
 

@@ -85,26 +85,30 @@ export class LasRecordDecoder {
     const intensity = new Float32Array(count);
     const colorOffset = this.colorOffset;
     const colors = colorOffset === undefined ? undefined : new Uint8Array(count * 3);
+    // A DataView reads unaligned fields without Buffer's per-call argument checks.
+    const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
     if (colors && this.colorShift === undefined) {
       let max = 0;
       for (let i = 0; i < count; i += 1) {
         const at = start + i * stride + colorOffset!;
-        max = Math.max(max, bytes.readUInt16LE(at), bytes.readUInt16LE(at + 2), bytes.readUInt16LE(at + 4));
+        max = Math.max(max, view.getUint16(at, true), view.getUint16(at + 2, true), view.getUint16(at + 4, true));
       }
       this.colorShift = max > 255 ? 8 : 0;
     }
+    const [sx, sy, sz] = scale;
+    const [ox, oy, oz] = offset;
+    const shift = this.colorShift ?? 0;
     for (let i = 0; i < count; i += 1) {
       const at = start + i * stride;
-      positions[i * 3] = bytes.readInt32LE(at) * scale[0] + offset[0];
-      positions[i * 3 + 1] = bytes.readInt32LE(at + 4) * scale[1] + offset[1];
-      positions[i * 3 + 2] = bytes.readInt32LE(at + 8) * scale[2] + offset[2];
-      intensity[i] = bytes.readUInt16LE(at + INTENSITY_OFFSET);
+      positions[i * 3] = view.getInt32(at, true) * sx + ox;
+      positions[i * 3 + 1] = view.getInt32(at + 4, true) * sy + oy;
+      positions[i * 3 + 2] = view.getInt32(at + 8, true) * sz + oz;
+      intensity[i] = view.getUint16(at + INTENSITY_OFFSET, true);
       if (colors) {
         const c = at + colorOffset!;
-        const shift = this.colorShift!;
-        colors[i * 3] = bytes.readUInt16LE(c) >> shift;
-        colors[i * 3 + 1] = bytes.readUInt16LE(c + 2) >> shift;
-        colors[i * 3 + 2] = bytes.readUInt16LE(c + 4) >> shift;
+        colors[i * 3] = view.getUint16(c, true) >> shift;
+        colors[i * 3 + 1] = view.getUint16(c + 2, true) >> shift;
+        colors[i * 3 + 2] = view.getUint16(c + 4, true) >> shift;
       }
     }
     return colors ? { count, positions, colors, intensity } : { count, positions, intensity };

@@ -1,29 +1,10 @@
 import { type FileHandle, open } from 'node:fs/promises';
-import { createLazPerf } from 'laz-perf';
 import { notCompatible } from '../processing-error.js';
 import { type LasHeader, LasRecordDecoder, lasAttributes } from './las-header.js';
 import { readLasHeader } from './las-reader.js';
 import { decodeChunkTable, type LazChunk } from './laz-chunk-table.js';
+import { decodeLazChunk, type LazChunkDecoder } from './laz-chunks.js';
 import { BATCH_POINTS, type PointBatch, type PointCloudReader } from './point-cloud.js';
-
-/** The part of laz-perf's WASM module we use (its own typings need @types/emscripten). */
-interface LazPerfModule {
-  HEAPU8: Uint8Array;
-  _malloc(size: number): number;
-  _free(pointer: number): void;
-  ChunkDecoder: new () => {
-    open(pointFormat: number, recordLength: number, pointer: number): void;
-    getPoint(pointer: number): void;
-    delete(): void;
-  };
-}
-
-let lazPerf: Promise<LazPerfModule> | undefined;
-
-function loadLazPerf(): Promise<LazPerfModule> {
-  lazPerf ??= (createLazPerf as unknown as () => Promise<LazPerfModule>)();
-  return lazPerf;
-}
 
 const LASZIP_USER_ID = 'laszip encoded';
 const LASZIP_RECORD_ID = 22204;
@@ -37,11 +18,12 @@ interface LazLayout {
 }
 
 /**
- * LAZ through laz-perf (LASzip compiled to WASM), one chunk at a time: the chunk table gives
- * each chunk's size, a chunk is copied into the WASM heap and decoded by laz-perf's chunk
- * decoder, so memory is one chunk, not the file.
+ * LAZ through laz-perf (LASzip compiled to WASM), chunk by chunk: the chunk table gives each
+ * chunk's size, a chunk is copied into the WASM heap and decoded by laz-perf's chunk decoder
+ * (laz-chunks.ts), so memory is a few chunks, not the file. With `decodeChunk` the chunks are
+ * decoded elsewhere (worker threads) and read here in order: the file is still decoded once.
  */
-export async function openLaz(path: string): Promise<PointCloudReader> {
+export async function openLaz(path: string, decodeChunk?: LazChunkDecoder): Promise<PointCloudReader> {
   const layout = await readLazLayout(path);
   return {
     header: {
@@ -50,7 +32,7 @@ export async function openLaz(path: string): Promise<PointCloudReader> {
       declaredBounds: layout.header.bounds,
       attributes: lasAttributes(layout.header),
     },
-    batches: () => lazBatches(path, layout),
+    batches: () => lazBatches(path, layout, decodeChunk ?? decodeLazChunk),
   };
 }
 
@@ -108,52 +90,49 @@ async function readLazLayout(path: string): Promise<LazLayout> {
   }
 }
 
-async function* lazBatches(path: string, layout: LazLayout): AsyncGenerator<PointBatch> {
+/** Chunks requested ahead of the one being read: enough that no decoding thread waits. */
+const CHUNKS_AHEAD = 8;
+
+/**
+ * Chunk after chunk through `decodeChunk`, on this thread or on worker threads: chunks are
+ * requested ahead, decoded in parallel where threads are given, and read in file order.
+ */
+async function* lazBatches(path: string, layout: LazLayout, decodeChunk: LazChunkDecoder): AsyncGenerator<PointBatch> {
   const { header, chunks } = layout;
-  const module = await loadLazPerf();
   const decoder = new LasRecordDecoder(header);
-  const recordLength = header.recordLength;
-  const largest = Math.max(...chunks.map((chunk) => chunk.bytes));
-  const file = await open(path, 'r');
-  const chunkPointer = module._malloc(largest);
-  const pointPointer = module._malloc(recordLength);
-  const records = Buffer.alloc(BATCH_POINTS * recordLength);
+  const { recordLength, pointFormat } = header;
+  const requests: { points: number; records: Promise<Uint8Array> }[] = [];
+  let next = 0;
   let offset = layout.firstChunk;
-  let remaining = header.pointCount;
-  let pointIndex = 0;
-  let filled = 0;
-  try {
-    for (const chunk of chunks) {
-      if (remaining === 0) break;
-      const bytes = await readAt(file, offset, chunk.bytes);
-      module.HEAPU8.set(bytes, chunkPointer);
-      offset += chunk.bytes;
-      const points = Math.min(chunk.points, remaining);
-      const chunkDecoder = new module.ChunkDecoder();
-      try {
-        chunkDecoder.open(header.pointFormat, recordLength, chunkPointer);
-        for (let i = 0; i < points; i += 1, pointIndex += 1) {
-          chunkDecoder.getPoint(pointPointer);
-          records.set(module.HEAPU8.subarray(pointPointer, pointPointer + recordLength), filled * recordLength);
-          filled += 1;
-          if (filled === BATCH_POINTS) {
-            yield decoder.decode(records, 0, filled, recordLength);
-            filled = 0;
-          }
-        }
-      } catch (error) {
-        if (error instanceof Error && error.name === 'ProcessingError') throw error;
-        throw notCompatible(`The LAZ file is corrupt near point ${pointIndex}: laz-perf could not decode it`);
-      } finally {
-        chunkDecoder.delete();
-      }
-      remaining -= points;
+  let firstPoint = 0;
+  const requestNext = () => {
+    const chunk = chunks[next]!;
+    const points = Math.min(chunk.points, header.pointCount - firstPoint);
+    const records = decodeChunk({ path, offset, bytes: chunk.bytes, points, firstPoint, pointFormat, recordLength });
+    records.catch(() => {}); // awaited in order below; a failure further ahead must not go unhandled meanwhile
+    requests.push({ points, records });
+    offset += chunk.bytes;
+    firstPoint += points;
+    next += 1;
+  };
+  const more = () => next < chunks.length && firstPoint < header.pointCount;
+  while (requests.length < CHUNKS_AHEAD && more()) requestNext();
+  let done = 0;
+  while (requests.length > 0) {
+    const { points, records } = requests.shift()!;
+    if (more()) requestNext();
+    let bytes: Uint8Array;
+    try {
+      bytes = await records;
+    } catch (error) {
+      throw notCompatible((error as Error).message);
     }
-    if (remaining > 0) throw notCompatible(`The LAZ chunks hold ${header.pointCount - remaining} of ${header.pointCount} points`);
-    if (filled > 0) yield decoder.decode(records, 0, filled, recordLength);
-  } finally {
-    module._free(pointPointer);
-    module._free(chunkPointer);
-    await file.close();
+    const view = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+    for (let start = 0; start < points; start += BATCH_POINTS) {
+      const count = Math.min(BATCH_POINTS, points - start);
+      yield decoder.decode(view, start * recordLength, count, recordLength);
+    }
+    done += points;
   }
+  if (done < header.pointCount) throw notCompatible(`The LAZ chunks hold ${done} of ${header.pointCount} points`);
 }

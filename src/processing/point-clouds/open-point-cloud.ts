@@ -3,6 +3,7 @@ import { notCompatible } from '../processing-error.js';
 import { DETECT_BYTES, detectPointCloudFormat } from './detect-format.js';
 import { openE57 } from './e57/e57-reader.js';
 import { openLas } from './las-reader.js';
+import type { LazChunkDecoder } from './laz-chunks.js';
 import { openLaz } from './laz-reader.js';
 import { openPly } from './ply-reader.js';
 import type { PointCloudFormat, PointCloudReader } from './point-cloud.js';
@@ -26,9 +27,14 @@ export async function detectPointCloudFile(path: string): Promise<PointCloudForm
 
 /**
  * Opens a point cloud by its content. With `expected`, a file whose real format differs is
- * refused (FileNotCompatible), so a renamed file cannot pass as another format.
+ * refused (FileNotCompatible), so a renamed file cannot pass as another format. `helpers`
+ * lend the readers other threads (LAZ chunks).
  */
-export async function openPointCloud(path: string, expected?: PointCloudFormat): Promise<PointCloudReader> {
+export async function openPointCloud(
+  path: string,
+  expected?: PointCloudFormat,
+  helpers: { decodeLazChunk?: LazChunkDecoder } = {},
+): Promise<PointCloudReader> {
   const format = await detectPointCloudFile(path);
   if (!format) throw notCompatible('The content is not a point cloud in a supported format (LAS, LAZ, PLY, E57, XYZ, PTS)');
   if (expected && expected !== format)
@@ -37,7 +43,7 @@ export async function openPointCloud(path: string, expected?: PointCloudFormat):
     case 'las':
       return openLas(path);
     case 'laz':
-      return openLaz(path);
+      return openLaz(path, helpers.decodeLazChunk);
     case 'ply':
       return openPly(path);
     case 'e57':

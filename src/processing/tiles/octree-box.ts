@@ -20,11 +20,6 @@ export function boxOfBounds(bounds: Bounds): Box {
   return { center, half };
 }
 
-/** Which of the eight children holds a point: bit 0 for x, 1 for y, 2 for z at or above the center. */
-export function octantOf(box: Box, x: number, y: number, z: number): number {
-  return (x >= box.center[0] ? 1 : 0) | (y >= box.center[1] ? 2 : 0) | (z >= box.center[2] ? 4 : 0);
-}
-
 export function childBox(box: Box, octant: number): Box {
   const half = box.half.map((h) => h / 2) as [number, number, number];
   const center = box.center.map((c, axis) => c + ((octant >> axis) & 1 ? half[axis]! : -half[axis]!)) as [number, number, number];

@@ -1,20 +1,69 @@
 import { type FileHandle, open } from 'node:fs/promises';
-import { BATCH_POINTS, type PointBatch } from '../point-clouds/point-cloud.js';
+import type { PointBatch } from '../point-clouds/point-cloud.js';
 
 /**
  * Points parked on disk between passes, 32 bytes a point: x, y, z as doubles, then r, g, b
- * and padding, so a record maps onto a Float64Array view. Appended through a small buffer
- * so memory does not grow with the file.
+ * and padding, so a record maps onto Float64Array (positions) and Uint32Array (the color
+ * word, index 6 of 8) views. The same layout in memory and on disk: loading a spill is one
+ * read, moving a point is four element copies, and nothing is allocated per point.
  */
 export const SPILL_RECORD = 32;
-const DOUBLES = SPILL_RECORD / 8;
-const BUFFER_POINTS = 8192;
+export const RECORD_DOUBLES = SPILL_RECORD / 8;
+export const RECORD_WORDS = SPILL_RECORD / 4;
+/** Where the color word sits among a record's eight 32-bit words: bytes 24..27, r g b 0. */
+export const COLOR_WORD = 6;
 
+/** Records in one buffer, seen as doubles (positions) and as 32-bit words (color). */
+export class PointRecords {
+  readonly doubles: Float64Array;
+  readonly words: Uint32Array;
+
+  constructor(readonly capacity: number) {
+    const buffer = new ArrayBuffer(capacity * SPILL_RECORD);
+    this.doubles = new Float64Array(buffer);
+    this.words = new Uint32Array(buffer);
+  }
+
+  get bytes(): Uint8Array {
+    return new Uint8Array(this.doubles.buffer);
+  }
+
+  /** Puts a decoded batch (positions and colors) into records 0 to `batch.count - 1`. */
+  setBatch(batch: PointBatch): void {
+    const { positions, colors } = batch;
+    const { doubles, words } = this;
+    for (let i = 0; i < batch.count; i += 1) {
+      doubles[i * RECORD_DOUBLES] = positions[i * 3]!;
+      doubles[i * RECORD_DOUBLES + 1] = positions[i * 3 + 1]!;
+      doubles[i * RECORD_DOUBLES + 2] = positions[i * 3 + 2]!;
+      words[i * RECORD_WORDS + COLOR_WORD] = colors ? colors[i * 3]! | (colors[i * 3 + 1]! << 8) | (colors[i * 3 + 2]! << 16) : 0;
+    }
+  }
+
+  /** Copies record `from` of `source` into record `to` of these records. */
+  copyFrom(source: PointRecords, from: number, to: number): void {
+    const s = from * RECORD_DOUBLES;
+    const t = to * RECORD_DOUBLES;
+    this.doubles[t] = source.doubles[s]!;
+    this.doubles[t + 1] = source.doubles[s + 1]!;
+    this.doubles[t + 2] = source.doubles[s + 2]!;
+    this.words[to * RECORD_WORDS + COLOR_WORD] = source.words[from * RECORD_WORDS + COLOR_WORD]!;
+  }
+}
+
+/** Records per write: a few large writes instead of one awaited write per few thousand points. */
+const WRITE_POINTS = 16_384;
+
+/**
+ * Appends records to a file through two buffers: while one is being written, the next fills,
+ * so the producer waits only when it outruns the disk by a whole buffer.
+ */
 export class SpillWriter {
   count = 0;
-  private readonly bytes = new Uint8Array(BUFFER_POINTS * SPILL_RECORD);
-  private readonly doubles = new Float64Array(this.bytes.buffer);
+  private current = new PointRecords(WRITE_POINTS);
+  private spare: PointRecords | undefined = new PointRecords(WRITE_POINTS);
   private buffered = 0;
+  private writing: Promise<void> | undefined;
 
   private constructor(
     readonly path: string,
@@ -25,60 +74,77 @@ export class SpillWriter {
     return new SpillWriter(path, await open(path, 'w'));
   }
 
-  /** Adds point `i` of a batch; true when the buffer is full and must be flushed before the next add. */
-  add(positions: Float64Array, colors: Uint8Array | undefined, i: number): boolean {
-    const d = this.buffered * DOUBLES;
-    this.doubles[d] = positions[i * 3]!;
-    this.doubles[d + 1] = positions[i * 3 + 1]!;
-    this.doubles[d + 2] = positions[i * 3 + 2]!;
-    if (colors) {
-      const at = this.buffered * SPILL_RECORD + 24;
-      this.bytes[at] = colors[i * 3]!;
-      this.bytes[at + 1] = colors[i * 3 + 1]!;
-      this.bytes[at + 2] = colors[i * 3 + 2]!;
-    }
+  /** Adds record `i` of `source`; true when the buffer is full and `flush` must run before the next add. */
+  add(source: PointRecords, i: number): boolean {
+    this.current.copyFrom(source, i, this.buffered);
     this.buffered += 1;
     this.count += 1;
-    return this.buffered === BUFFER_POINTS;
+    return this.buffered === WRITE_POINTS;
   }
 
+  /** Hands the full buffer to the disk and continues in the other one. */
   async flush(): Promise<void> {
     if (this.buffered === 0) return;
-    await this.file.write(this.bytes, 0, this.buffered * SPILL_RECORD);
+    await this.writing;
+    const full = this.current;
+    const length = this.buffered * SPILL_RECORD;
+    this.current = this.spare ?? new PointRecords(WRITE_POINTS);
+    this.spare = undefined;
     this.buffered = 0;
+    this.writing = this.file.write(full.bytes, 0, length).then(() => {
+      this.spare = full;
+    });
   }
 
   async close(): Promise<void> {
     await this.flush();
+    await this.writing;
     await this.file.close();
   }
 }
 
-export async function* readSpill(path: string, withColors: boolean): AsyncGenerator<PointBatch> {
-  const file = await open(path, 'r');
-  try {
-    const bytes = new Uint8Array(BATCH_POINTS * SPILL_RECORD);
-    const doubles = new Float64Array(bytes.buffer);
-    for (;;) {
-      const { bytesRead } = await file.read(bytes, 0, bytes.length, null);
-      const count = Math.floor(bytesRead / SPILL_RECORD);
-      if (count === 0) return;
-      const positions = new Float64Array(count * 3);
-      const colors = withColors ? new Uint8Array(count * 3) : undefined;
-      for (let i = 0; i < count; i += 1) {
-        positions[i * 3] = doubles[i * DOUBLES]!;
-        positions[i * 3 + 1] = doubles[i * DOUBLES + 1]!;
-        positions[i * 3 + 2] = doubles[i * DOUBLES + 2]!;
-        if (colors) {
-          const at = i * SPILL_RECORD + 24;
-          colors[i * 3] = bytes[at]!;
-          colors[i * 3 + 1] = bytes[at + 1]!;
-          colors[i * 3 + 2] = bytes[at + 2]!;
-        }
+/** Records per read while streaming a spill: 2 MB. */
+const READ_POINTS = 65_536;
+
+/**
+ * Streams the records of spill files in order, one reused buffer: each yield is valid until
+ * the next one. Several files read one after the other are one stream.
+ */
+export async function* readSpill(paths: readonly string[]): AsyncGenerator<{ records: PointRecords; count: number }> {
+  const records = new PointRecords(READ_POINTS);
+  for (const path of paths) {
+    const file = await open(path, 'r');
+    try {
+      for (;;) {
+        const { bytesRead } = await file.read(records.bytes, 0, READ_POINTS * SPILL_RECORD, null);
+        const count = Math.floor(bytesRead / SPILL_RECORD);
+        if (count === 0) break;
+        yield { records, count };
       }
-      yield colors ? { count, positions, colors } : { count, positions };
+    } finally {
+      await file.close();
     }
-  } finally {
-    await file.close();
   }
+}
+
+/** All records of spill files holding `count` points, in one buffer. */
+export async function loadSpill(paths: readonly string[], count: number): Promise<PointRecords> {
+  const records = new PointRecords(count);
+  const bytes = records.bytes;
+  let at = 0;
+  for (const path of paths) {
+    const file = await open(path, 'r');
+    try {
+      for (;;) {
+        const { bytesRead } = await file.read(bytes, at, Math.min(bytes.length - at, 1 << 24), null);
+        if (bytesRead === 0) break;
+        at += bytesRead;
+        if (at === bytes.length) break;
+      }
+    } finally {
+      await file.close();
+    }
+  }
+  if (at !== count * SPILL_RECORD) throw new Error(`The spill holds ${at / SPILL_RECORD} points where ${count} were counted`);
+  return records;
 }

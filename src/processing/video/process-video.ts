@@ -45,12 +45,11 @@ export async function processVideo(videoPath: string, outputDir: string, options
     );
   }
   const framesDir = path.join(outputDir, 'key-frames');
-  const frames = await extractKeyFrames(videoPath, framesDir, {
-    durationSeconds: probe.durationSeconds,
-    maxFrames: options.maxKeyFrames,
-  });
-  report(0.2);
-  await videoThumbnail(videoPath, path.join(outputDir, 'thumbnail.png'), probe.durationSeconds);
+  // The thumbnail seeks to one frame: it runs beside the key frames' full decode, not after it.
+  const [frames] = await Promise.all([
+    extractKeyFrames(videoPath, framesDir, { durationSeconds: probe.durationSeconds, maxFrames: options.maxKeyFrames }),
+    videoThumbnail(videoPath, path.join(outputDir, 'thumbnail.png'), probe.durationSeconds),
+  ]);
   report(0.25);
   const files = await runReconstruction(options.reconstructionCommand, framesDir, path.join(outputDir, 'reconstruction'));
   report(1);

@@ -1,10 +1,13 @@
 import { mkdir, readdir } from 'node:fs/promises';
+import { availableParallelism } from 'node:os';
 import path from 'node:path';
 import { runTool } from './run-tool.js';
 
 /**
  * Frames for reconstruction, spread evenly over the video (at most `maxFrames`, at most one a
- * source frame) as JPEG files key-00001.jpg, ...; returns their names in order.
+ * source frame) as JPEG files key-00001.jpg, ...; returns their names in order. Decoding the
+ * whole video is the cost: the decoder, the filter graph and the JPEG encoder each get the
+ * machine's cores (ffmpeg's `-threads`, `-filter_threads`).
  */
 export async function extractKeyFrames(
   videoPath: string,
@@ -19,10 +22,16 @@ export async function extractKeyFrames(
     'error',
     '-nostdin',
     '-y',
+    '-filter_threads',
+    String(availableParallelism()),
+    '-threads',
+    '0',
     '-i',
     videoPath,
     '-vf',
     `fps=${perSecond.toFixed(6)}`,
+    '-threads',
+    '0',
     '-frames:v',
     String(maxFrames),
     '-q:v',

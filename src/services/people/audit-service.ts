@@ -1,6 +1,7 @@
 import type { AuditFilter } from '../../adapters/db/repositories/audit-repository.js';
 import type { AuditEventRow } from '../../adapters/db/schema.js';
-import type { Principal } from '../../oauth/access-tokens.js';
+import type { Principal } from '../../domain/access/principal.js';
+import type { ListPage } from '../../domain/listing/cursor.js';
 import type { RegionContext } from '../../platform.js';
 import type { NodeService } from '../node-service.js';
 
@@ -11,8 +12,8 @@ export class AuditService {
     private readonly nodes: NodeService,
   ) {}
 
-  async list(principal: Principal, filter: AuditFilter, limit: number, offset: number): Promise<AuditEventRow[]> {
+  async list(principal: Principal, filter: AuditFilter, page: ListPage): Promise<AuditEventRow[]> {
     await this.nodes.authorize(principal, principal.orgId, 'manage');
-    return this.region.audit.list(principal.orgId, filter, limit, offset);
+    return this.region.audit.list(principal.orgId, filter, page.limit, page.offset, page.after);
   }
 }

@@ -4,6 +4,7 @@ import type { GroupFilter, GroupRepository, GroupWithCount } from '../../adapter
 import type { OrganizationMember } from '../../adapters/db/repositories/organization-member-repository.js';
 import type { GroupRow, NodeRow, RegionalSchema } from '../../adapters/db/schema.js';
 import { isUniqueViolation } from '../../adapters/db/unique-violation.js';
+import type { Principal } from '../../domain/access/principal.js';
 import { ApiError, validationError } from '../../domain/errors.js';
 import {
   checkGroupRemoval,
@@ -15,7 +16,6 @@ import {
   type GroupState,
   groupNameKey,
 } from '../../domain/people/group-rules.js';
-import type { Principal } from '../../oauth/access-tokens.js';
 import type { Platform, RegionContext } from '../../platform.js';
 import { type NodeService, requireAccess } from '../node-service.js';
 

@@ -2,10 +2,9 @@ import { randomUUID } from 'node:crypto';
 import { InvitationRepository } from '../../adapters/db/repositories/invitation-repository.js';
 import type { InvitationRow, NodeRow, OrganizationRow, RoleRow, UserRow } from '../../adapters/db/schema.js';
 import { isUniqueViolation } from '../../adapters/db/unique-violation.js';
+import { hashToken } from '../../crypto/secrets.js';
 import { ORGANIZATION_ADMINISTRATOR_ROLE_ID } from '../../domain/people/roles.js';
 import { checkSeatFree } from '../../domain/people/user-rules.js';
-import { REGIONS } from '../../domain/regions.js';
-import { hashToken } from '../../oauth/secrets.js';
 import type { Platform, RegionContext } from '../../platform.js';
 
 /** What a link leads to: an open invitation with what its page shows, or why it is closed. */
@@ -47,8 +46,7 @@ export class InvitationAcceptance {
     if (!TOKEN.test(token)) return { status: 'unknown' };
     const tokenHash = hashToken(token);
     // The link does not name its region: the hash is unique, so at most one region has it.
-    for (const name of REGIONS) {
-      const region = this.platform.regions[name];
+    for (const region of this.platform.openedRegions()) {
       const invitation = await new InvitationRepository(region.store.db).findByTokenHash(tokenHash);
       if (!invitation) continue;
       if (invitation.state === 'sending') return { status: 'unknown' };

@@ -1,8 +1,12 @@
 import { randomUUID } from 'node:crypto';
 import { type InvitationFilter, InvitationRepository } from '../../adapters/db/repositories/invitation-repository.js';
+import type { OrganizationMember } from '../../adapters/db/repositories/organization-member-repository.js';
 import type { InvitationRow } from '../../adapters/db/schema.js';
+import { hashToken, randomToken } from '../../crypto/secrets.js';
+import type { Principal } from '../../domain/access/principal.js';
 import { ApiError } from '../../domain/errors.js';
 import type { NodeKind } from '../../domain/nodes/hierarchy.js';
+import { issuerOf } from '../../domain/oauth/issuer.js';
 import {
   allowedDomains,
   checkEmailDomain,
@@ -12,8 +16,6 @@ import {
 } from '../../domain/people/invitation-rules.js';
 import { checkRoleAssignment } from '../../domain/people/roles.js';
 import { checkSeatFree } from '../../domain/people/user-rules.js';
-import { issuerOf, type Principal } from '../../oauth/access-tokens.js';
-import { hashToken, randomToken } from '../../oauth/secrets.js';
 import type { Platform, RegionContext } from '../../platform.js';
 import { MailFailure } from '../../ports/mailer.js';
 import type { NodeService } from '../node-service.js';
@@ -117,10 +119,25 @@ export class InvitationService {
     const member = await this.platform.members.findByEmail(org.id, email);
     // A read without the lock: acceptance checks the seat again under it.
     if (!member) checkSeatFree(await this.platform.members.seats(org.id));
-    if (member && (await this.region.memberships.find(this.region.store.db, node.id, member.id))) {
-      throw new ApiError('UserAlreadyMember', `${email} already has a role on this node`);
-    }
+    if (member) await this.checkNotMember(member, node);
     return { node, role, org };
+  }
+
+  /**
+   * DESIGN.md section 4: a person with a place in the organization, with a role anywhere or none,
+   * is already a member of it; to a node they are one when they hold a membership on that node.
+   * A deactivated place counts too: accepting would not reactivate it (docs/people.md), so the
+   * invitation could only mislead; PATCH /v1/users/{userId} reactivates.
+   */
+  private async checkNotMember(member: OrganizationMember, node: { id: string; kind: string }): Promise<void> {
+    if (node.kind === 'organization') {
+      const state =
+        member.member_deactivated_at === null && member.deactivated_at === null ? '' : ' (deactivated: reactivate them instead)';
+      throw new ApiError('UserAlreadyMember', `${member.email} is already a member of the organization${state}`);
+    }
+    if (await this.region.memberships.find(this.region.store.db, node.id, member.id)) {
+      throw new ApiError('UserAlreadyMember', `${member.email} already has a role on this node`);
+    }
   }
 
   /** The organization's invitations (manage on its node), or one node's (manage on that node). */

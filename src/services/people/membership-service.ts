@@ -1,5 +1,5 @@
 import type { MembershipRow } from '../../adapters/db/schema.js';
-import type { Principal } from '../../oauth/access-tokens.js';
+import type { Principal } from '../../domain/access/principal.js';
 import type { Platform, RegionContext } from '../../platform.js';
 import type { NodeService } from '../node-service.js';
 import { MembershipChanges } from './membership-changes.js';

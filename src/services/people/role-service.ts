@@ -1,10 +1,10 @@
 import { randomUUID } from 'node:crypto';
 import type { RoleRepository } from '../../adapters/db/repositories/role-repository.js';
 import type { RoleRow } from '../../adapters/db/schema.js';
+import type { Principal } from '../../domain/access/principal.js';
 import { ApiError } from '../../domain/errors.js';
 import { checkRoleEditable, checkRoleUnused } from '../../domain/people/role-rules.js';
 import { normalizePermissions } from '../../domain/people/roles.js';
-import type { Principal } from '../../oauth/access-tokens.js';
 import type { Platform, RegionContext } from '../../platform.js';
 import type { NodeService } from '../node-service.js';
 

@@ -1,6 +1,8 @@
 import type { MemberFilter, OrganizationMember } from '../../adapters/db/repositories/organization-member-repository.js';
 import { UserRepository } from '../../adapters/db/repositories/user-repository.js';
+import type { Principal } from '../../domain/access/principal.js';
 import { ApiError } from '../../domain/errors.js';
+import type { ListPage } from '../../domain/listing/cursor.js';
 import { checkNotLastAdministrator } from '../../domain/people/membership-rules.js';
 import {
   checkDeactivation,
@@ -9,7 +11,6 @@ import {
   planUserChange,
   type UserChange,
 } from '../../domain/people/user-rules.js';
-import type { Principal } from '../../oauth/access-tokens.js';
 import type { Platform, RegionContext } from '../../platform.js';
 import type { NodeService } from '../node-service.js';
 import type { MembershipChanges } from './membership-changes.js';
@@ -31,8 +32,8 @@ export class UserService {
     this.users = new UserRepository(platform.stores.global.db);
   }
 
-  list(principal: Principal, filter: MemberFilter, limit: number, offset: number): Promise<OrganizationMember[]> {
-    return this.platform.members.list(principal.orgId, filter, limit, offset);
+  list(principal: Principal, filter: MemberFilter, page: ListPage): Promise<OrganizationMember[]> {
+    return this.platform.members.list(principal.orgId, filter, page);
   }
 
   async get(principal: Principal, userId: string): Promise<OrganizationMember> {

@@ -1,12 +1,12 @@
 import { randomUUID } from 'node:crypto';
 import type { BundleRow, ProcessingRow } from '../../adapters/db/schema.js';
 import { isUniqueViolation } from '../../adapters/db/unique-violation.js';
+import type { Principal } from '../../domain/access/principal.js';
 import { ApiError } from '../../domain/errors.js';
 import { processingCost } from '../../domain/processing/cost.js';
 import type { Region } from '../../domain/regions.js';
-import type { Principal } from '../../oauth/access-tokens.js';
 import type { Platform, RegionContext } from '../../platform.js';
-import { defineJob } from '../../ports/job-queue.js';
+import { CapacityExceededError, defineJob } from '../../ports/job-queue.js';
 import type { BundleService } from '../uploads/bundle-service.js';
 import type { UploadService } from '../uploads/upload-service.js';
 import { processingView } from './processing-view.js';
@@ -63,10 +63,7 @@ export class ProcessingService {
     const { cost } = await this.costOf(bundle);
     if (submittedCost !== cost)
       throw new ApiError('ProcessingCostMismatch', `The current cost is ${cost}; fetch a fresh estimate`);
-    const { config, clock, jobs } = this.platform;
-    if ((await jobs.countActive()) >= config.jobs.slots) {
-      throw new ApiError('InsufficientProcessingCapacity', 'Every processing slot of the deployment is taken; retry later');
-    }
+    const { clock, jobs } = this.platform;
 
     const now = clock.now().toISOString();
     const row: ProcessingRow = {
@@ -112,8 +109,13 @@ export class ProcessingService {
     }
 
     try {
-      await jobs.enqueue(PROCESS_BUNDLE, { region: this.region.region, processingId: row.id }, { singletonKey: row.id });
-    } catch {
+      // The deployment's capacity (the slots of the workers alive) is checked with the insert, atomically.
+      await jobs.enqueue(
+        PROCESS_BUNDLE,
+        { region: this.region.region, processingId: row.id },
+        { singletonKey: row.id, withinCapacity: true },
+      );
+    } catch (error) {
       // The job did not launch: the submission is undone, so that it can be retried as is.
       await tree.transaction(async (tx) => {
         await this.bundles.bundles.deleteProcessing(tx, row.id);
@@ -125,6 +127,14 @@ export class ProcessingService {
           nodeAt: node.updated_at,
         });
       });
+      if (error instanceof CapacityExceededError) {
+        throw new ApiError(
+          'InsufficientProcessingCapacity',
+          error.slots === 0
+            ? 'No processing worker is running; retry later, or ask the operator to start one'
+            : 'Every processing slot of the deployment is taken; retry later',
+        );
+      }
       throw new ApiError('FailedToLaunchProcessing', 'The processing job could not be queued; retry');
     }
     return { replayed: false, processing: processingView(row) };

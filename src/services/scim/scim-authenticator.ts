@@ -1,8 +1,8 @@
 import { ScimTokenRepository } from '../../adapters/db/repositories/scim-token-repository.js';
+import { hashToken } from '../../crypto/secrets.js';
 import { allowedDomains } from '../../domain/people/invitation-rules.js';
 import type { Region } from '../../domain/regions.js';
 import { ScimError } from '../../domain/scim/scim-error.js';
-import { hashToken } from '../../oauth/secrets.js';
 import type { Platform } from '../../platform.js';
 import { type ScimContext, scimBaseUrl } from './scim-context.js';
 
@@ -32,7 +32,7 @@ export class ScimAuthenticator {
     return {
       orgId: row.org_id,
       tokenId: row.id,
-      region: this.platform.regions[row.region as Region],
+      region: this.platform.region(row.region as Region),
       allowedDomains: allowedDomains(row.email_domains),
       baseUrl: scimBaseUrl(this.platform.config.publicUrl),
     };

@@ -2,11 +2,11 @@ import { randomUUID } from 'node:crypto';
 import type { AuditActor } from '../../adapters/db/repositories/audit-repository.js';
 import { ScimTokenRepository } from '../../adapters/db/repositories/scim-token-repository.js';
 import type { ScimTokenRow } from '../../adapters/db/schema.js';
+import { hashToken, randomToken } from '../../crypto/secrets.js';
+import type { Principal } from '../../domain/access/principal.js';
 import { ApiError, validationError } from '../../domain/errors.js';
 import { checkNameLength } from '../../domain/nodes/hierarchy.js';
 import type { Region } from '../../domain/regions.js';
-import type { Principal } from '../../oauth/access-tokens.js';
-import { hashToken, randomToken } from '../../oauth/secrets.js';
 import type { Platform } from '../../platform.js';
 import type { NodeService } from '../node-service.js';
 import { scimBaseUrl } from './scim-context.js';
@@ -83,7 +83,7 @@ export class ScimTokenService {
     };
     await this.tokens.insert(row);
     // A global-store change: its audit event follows in the organization's regional store.
-    const region = this.platform.regions[org.region as Region];
+    const region = this.platform.region(org.region as Region);
     await region.audit.record(region.store.db, {
       orgId,
       actor,
@@ -98,7 +98,7 @@ export class ScimTokenService {
   async delete(orgId: string, tokenId: string, actor: AuditActor): Promise<void> {
     const org = await this.platform.directory.findOrganization(orgId);
     if (!org || !(await this.tokens.delete(orgId, tokenId))) throw new ApiError('NotFound', 'No SCIM token with this id');
-    const region = this.platform.regions[org.region as Region];
+    const region = this.platform.region(org.region as Region);
     await region.audit.record(region.store.db, {
       orgId,
       actor,

@@ -6,6 +6,7 @@ import { ScimUserRepository } from '../../adapters/db/repositories/scim-user-rep
 import { UserRepository } from '../../adapters/db/repositories/user-repository.js';
 import type { GlobalSchema } from '../../adapters/db/schema.js';
 import { isUniqueViolation } from '../../adapters/db/unique-violation.js';
+import { type CursorKey, decodeCursor, encodeCursor } from '../../domain/listing/cursor.js';
 import { emailDomain, isDomainAllowed } from '../../domain/people/invitation-rules.js';
 import { checkSeatFree } from '../../domain/people/user-rules.js';
 import { parseUserFilter } from '../../domain/scim/filters.js';
@@ -17,6 +18,17 @@ import type { Platform } from '../../platform.js';
 import { type ScimContext, scimActor } from './scim-context.js';
 
 type Seats = { used: number; limit: number | null };
+
+const SCIM_USERS = 'scim-users';
+
+/** A cursor of this list, or 400 invalidCursor (RFC 9865) in SCIM's error shape. */
+function decodeScimCursor(raw: string, scope: string[]): CursorKey {
+  try {
+    return decodeCursor(raw, SCIM_USERS, scope, 2);
+  } catch {
+    throw badRequest('invalidCursor', 'The cursor is not one this list returned for this filter');
+  }
+}
 
 function fieldsOf(row: OrganizationMember): ScimUserFields {
   return {
@@ -60,16 +72,24 @@ export class ScimUserService {
     }));
   }
 
+  /**
+   * A page in the order people joined, by startIndex or by cursor (RFC 9865): a cursor holds the
+   * last person's (joined, id), bound to the organization and the filter.
+   */
   async list(context: ScimContext, filter: string | undefined, paging: Paging) {
+    const scope = [context.orgId, filter ?? ''];
+    const after = paging.cursor ? decodeScimCursor(paging.cursor, scope) : undefined;
     const query = parseUserFilter(filter);
     if (query.none) return { total: 0, records: [] };
     // Service users never show: SCIM's users are people.
     const where = { ...query.where, kind: 'user' as const };
     const { members } = this.platform;
     const total = await members.count(context.orgId, where);
-    const rows =
-      paging.count === 0 ? [] : await members.list(context.orgId, where, paging.count, paging.startIndex - 1, 'joined');
-    return { total, records: await this.records(context, rows) };
+    const page = { limit: paging.count, offset: paging.startIndex - 1, after };
+    const rows = paging.count === 0 ? [] : await members.list(context.orgId, where, page, 'joined');
+    const last = paging.cursor !== undefined && rows.length === paging.count ? rows[rows.length - 1] : undefined;
+    const nextCursor = last ? encodeCursor(SCIM_USERS, scope, [last.joined_at, last.id]) : undefined;
+    return { total, records: await this.records(context, rows), nextCursor };
   }
 
   async get(context: ScimContext, userId: string): Promise<ScimUserRecord> {

@@ -1,9 +1,10 @@
 import { randomUUID } from 'node:crypto';
 import type { BundleRepository } from '../../adapters/db/repositories/bundle-repository.js';
 import type { BundleRow, NodeRow, StoredObjectRow, UploadSessionRow } from '../../adapters/db/schema.js';
+import type { Principal } from '../../domain/access/principal.js';
 import { ApiError, validationError } from '../../domain/errors.js';
 import { nodeBlobPrefix } from '../../domain/uploads/blob-key.js';
-import type { Principal } from '../../oauth/access-tokens.js';
+import { inputKind, processedFormatsText } from '../../domain/uploads/file-formats.js';
 import type { Platform, RegionContext } from '../../platform.js';
 import type { NodeService } from '../node-service.js';
 import { processingView } from '../processing/processing-view.js';
@@ -59,6 +60,20 @@ function sessionView(session: UploadSessionRow, files: StoredObjectRow[]) {
     finalizedAt: session.finalized_at,
     files: files.map(fileView),
   };
+}
+
+/**
+ * Refuses, before anything is stored, an input no processor reads (a PDF, an image): accepted,
+ * it would be charged for and fail later. Processing reads the main file (the largest).
+ */
+function refuseUnprocessed(files: StoredObjectRow[]): void {
+  const main = mainInputFile(files);
+  if (!main || inputKind(main.format) !== null) return;
+  const which = files.length > 1 ? ' (the largest file of the session, the one processing reads)' : '';
+  throw new ApiError(
+    'FileNotCompatible',
+    `${main.name}${which} is ${main.format ?? 'of no known format'}, which no processing reads: a bundle's input must be ${processedFormatsText()}`,
+  );
 }
 
 /**
@@ -231,6 +246,12 @@ export class BundleService {
       const result = await this.uploads.complete(file, etags.get(file.id), { etagRequired: false });
       completed.set(file.id, result);
     }
+    refuseUnprocessed(
+      files.map((file) => {
+        const result = completed.get(file.id);
+        return result ? { ...file, stored_bytes: result.bytes, format: result.format } : file;
+      }),
+    );
     const now = this.now();
     const recorded = await this.region.tree.transaction(async (tx) => {
       const bundle = await this.bundles.find(node.id, tx);

@@ -1,8 +1,10 @@
 /**
  * A worker process for the crash test: opens the stores named by its environment, runs jobs of
- * kind "crash-work" whose handler heart-beats once, says so on stdout, and then hangs until the
- * test kills the process.
+ * kind "crash-work" whose handler heart-beats once, writes a file in its job folder (under
+ * RDP_TEST_WORK_ROOT), says so on stdout with the folder, and then hangs until the test kills the process.
  */
+import fs from 'node:fs/promises';
+import path from 'node:path';
 import { loadConfig } from '../../../src/config/config.js';
 import { handleJob } from '../../../src/jobs/job-handler.js';
 import { JobWorker } from '../../../src/jobs/worker.js';
@@ -18,13 +20,16 @@ const worker = new JobWorker({
   handlers: [
     handleJob(crashWork, async (payload, context) => {
       await context.heartbeat(0.1);
-      process.stdout.write(`running ${payload.tag}\n`);
+      const folder = await context.workDir();
+      await fs.writeFile(path.join(folder, 'input'), 'half a processing');
+      process.stdout.write(`running ${payload.tag} ${folder}\n`);
       await new Promise(() => {});
     }),
   ],
   slots: 1,
   pollIntervalMs: 20,
   heartbeatTimeoutMs: 60_000,
+  workRoot: process.env.RDP_TEST_WORK_ROOT,
 });
 await worker.start();
 process.stdout.write('ready\n');

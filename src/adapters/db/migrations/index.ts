@@ -9,6 +9,8 @@ import * as global0006 from './global-0006-sealed-refresh-tokens.js';
 import * as global0007 from './global-0007-jobs.js';
 import * as global0008 from './global-0008-processing-slots.js';
 import * as global0009 from './global-0009-people.js';
+import * as global0010 from './global-0010-job-workers.js';
+import * as global0012 from './global-0012-list-indexes.js';
 import * as regional0001 from './regional-0001-init.js';
 import * as regional0002 from './regional-0002-name-search.js';
 import * as regional0003 from './regional-0003-browse-order.js';
@@ -17,6 +19,9 @@ import * as regional0005 from './regional-0005-uploads.js';
 import * as regional0006 from './regional-0006-people.js';
 import * as regional0007 from './regional-0007-access-indexes.js';
 import * as regional0008 from './regional-0008-deletion-uploads.js';
+import * as regional0009 from './regional-0009-deletion-claims.js';
+import * as regional0010 from './regional-0010-access-versions.js';
+import * as regional0011 from './regional-0011-list-indexes.js';
 
 /** A migration that may need to know the dialect (column types, collations, indexes). */
 export interface DialectMigration {
@@ -72,6 +77,8 @@ export function migrateGlobal(store: AnyStore): Promise<void> {
     '0007-jobs': global0007,
     '0008-processing-slots': global0008,
     '0009-people': global0009,
+    '0010-job-workers': global0010,
+    '0012-list-indexes': global0012,
   });
 }
 
@@ -85,5 +92,8 @@ export function migrateRegional(store: AnyStore): Promise<void> {
     '0006-people': regional0006,
     '0007-access-indexes': regional0007,
     '0008-deletion-uploads': regional0008,
+    '0009-deletion-claims': regional0009,
+    '0010-access-versions': regional0010,
+    '0011-list-indexes': regional0011,
   });
 }

@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
-import type { Kysely, Transaction } from 'kysely';
+import { type Kysely, sql, type Transaction } from 'kysely';
+import type { CursorKey } from '../../../domain/listing/cursor.js';
 import type { AuditEventRow, RegionalSchema } from '../schema.js';
 
 type Db = Kysely<RegionalSchema> | Transaction<RegionalSchema>;
@@ -52,8 +53,8 @@ export class AuditRepository {
       .execute();
   }
 
-  /** Newest first. */
-  async list(orgId: string, filter: AuditFilter, limit: number, offset: number): Promise<AuditEventRow[]> {
+  /** Newest first, by id within an instant: after a cursor's key ([occurred_at, id]) or by offset. */
+  async list(orgId: string, filter: AuditFilter, limit: number, offset: number, after?: CursorKey): Promise<AuditEventRow[]> {
     let query = this.db.selectFrom('audit_events').selectAll().where('org_id', '=', orgId);
     if (filter.action !== undefined) query = query.where('action', '=', filter.action);
     if (filter.targetType !== undefined)
@@ -62,6 +63,14 @@ export class AuditRepository {
     if (filter.actorId !== undefined) query = query.where('actor_id', '=', filter.actorId);
     if (filter.since !== undefined) query = query.where('occurred_at', '>=', filter.since);
     if (filter.until !== undefined) query = query.where('occurred_at', '<', filter.until);
-    return query.orderBy('occurred_at', 'desc').orderBy('id', 'desc').limit(limit).offset(offset).execute();
+    const [occurredAt, id] = after ?? [];
+    if (occurredAt !== undefined && id !== undefined)
+      query = query.where(sql<boolean>`(occurred_at, id) < (${occurredAt}, ${id})`);
+    return query
+      .orderBy('occurred_at', 'desc')
+      .orderBy('id', 'desc')
+      .limit(limit)
+      .offset(after ? 0 : offset)
+      .execute();
   }
 }

@@ -1,11 +1,11 @@
 import { type Kysely, sql, type Transaction } from 'kysely';
+import type { GroupWithCount } from '../../../domain/records/regional.js';
 import type { Dialect } from '../database.js';
 import type { GroupMemberRow, GroupRow, RegionalSchema } from '../schema.js';
 
 type Db = Kysely<RegionalSchema> | Transaction<RegionalSchema>;
 
-/** A group with the number of its members. */
-export type GroupWithCount = GroupRow & { member_count: number };
+export type { GroupWithCount };
 
 export interface GroupFilter {
   /** The division's own groups and the organization groups (which belong to every division). */

@@ -1,4 +1,5 @@
-import { type Kysely, sql, type Transaction } from 'kysely';
+import { type ExpressionBuilder, type Kysely, sql, type Transaction } from 'kysely';
+import type { Dialect } from '../database.js';
 import type { BlobDeletionRow, RegionalSchema, StoredObjectRow, UploadSessionRow } from '../schema.js';
 
 type Db = Kysely<RegionalSchema> | Transaction<RegionalSchema>;
@@ -28,7 +29,10 @@ export function finalizedFields(stored: StoredBytes) {
  * deletions of one region. Quota rules live in the services; this reads and writes rows.
  */
 export class UploadRepository {
-  constructor(readonly db: Kysely<RegionalSchema>) {}
+  constructor(
+    readonly db: Kysely<RegionalSchema>,
+    private readonly dialect: Dialect,
+  ) {}
 
   async insertObject(tx: Db, row: StoredObjectRow): Promise<void> {
     await tx.insertInto('stored_objects').values(row).execute();
@@ -190,7 +194,7 @@ export class UploadRepository {
       .execute();
   }
 
-  /** The queue in order, `limit` at a time from after `after`: an entry that keeps failing holds back no other. */
+  /** The queue in order, `limit` at a time from after `after`, claimed or not (what an operator or a test sees). */
   async pendingDeletions(limit: number, after?: BlobDeletionRow): Promise<BlobDeletionRow[]> {
     let query = this.db.selectFrom('blob_deletions').selectAll().orderBy('requested_at').orderBy('blob_key').limit(limit);
     if (after) {
@@ -204,7 +208,44 @@ export class UploadRepository {
     return query.execute();
   }
 
-  async deletionsDone(keys: string[]): Promise<void> {
-    if (keys.length > 0) await this.db.deleteFrom('blob_deletions').where('blob_key', 'in', keys).execute();
+  /**
+   * Claims up to `limit` entries of the queue, oldest first, for `owner` until `until`: entries
+   * no one holds, or whose claim lapsed before `now` (its holder died). One statement, and the
+   * condition is checked again on the row it updates, so two copies never both get an entry;
+   * on PostgreSQL, rows another copy is claiming are skipped rather than waited for.
+   */
+  async claimDeletions(owner: string, limit: number, now: string, until: string): Promise<BlobDeletionRow[]> {
+    const claimable = (eb: ExpressionBuilder<RegionalSchema, 'blob_deletions'>) =>
+      eb.or([eb('claimed_until', 'is', null), eb('claimed_until', '<=', now)]);
+    const oldest = this.db
+      .selectFrom('blob_deletions')
+      .select('blob_key')
+      .where(claimable)
+      .orderBy('requested_at')
+      .orderBy('blob_key')
+      .limit(limit);
+    const claimed = await this.db
+      .updateTable('blob_deletions')
+      .set({ claimed_by: owner, claimed_until: until })
+      .where('blob_key', 'in', this.dialect === 'postgres' ? oldest.forUpdate().skipLocked() : oldest)
+      .where(claimable)
+      .returningAll()
+      .execute();
+    return claimed.sort((a, b) => a.requested_at.localeCompare(b.requested_at) || a.blob_key.localeCompare(b.blob_key));
+  }
+
+  /** Removes the entries done from the queue: only those `owner` still holds (a lapsed claim taken over is the new holder's). */
+  async deletionsDone(owner: string, keys: string[]): Promise<void> {
+    if (keys.length === 0) return;
+    await this.db.deleteFrom('blob_deletions').where('blob_key', 'in', keys).where('claimed_by', '=', owner).execute();
+  }
+
+  /** Gives back what `owner` holds and did not finish (its deletion failed): the next run tries again. */
+  async releaseDeletions(owner: string): Promise<void> {
+    await this.db
+      .updateTable('blob_deletions')
+      .set({ claimed_by: null, claimed_until: null })
+      .where('claimed_by', '=', owner)
+      .execute();
   }
 }

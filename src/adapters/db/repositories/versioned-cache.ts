@@ -13,6 +13,14 @@ export class VersionedCache<Value extends object> {
     return entry && entry.version === version ? entry.value : undefined;
   }
 
+  /**
+   * The entry with the version it was read at, whatever the current version: for a store that
+   * checks the version in the same statement as the read it would otherwise make (PostgreSQL).
+   */
+  peek(key: string): { version: number; value: Value } | undefined {
+    return this.entries.get(key);
+  }
+
   /** Keeps a value read at `version` (taken before the read, so a commit during it only ever misses). */
   set(key: string, version: number, value: Value): void {
     if (this.entries.size >= this.maxEntries) this.entries.clear();

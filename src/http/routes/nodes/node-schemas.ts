@@ -1,6 +1,6 @@
 import { type Static, Type } from '@sinclair/typebox';
-import type { NodeListing } from '../../../adapters/db/repositories/node-repository.js';
 import { NODE_KINDS } from '../../../domain/nodes/hierarchy.js';
+import type { NodeListing } from '../../../domain/records/regional.js';
 
 // NUL characters are refused for every JSON body by http/plugins/json-body.ts.
 export const Name = Type.String({
@@ -50,16 +50,6 @@ export const NodeDetailSchema = Type.Object(
 export const NodeIdParams = Type.Object({ nodeId: Type.String({ minLength: 1, maxLength: 64 }) });
 export const ParentIdParams = Type.Object({ parentId: Type.String({ minLength: 1, maxLength: 64 }) });
 
-export const Paging = {
-  limit: Type.Integer({ minimum: 1, default: 100, description: 'Page size; values above 500 are clamped to 500' }),
-  offset: Type.Integer({ minimum: 0, default: 0 }),
-};
-export const MAX_PAGE = 500;
-
-export function clampLimit(limit: number | undefined): number {
-  return Math.min(limit ?? 100, MAX_PAGE);
-}
-
 export function toNodeBody(row: NodeListing): NodeBody {
   return {
     id: row.id,
@@ -84,6 +74,9 @@ export const ErrorSchema = Type.Object(
     message: Type.Optional(Type.String()),
     errorCode: Type.Optional(
       Type.String({ description: 'SSORestrictedResource on a 403 of a node that requires an identity provider' }),
+    ),
+    apiUrl: Type.Optional(
+      Type.String({ description: "OrganizationInAnotherRegion (421): the base address of the token's organization's region" }),
     ),
   },
   { $id: 'Error', title: 'Error', additionalProperties: true },

@@ -1,17 +1,14 @@
 import { Type } from '@sinclair/typebox';
+import type { NodeListing, NodeRow } from '../../../domain/records/regional.js';
 import type { RegionApp } from '../../region-app.js';
-import {
-  clampLimit,
-  errors,
-  NodeDetailSchema,
-  NodeIdParams,
-  NodeKindSchema,
-  NodeSchema,
-  Paging,
-  toNodeBody,
-} from './node-schemas.js';
+import { type CursorList, CursorPaging, clampLimit, Paging, pagePosition, setNextCursor } from '../paging.js';
+import { errors, NodeDetailSchema, NodeIdParams, NodeKindSchema, NodeSchema, toNodeBody } from './node-schemas.js';
 
 const NodeList = Type.Array(Type.Ref('Node'));
+
+/** Browse order (name without case, then id) and the trash's (newest first, then id): what a cursor holds. */
+const BROWSE: CursorList<NodeListing> = { name: 'browse', keyLength: 2, keyOf: (row) => [row.name_key, row.id] };
+const TRASH: CursorList<NodeRow> = { name: 'trash', keyLength: 2, keyOf: (row) => [row.trashed_at ?? '', row.id] };
 const MatchSchema = Type.Union([Type.Literal('contains'), Type.Literal('startsWith'), Type.Literal('exact')]);
 
 const SearchQuery = Type.Object(
@@ -70,13 +67,16 @@ export default async function readRoutes(app: RegionApp) {
         summary: "List a node's children",
         description: 'The organization id lists its divisions. Trashed children are not listed.',
         params: NodeIdParams,
-        querystring: Type.Object(Paging, { additionalProperties: false }),
+        querystring: Type.Object(CursorPaging, { additionalProperties: false }),
         response: { 200: NodeList, ...errors(400, 401, 403, 404) },
       },
     },
-    async (request) => {
-      const { limit, offset } = request.query;
-      const rows = await app.services.nodes.browse(request.principal, request.params.nodeId, clampLimit(limit), offset ?? 0);
+    async (request, reply) => {
+      const { principal } = request;
+      const scope = [principal.orgId, principal.userId, request.params.nodeId];
+      const page = pagePosition(BROWSE, scope, request.query);
+      const rows = await app.services.nodes.browse(principal, request.params.nodeId, page);
+      setNextCursor(reply, BROWSE, scope, page, rows);
       return rows.map(toNodeBody);
     },
   );
@@ -109,16 +109,15 @@ export default async function readRoutes(app: RegionApp) {
         operationId: 'listTrash',
         summary: 'List the trash',
         description: 'Nodes deleted with DELETE /v1/nodes/{nodeId}, newest first; their subtrees went with them.',
-        querystring: Type.Object(Paging, { additionalProperties: false }),
+        querystring: Type.Object(CursorPaging, { additionalProperties: false }),
         response: { 200: NodeList, ...errors(400, 401, 403) },
       },
     },
-    async (request) => {
-      const rows = await app.services.tree.listTrash(
-        request.principal,
-        clampLimit(request.query.limit),
-        request.query.offset ?? 0,
-      );
+    async (request, reply) => {
+      const scope = [request.principal.orgId, request.principal.userId];
+      const page = pagePosition(TRASH, scope, request.query);
+      const rows = await app.services.tree.listTrash(request.principal, page);
+      setNextCursor(reply, TRASH, scope, page, rows);
       return rows.map(toNodeBody);
     },
   );

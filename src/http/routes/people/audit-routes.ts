@@ -1,7 +1,8 @@
 import { type Static, Type } from '@sinclair/typebox';
-import type { AuditEventRow } from '../../../adapters/db/schema.js';
+import type { AuditEventRow } from '../../../domain/records/regional.js';
 import type { RegionApp } from '../../region-app.js';
-import { clampLimit, errors, Paging } from '../nodes/node-schemas.js';
+import { errors } from '../nodes/node-schemas.js';
+import { type CursorList, CursorPaging, pagePosition, setNextCursor } from '../paging.js';
 
 const AuditEventSchema = Type.Object(
   {
@@ -33,10 +34,13 @@ const AuditQuery = Type.Object(
     actorId: Type.Optional(Type.String({ maxLength: 255 })),
     since: Type.Optional(Type.String({ format: 'date-time', description: 'Events at or after this instant' })),
     until: Type.Optional(Type.String({ format: 'date-time', description: 'Events before this instant' })),
-    ...Paging,
+    ...CursorPaging,
   },
   { additionalProperties: false },
 );
+
+/** The trail's order (newest first, then id): what a cursor holds. */
+const AUDIT: CursorList<AuditEventRow> = { name: 'audit', keyLength: 2, keyOf: (row) => [row.occurred_at, row.id] };
 
 function toAuditEventBody(row: AuditEventRow): AuditEventBody {
   return {
@@ -67,14 +71,14 @@ export default async function auditRoutes(app: RegionApp) {
         response: { 200: Type.Array(Type.Ref('AuditEvent')), ...errors(400, 401, 403) },
       },
     },
-    async (request) => {
-      const { limit, offset, since, until, ...filter } = request.query;
-      const rows = await app.services.audit.list(
-        request.principal,
-        { ...filter, since: instant(since), until: instant(until) },
-        clampLimit(limit),
-        offset ?? 0,
-      );
+    async (request, reply) => {
+      const { limit, offset, cursor, since, until, ...filter } = request.query;
+      const filters = { ...filter, since: instant(since), until: instant(until) };
+      const { principal } = request;
+      const scope = [principal.orgId, principal.userId, JSON.stringify(filters)];
+      const page = pagePosition(AUDIT, scope, { limit, offset, cursor });
+      const rows = await app.services.audit.list(principal, filters, page);
+      setNextCursor(reply, AUDIT, scope, page, rows);
       return rows.map(toAuditEventBody);
     },
   );

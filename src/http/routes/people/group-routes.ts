@@ -1,6 +1,7 @@
 import { Type } from '@sinclair/typebox';
 import type { RegionApp } from '../../region-app.js';
-import { clampLimit, errors, Paging } from '../nodes/node-schemas.js';
+import { errors } from '../nodes/node-schemas.js';
+import { clampLimit, Paging } from '../paging.js';
 import {
   CreateGroupBody,
   GroupIdParams,

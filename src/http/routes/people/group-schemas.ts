@@ -1,6 +1,6 @@
 import { type Static, Type } from '@sinclair/typebox';
-import type { GroupWithCount } from '../../../adapters/db/repositories/group-repository.js';
-import { Paging } from '../nodes/node-schemas.js';
+import type { GroupWithCount } from '../../../domain/records/regional.js';
+import { Paging } from '../paging.js';
 
 // NUL characters are refused for every JSON body by http/plugins/json-body.ts.
 export const GroupName = Type.String({

@@ -1,6 +1,7 @@
 import { Type } from '@sinclair/typebox';
 import type { RegionApp } from '../../region-app.js';
-import { clampLimit, errors, NodeIdParams } from '../nodes/node-schemas.js';
+import { errors, NodeIdParams } from '../nodes/node-schemas.js';
+import { clampLimit } from '../paging.js';
 import {
   INVITE_CODES,
   InvitationIdParams,

@@ -1,6 +1,6 @@
 import { type Static, Type } from '@sinclair/typebox';
-import type { InvitationRow } from '../../../adapters/db/schema.js';
-import { Paging } from '../nodes/node-schemas.js';
+import type { InvitationRow } from '../../../domain/records/regional.js';
+import { Paging } from '../paging.js';
 
 export const InviteBody = Type.Object(
   {

@@ -1,6 +1,6 @@
 import { type Static, Type } from '@sinclair/typebox';
-import type { RoleRow } from '../../../adapters/db/schema.js';
 import { PERMISSIONS } from '../../../domain/access/permissions.js';
+import type { RoleRow } from '../../../domain/records/regional.js';
 import type { RegionApp } from '../../region-app.js';
 import { errors, Name } from '../nodes/node-schemas.js';
 

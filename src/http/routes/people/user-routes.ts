@@ -1,6 +1,8 @@
 import { Type } from '@sinclair/typebox';
+import type { OrganizationMember } from '../../../domain/records/global.js';
 import type { RegionApp } from '../../region-app.js';
-import { clampLimit, errors, Paging } from '../nodes/node-schemas.js';
+import { errors } from '../nodes/node-schemas.js';
+import { type CursorList, CursorPaging, pagePosition, setNextCursor } from '../paging.js';
 import { toUserBody } from './user-schemas.js';
 
 const PersonName = Type.String({ maxLength: 255, description: '0 to 255 characters, stored as given' });
@@ -13,10 +15,12 @@ const ListQuery = Type.Object(
     email: Type.Optional(Type.String({ maxLength: 320, description: 'Exactly this address (compared without case)' })),
     kind: Type.Optional(Type.Union([Type.Literal('user'), Type.Literal('service')])),
     active: Type.Optional(Type.Boolean()),
-    ...Paging,
+    ...CursorPaging,
   },
   { additionalProperties: false },
 );
+/** The users list's order (e-mail address, then id): what a cursor holds. */
+const USERS: CursorList<OrganizationMember> = { name: 'users', keyLength: 2, keyOf: (row) => [row.email, row.id] };
 const UserIdParams = Type.Object({ userId: Type.String({ minLength: 1, maxLength: 64 }) });
 
 export default async function userRoutes(app: RegionApp) {
@@ -35,14 +39,18 @@ export default async function userRoutes(app: RegionApp) {
         response: { 200: Type.Array(User), ...errors(400, 401, 403) },
       },
     },
-    async (request) => {
-      const { email, kind, active, limit, offset } = request.query;
+    async (request, reply) => {
+      const { email, kind, active } = request.query;
       const filter = {
         ...(email !== undefined ? { email } : {}),
         ...(kind ? { kind } : {}),
         ...(active !== undefined ? { active } : {}),
       };
-      const rows = await app.services.users.list(request.principal, filter, clampLimit(limit), offset ?? 0);
+      const { principal } = request;
+      const scope = [principal.orgId, principal.userId, email?.toLowerCase() ?? '', kind ?? '', String(active ?? '')];
+      const page = pagePosition(USERS, scope, request.query);
+      const rows = await app.services.users.list(principal, filter, page);
+      setNextCursor(reply, USERS, scope, page, rows);
       return rows.map(toUserBody);
     },
   );

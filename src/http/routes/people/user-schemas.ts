@@ -1,5 +1,5 @@
 import { type Static, Type } from '@sinclair/typebox';
-import type { OrganizationMember } from '../../../adapters/db/repositories/organization-member-repository.js';
+import type { OrganizationMember } from '../../../domain/records/global.js';
 
 /** A user as the organization sees it: the users API and a group's member list answer it. */
 export const UserSchema = Type.Object(

@@ -1,5 +1,6 @@
 import { Type } from '@sinclair/typebox';
 import { validationError } from '../../../domain/errors.js';
+import { processedFormatsText } from '../../../domain/uploads/file-formats.js';
 import type { BundleExpansion } from '../../../services/uploads/bundle-service.js';
 import type { RegionApp } from '../../region-app.js';
 import { errors, Name, ParentIdParams } from '../nodes/node-schemas.js';
@@ -176,8 +177,7 @@ export default async function bundleRoutes(app: RegionApp) {
         tags: ['Data bundles'],
         operationId: 'finalizeUploadSession',
         summary: 'Finalize an upload session: its files become the bundle input',
-        description:
-          'Every file must be completely uploaded; ETags given in files[] are checked. 400 FileNotCompatible when a content is not what its name says; 409 BundleInputAlreadyExists; 409 UploadSessionNotOpen.',
+        description: `Every file must be completely uploaded; ETags given in files[] are checked. 400 FileNotCompatible when a content is not what its name says, or when the input (its largest file, the one processing reads) is not ${processedFormatsText()}: a refused finalize stores nothing, and the session can be finalized once the file is replaced; 409 BundleInputAlreadyExists; 409 UploadSessionNotOpen.`,
         params: SessionParams,
         body: Type.Union([
           Type.Object(

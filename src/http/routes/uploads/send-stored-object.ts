@@ -1,6 +1,6 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import type { StoredObjectRow } from '../../../adapters/db/schema.js';
 import { ApiError } from '../../../domain/errors.js';
+import type { StoredObjectRow } from '../../../domain/records/regional.js';
 import { contentRange, parseByteRange } from '../../../domain/uploads/byte-range.js';
 import { attachmentDisposition } from '../../../domain/uploads/content-disposition.js';
 import { quoteEtag } from '../../../domain/uploads/etag.js';

@@ -1,0 +1,242 @@
+import { randomBytes } from 'node:crypto';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { performance } from 'node:perf_hooks';
+import { dropPostgresSchemas, sql } from '../src/adapters/db/database.js';
+import { loadConfig } from '../src/config/config.js';
+import { openPlatform } from '../src/platform.js';
+import { fetchToken } from './support/bench-store.js';
+import { type ChildServer, startChildServer } from './support/child-server.js';
+import { pairedMedians, type Target } from './support/latency.js';
+import { type ListStore, seedListStore } from './support/list-store.js';
+import { log, ms, quick, runMain, type SummaryRow, times } from './support/report.js';
+
+/**
+ * The long lists against the reads they must keep up with, medians of sequential requests
+ * alternating between the two sides of each ratio (whatever else loads the machine slows both):
+ * - the trash (5,000 entries, a page of 100) against a browse of 100 children, in an organization
+ *   of 200,000 nodes, for an administrator and for a user whose access comes through 50 groups;
+ * - the same trash page in an organization of 1,000,000 nodes against 200,000, both served at
+ *   once (RDP_BENCH_LISTS_MILLION=1; otherwise 400,000, which builds in a fraction of the time);
+ * - /v1/users and SCIM /Users of 10,000 people: a page 9,000 in, by offset and by cursor, against
+ *   the first page.
+ * SQLite; PostgreSQL too with RDP_BENCH_DATABASE_URL.
+ */
+const SIZE = quick ? 50_000 : 200_000;
+const LARGE = process.env.RDP_BENCH_LISTS_MILLION === '1' ? 1_000_000 : quick ? 100_000 : 400_000;
+const PEOPLE = 10_000;
+const DEEP = 9_000;
+const PAGE = 100;
+const REQUESTS = quick ? 100 : 300;
+
+interface Opened {
+  store: ListStore;
+  env: Record<string, string>;
+  cleanup(): Promise<void>;
+}
+
+async function openStore(label: string, nodes: number, people: number, databaseUrl: string | undefined): Promise<Opened> {
+  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), `rdp-bench-lists-${label}-`));
+  const prefix = `b_${randomBytes(4).toString('hex')}`;
+  const env: Record<string, string> = {
+    RDP_DATA_DIR: dataDir,
+    ...(databaseUrl ? { RDP_DATABASE_URL: databaseUrl, RDP_DATABASE_SCHEMA_PREFIX: prefix } : {}),
+  };
+  const cleanup = async () => {
+    if (databaseUrl) await dropPostgresSchemas(databaseUrl, prefix);
+    fs.rmSync(dataDir, { recursive: true, force: true });
+  };
+  try {
+    const started = performance.now();
+    const platform = await openPlatform(loadConfig({ ...env, RDP_LOG_LEVEL: 'silent' }));
+    try {
+      const store = await seedListStore(platform, nodes, people);
+      // Fresh bulk-loaded tables have no statistics yet: settle them as in steady state.
+      if (databaseUrl)
+        for (const s of [platform.stores.global, platform.region('eu').store]) await sql`VACUUM ANALYZE`.execute(s.db);
+      log(
+        `  ${label}: ${store.nodes} nodes, ${store.trashRoots} trash entries${people ? `, ${people} people` : ''} in ${((performance.now() - started) / 1000).toFixed(0)} s`,
+      );
+      return { store, env, cleanup };
+    } finally {
+      await platform.close();
+    }
+  } catch (error) {
+    await cleanup();
+    throw error;
+  }
+}
+
+interface Served {
+  server: ChildServer;
+  api: string;
+  admin: Record<string, string>;
+  user: Record<string, string>;
+}
+
+async function serve(opened: Opened): Promise<Served> {
+  const server = await startChildServer('bench/servers/platform-server.ts', { RDP_LOG_LEVEL: 'warn', ...opened.env });
+  const bearer = async (client: ListStore['admin']) => ({ authorization: `Bearer ${await fetchToken(server.origin, client)}` });
+  return {
+    server,
+    api: `${server.origin}/eu/reality`,
+    admin: await bearer(opened.store.admin),
+    user: await bearer(opened.store.user),
+  };
+}
+
+/** The cursor of the page that starts `depth` rows in, by walking pages of `step` rows. */
+async function cursorAt(
+  url: (cursor: string | undefined) => string,
+  headers: Record<string, string>,
+  step: number,
+  read: (response: Response) => Promise<string | undefined>,
+) {
+  let cursor: string | undefined;
+  for (let seen = 0; seen < DEEP; seen += step) {
+    const response = await fetch(url(cursor), { headers });
+    if (!response.ok) throw new Error(`${url(cursor)}: ${response.status}`);
+    cursor = await read(response);
+    if (!cursor) throw new Error('the list ended before the deep page');
+  }
+  return cursor as string;
+}
+
+function row(measure: string, ratio: number, target: number | undefined, detail: string): SummaryRow {
+  log(`  ${measure}: ${times(ratio)} (${detail})${target ? `, target <= ${target}x` : ''}`);
+  return {
+    bench: 'lists',
+    measure,
+    ratio: times(ratio),
+    target: target ? `<= ${target}x` : 'info',
+    met: target ? ratio <= target : undefined,
+  };
+}
+
+async function trashRatios(label: string, main: Served, store: ListStore): Promise<SummaryRow[]> {
+  const rows: SummaryRow[] = [];
+  for (const who of ['admin', 'user'] as const) {
+    const headers = main[who];
+    const [trash, browse] = await pairedMedians(
+      { url: `${main.api}/v1/trash?limit=${PAGE}`, headers },
+      { url: `${main.api}/v1/nodes/${store.browseFolderId}/browse?limit=${PAGE}`, headers },
+      REQUESTS,
+    );
+    const name = who === 'admin' ? 'admin' : 'user via groups';
+    rows.push(
+      row(
+        `trash / browse, page of ${PAGE}, ${name}, ${SIZE / 1000}k nodes (${label})`,
+        trash / browse,
+        2,
+        `${ms(trash)} vs ${ms(browse)}`,
+      ),
+    );
+  }
+  return rows;
+}
+
+async function growth(label: string, main: Served, large: Served): Promise<SummaryRow[]> {
+  const rows: SummaryRow[] = [];
+  for (const who of ['admin', 'user'] as const) {
+    const target = (served: Served): Target => ({ url: `${served.api}/v1/trash?limit=${PAGE}`, headers: served[who] });
+    const [big, small] = await pairedMedians(target(large), target(main), REQUESTS);
+    const name = who === 'admin' ? 'admin' : 'user via groups';
+    rows.push(
+      row(`trash, ${LARGE / 1000}k / ${SIZE / 1000}k nodes, ${name} (${label})`, big / small, 1.5, `${ms(big)} vs ${ms(small)}`),
+    );
+  }
+  return rows;
+}
+
+async function peopleLists(label: string, main: Served, store: ListStore): Promise<SummaryRow[]> {
+  const rows: SummaryRow[] = [];
+  const users = (query: string): Target => ({ url: `${main.api}/v1/users?limit=${PAGE}${query}`, headers: main.admin });
+  const userCursor = await cursorAt(
+    (cursor) => `${main.api}/v1/users?limit=500${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`,
+    main.admin,
+    500,
+    async (response) => {
+      await response.arrayBuffer();
+      return response.headers.get('next-cursor') ?? undefined;
+    },
+  );
+  const [deepOffset, firstA] = await pairedMedians(users(`&offset=${DEEP}`), users(''), REQUESTS);
+  rows.push(
+    row(`/v1/users offset ${DEEP} / first page (${label})`, deepOffset / firstA, undefined, `${ms(deepOffset)} vs ${ms(firstA)}`),
+  );
+  const [deepCursor, firstB] = await pairedMedians(users(`&cursor=${encodeURIComponent(userCursor)}`), users(''), REQUESTS);
+  rows.push(
+    row(`/v1/users cursor at ${DEEP} / first page (${label})`, deepCursor / firstB, 1.2, `${ms(deepCursor)} vs ${ms(firstB)}`),
+  );
+
+  const scimHeaders = { authorization: `Bearer ${store.scimToken}` };
+  const scimUrl = `${main.server.origin}/scim/v2/Users?count=${PAGE}`;
+  const scim = (query: string): Target => ({ url: `${scimUrl}${query}`, headers: scimHeaders });
+  const scimCursor = await cursorAt(
+    (cursor) => `${main.server.origin}/scim/v2/Users?count=200&cursor=${encodeURIComponent(cursor ?? '')}`,
+    scimHeaders,
+    200,
+    async (response) => ((await response.json()) as { nextCursor?: string }).nextCursor,
+  );
+  const [scimOffset, scimFirstA] = await pairedMedians(scim(`&startIndex=${DEEP + 1}`), scim(''), REQUESTS);
+  rows.push(
+    row(
+      `SCIM /Users startIndex ${DEEP + 1} / first page (${label})`,
+      scimOffset / scimFirstA,
+      undefined,
+      `${ms(scimOffset)} vs ${ms(scimFirstA)}`,
+    ),
+  );
+  const [scimDeep, scimFirstB] = await pairedMedians(scim(`&cursor=${encodeURIComponent(scimCursor)}`), scim(''), REQUESTS);
+  rows.push(
+    row(
+      `SCIM /Users cursor at ${DEEP} / first page (${label})`,
+      scimDeep / scimFirstB,
+      1.2,
+      `${ms(scimDeep)} vs ${ms(scimFirstB)}`,
+    ),
+  );
+  return rows;
+}
+
+async function onStore(label: string, databaseUrl: string | undefined): Promise<SummaryRow[]> {
+  log(`${label}:`);
+  const main = await openStore(`${label}-${SIZE}`, SIZE, PEOPLE, databaseUrl);
+  try {
+    const large = await openStore(`${label}-${LARGE}`, LARGE, 0, databaseUrl);
+    try {
+      const served = await serve(main);
+      try {
+        const rows = await trashRatios(label, served, main.store);
+        const servedLarge = await serve(large);
+        try {
+          rows.push(...(await growth(label, served, servedLarge)));
+        } finally {
+          await servedLarge.server.stop();
+        }
+        rows.push(...(await peopleLists(label, served, main.store)));
+        return rows;
+      } finally {
+        await served.server.stop();
+      }
+    } finally {
+      await large.cleanup();
+    }
+  } finally {
+    await main.cleanup();
+  }
+}
+
+export async function runLists(): Promise<SummaryRow[]> {
+  log(
+    `# lists: trash (5,000 entries) against browse, ${SIZE} and ${LARGE} nodes; users and SCIM of ${PEOPLE} people, ${DEEP} in; median of ${REQUESTS} requests, alternating`,
+  );
+  const rows = await onStore('SQLite', undefined);
+  const databaseUrl = process.env.RDP_BENCH_DATABASE_URL;
+  if (databaseUrl) rows.push(...(await onStore('PostgreSQL', databaseUrl)));
+  else log('PostgreSQL: set RDP_BENCH_DATABASE_URL to measure it too');
+  return rows;
+}
+
+runMain(import.meta.url, runLists);

@@ -1,0 +1,228 @@
+/**
+ * The records of a regional store (the node tree, access, people's places, uploads and
+ * processing) as both stores hold them: what repositories return and the API maps from. Flags
+ * are integers (0/1) on both dialects; times are ISO strings.
+ */
+
+export interface NodeRow {
+  id: string;
+  org_id: string;
+  parent_id: string | null;
+  kind: string;
+  name: string;
+  /** Lower-cased name: the key of name search and browse order. */
+  name_key: string;
+  address: string | null;
+  /** The nearest site at or above this node: folders under a site take data, others take sites. */
+  site_id: string | null;
+  /** Ids from the organization down to this node, each followed by '/': "/org/div/site/". */
+  path: string;
+  depth: number;
+  size_bytes: number;
+  is_processing: number;
+  is_failed: number;
+  trashed_at: string | null;
+  /** The node whose soft delete put this one in the trash (itself for the node deleted). */
+  trash_root_id: string | null;
+  /** Callers must have signed in through this identity provider, here and below (SSORestrictedResource). */
+  required_identity_provider: string | null;
+  created_at: string;
+  updated_at: string;
+}
+
+/** The columns a node's body in a list needs (toNodeBody, and name_key for a cursor): half the row, and no long path. */
+export const NODE_LISTING_COLUMNS = [
+  'id',
+  'name',
+  'name_key',
+  'kind',
+  'parent_id',
+  'org_id',
+  'address',
+  'created_at',
+  'updated_at',
+  'is_processing',
+  'is_failed',
+  'trashed_at',
+] as const satisfies readonly (keyof NodeRow)[];
+export type NodeListing = Pick<NodeRow, (typeof NODE_LISTING_COLUMNS)[number]>;
+
+export interface NodeLinkRow {
+  /** derivative: from source to derivative; dependant: from bundle to dependant; twin: from bundle to twin. */
+  kind: 'derivative' | 'dependant' | 'twin';
+  from_id: string;
+  to_id: string;
+  created_at: string;
+}
+
+export interface NodeThumbnailRow {
+  node_id: string;
+  content_type: string;
+  bytes: Uint8Array;
+  etag: string;
+  updated_at: string;
+}
+
+/** Keyed by organization and id: administrative roles have the catalog's ids in every organization. */
+export interface RoleRow {
+  id: string;
+  org_id: string;
+  name: string;
+  /** Lower-cased name: unique within the organization. */
+  name_key: string;
+  kind: 'administrative' | 'custom';
+  permissions: string; // JSON array
+  created_at: string;
+  updated_at: string;
+}
+
+export interface MembershipRow {
+  node_id: string;
+  principal_id: string;
+  principal_type: 'user' | 'service' | 'group';
+  role_id: string;
+  created_at: string;
+}
+
+export interface GroupRow {
+  id: string;
+  org_id: string;
+  name: string;
+  name_key: string;
+  /** The one division that owns the group; null: an organization group, part of every division. */
+  division_id: string | null;
+  scim_managed: number;
+  scim_external_id: string | null;
+  saml_linked: number;
+  created_at: string;
+  updated_at: string;
+}
+
+export interface GroupMemberRow {
+  group_id: string;
+  user_id: string;
+  created_at: string;
+}
+
+/** sending: stored while its mail is handed to the server, removed if that fails. */
+export type InvitationState = 'sending' | 'pending' | 'accepted' | 'revoked';
+
+export interface InvitationRow {
+  id: string;
+  org_id: string;
+  /** The node the role is given on: the organization node for an organization invitation. */
+  node_id: string;
+  email: string;
+  role_id: string;
+  state: InvitationState;
+  /** SHA-256 of the secret in the mail's link. */
+  token_hash: string;
+  invited_by: string;
+  accepted_by: string | null;
+  created_at: string;
+  updated_at: string;
+  accepted_at: string | null;
+}
+
+/** Who changed what in an organization's people and permissions, and when. */
+export interface AuditEventRow {
+  id: string;
+  org_id: string;
+  occurred_at: string;
+  /** principal: a token's user or service user; scim: an identity provider's token; invitee: an invitation's acceptance. */
+  actor_type: 'principal' | 'scim' | 'invitee' | 'admin-cli';
+  actor_id: string;
+  /** e.g. group.created, membership.removed, user.deactivated */
+  action: string;
+  target_type: 'user' | 'group' | 'membership' | 'role' | 'invitation' | 'scim-token';
+  target_id: string;
+  details: string; // JSON object
+}
+
+export type StoredObjectPurpose = 'site-file' | 'bundle-input' | 'attachment' | 'derivative';
+
+export type StoredObjectState = 'pending' | 'finalized' | 'expired';
+
+/**
+ * Bytes the region keeps in the blob store, from the upload's initiation on. A pending row
+ * reserves quota (reserved_bytes) until it is finalized (its bytes count on its node instead)
+ * or expires. blob_key ending in "/" names a prefix (a derivative's many files).
+ */
+export interface StoredObjectRow {
+  id: string;
+  org_id: string;
+  purpose: StoredObjectPurpose;
+  /** The node the bytes belong to: the site file itself, the bundle, the site of an attachment, the derivative. */
+  node_id: string;
+  /** Site files: the folder or site the file goes into (its identity is parent and name). */
+  parent_id: string | null;
+  session_id: string | null;
+  /** Attachments: the twin object they hang on. */
+  object_id: string | null;
+  name: string;
+  name_key: string;
+  declared_bytes: number;
+  reserved_bytes: number;
+  stored_bytes: number | null;
+  blob_key: string;
+  multipart_upload_id: string | null;
+  etag: string | null;
+  format: string | null;
+  state: StoredObjectState;
+  created_by: string;
+  created_at: string;
+  expires_at: string;
+  finalized_at: string | null;
+}
+
+export interface UploadSessionRow {
+  id: string;
+  org_id: string;
+  bundle_id: string;
+  state: 'open' | 'finalized' | 'expired';
+  created_by: string;
+  created_at: string;
+  expires_at: string;
+  finalized_at: string | null;
+}
+
+export interface BundleRow {
+  node_id: string;
+  org_id: string;
+  state: 'created' | 'uploaded' | 'processing' | 'ready' | 'failed';
+  dbu_path: string;
+  /** The finalized session that is the bundle's one input component. */
+  input_session_id: string | null;
+  input_bytes: number;
+  input_format: string | null;
+  created_at: string;
+  updated_at: string;
+}
+
+export interface ProcessingRow {
+  id: string;
+  org_id: string;
+  bundle_id: string;
+  state: 'queued' | 'running' | 'succeeded' | 'failed';
+  cost: number;
+  idempotency_key: string | null;
+  failure_reason: string | null;
+  derivative_node_id: string | null;
+  created_by: string;
+  created_at: string;
+  started_at: string | null;
+  finished_at: string | null;
+}
+
+/** A key (or a prefix, ending in "/") whose bytes go; with the multipart upload to abort under it, if any. */
+export interface BlobDeletionRow {
+  blob_key: string;
+  upload_id: string | null;
+  requested_at: string;
+  /** The housekeeping run that holds the entry, until `claimed_until`; then any run may take it. */
+  claimed_by: string | null;
+  claimed_until: string | null;
+}
+
+/** A group with the number of its members. */
+export type GroupWithCount = GroupRow & { member_count: number };
