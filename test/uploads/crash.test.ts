@@ -14,6 +14,8 @@ import { freePort } from '../support/ports.js';
 
 const databaseUrl = process.env.RDP_TEST_DATABASE_URL;
 const FILES = 50;
+/** kill -9 at most this often, so the run's length stays bounded by restarts on a loaded machine. */
+const KILLS = 30;
 
 const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
@@ -26,6 +28,10 @@ const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 class CrashingServer {
   private child: ChildProcess | undefined;
   kills = 0;
+  /** Time spent starting copies, for the run's report. */
+  startingMs = 0;
+  /** The last lines the running copy wrote (warnings and errors). */
+  output = '';
 
   constructor(
     readonly port: number,
@@ -40,16 +46,23 @@ class CrashingServer {
   async start(): Promise<void> {
     const child = spawn(process.execPath, [path.join(this.buildDir, 'dist', 'main.js')], {
       cwd: this.buildDir,
-      env: { PATH: process.env.PATH ?? '', RDP_LOG_LEVEL: 'silent', PORT: String(this.port), ...this.env },
-      stdio: ['ignore', 'ignore', 'pipe'],
+      env: { PATH: process.env.PATH ?? '', RDP_LOG_LEVEL: 'warn', PORT: String(this.port), ...this.env },
+      stdio: ['ignore', 'pipe', 'pipe'],
     });
     this.child = child;
-    // Why a start failed (a refused database connection, say), for the failure message.
+    // Why a start failed or a request hung (a refused database connection, say), for the failure message.
     let stderr = '';
-    child.stderr?.on('data', (chunk) => (stderr = (stderr + chunk).slice(-2000)));
-    const deadline = Date.now() + 30_000;
+    const keep = (chunk: Buffer) => (this.output = stderr = (stderr + chunk).slice(-4000));
+    child.stdout?.on('data', keep);
+    child.stderr?.on('data', keep);
+    const began = Date.now();
+    const deadline = began + 30_000;
     while (Date.now() < deadline) {
-      if ((await fetch(`${this.origin}/health`).catch(() => undefined))?.status === 200) return;
+      const health = await fetch(`${this.origin}/health`, { signal: AbortSignal.timeout(2_000) }).catch(() => undefined);
+      if (health?.status === 200) {
+        this.startingMs += Date.now() - began;
+        return;
+      }
       if (child.exitCode !== null) throw new Error(`the server exited with ${child.exitCode} at start: ${stderr}`);
       await pause(50);
     }
@@ -63,6 +76,28 @@ class CrashingServer {
     child.kill('SIGKILL');
     await exited;
     this.kills += 1;
+  }
+}
+
+/** A request of the test that no answer has come to in this time is a hang of the server, never a slow CI. */
+const ANSWER_WITHIN_MS = 45_000;
+
+/** What PostgreSQL's sessions of this test are doing: after a hang, which statement waits on what. */
+async function databaseSessions(): Promise<string> {
+  if (!databaseUrl) return '';
+  const { default: pg } = await import('pg');
+  const client = new pg.Client({ connectionString: databaseUrl });
+  try {
+    await client.connect();
+    const { rows } = await client.query(
+      `SELECT pid, state, wait_event_type, wait_event, now() - xact_start AS in_transaction, left(query, 200) AS query
+         FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid() AND state <> 'idle'`,
+    );
+    return JSON.stringify(rows, null, 1);
+  } catch (error) {
+    return `(sessions not read: ${String(error)})`;
+  } finally {
+    await client.end().catch(() => undefined);
   }
 }
 
@@ -110,8 +145,23 @@ describe('kill -9 during uploads and finalizes', () => {
   });
 
   it('keeps every finalized file byte for byte, shows no unfinalized upload, and counts exactly the stored bytes', async () => {
+    // A request left unanswered fails the test naming it, with what the server and the database were doing.
+    let answers = 0;
+    const answered = async (label: string, url: string, init: RequestInit = {}) => {
+      try {
+        const response = await fetch(url, { ...init, signal: AbortSignal.timeout(ANSWER_WITHIN_MS) });
+        answers += 1;
+        return response;
+      } catch (error) {
+        if (!(error instanceof DOMException && error.name === 'TimeoutError')) throw error;
+        throw new Error(
+          `${label} was not answered within ${ANSWER_WITHIN_MS / 1000} s (after ${server.kills} kills)\n` +
+            `server output:\n${server.output}\ndatabase sessions:\n${await databaseSessions()}`,
+        );
+      }
+    };
     const token = async () => {
-      const response = await fetch(`${server.origin}/auth/oauth/token`, {
+      const response = await answered('the token request', `${server.origin}/auth/oauth/token`, {
         method: 'POST',
         headers: { authorization: basic, 'content-type': 'application/x-www-form-urlencoded' },
         body: 'grant_type=client_credentials',
@@ -120,7 +170,7 @@ describe('kill -9 during uploads and finalizes', () => {
     };
     const bearer = await retried(token);
     const api = async (method: string, route: string, body?: unknown) => {
-      const response = await fetch(`${server.origin}/eu/reality${route}`, {
+      const response = await answered(`${method} ${route}`, `${server.origin}/eu/reality${route}`, {
         method,
         headers: { authorization: `Bearer ${bearer}`, ...(body ? { 'content-type': 'application/json' } : {}) },
         body: body ? JSON.stringify(body) : undefined,
@@ -131,11 +181,15 @@ describe('kill -9 during uploads and finalizes', () => {
     const site = await retried(() => api('POST', `/v1/nodes/${division.body.id}/site`, { name: 'S', address: 'A' }));
     folderId = (await retried(() => api('POST', `/v1/nodes/${site.body.id}/folder`, { name: 'F' }))).body.id;
 
-    // The killer: at random moments while the uploads run, kill -9 and start again.
+    // The killer: kill -9 at a random moment while the uploads run, and start again. Each copy
+    // first answers one request, then lives a random 0–100 ms more: on a loaded machine a fixed
+    // lifetime could end every copy before any request finished, and the uploads never would.
     let uploading = true;
     const killer = (async () => {
-      while (uploading) {
-        await pause(5 + Math.random() * 120);
+      while (uploading && server.kills < KILLS) {
+        const seen = answers;
+        while (uploading && answers === seen) await pause(5);
+        await pause(Math.random() * 100);
         if (!uploading) break;
         await server.kill();
         await server.start();
@@ -143,6 +197,12 @@ describe('kill -9 during uploads and finalizes', () => {
     })();
 
     const finalized = new Map<string, Buffer>();
+    // Each refused step is counted; a run of them with no file finalized is a server stuck refusing.
+    const refusals: string[] = [];
+    const refused = (step: string, status: number, body: unknown) => {
+      refusals.push(`${step} ${status} ${JSON.stringify(body).slice(0, 200)}`);
+      if (refusals.length >= 60) throw new Error(`60 steps refused in a row:\n${refusals.join('\n')}\n${server.output}`);
+    };
     try {
       for (let i = 0; finalized.size < FILES; i += 1) {
         const bytes = Buffer.from(`file ${i}\n${randomBytes(1_000 + Math.floor(Math.random() * 60_000)).toString('base64')}\n`);
@@ -150,18 +210,32 @@ describe('kill -9 during uploads and finalizes', () => {
         const initiated = await retried(() =>
           api('POST', '/v1/site-files', { parentId: folderId, name: `file-${i}.txt`, size: bytes.length }),
         );
-        if (initiated.status !== 201) continue;
-        const put = await retried(() => fetch(initiated.body.uploadUrl, { method: 'PUT', body: new Uint8Array(bytes) }));
-        if (put.status !== 200) continue;
+        if (initiated.status !== 201) {
+          refused('initiate', initiated.status, initiated.body);
+          continue;
+        }
+        const put = await retried(() =>
+          answered(`PUT of file-${i}.txt`, initiated.body.uploadUrl, { method: 'PUT', body: new Uint8Array(bytes) }),
+        );
+        if (put.status !== 200) {
+          refused('put', put.status, await put.text().catch(() => ''));
+          continue;
+        }
         const etag = createHash('md5').update(bytes).digest('hex');
         const done = await retried(() => api('POST', `/v1/site-files/${initiated.body.id}/finalize`, { etag }));
-        if (done.status === 200) finalized.set(initiated.body.id, bytes);
+        if (done.status === 200) {
+          finalized.set(initiated.body.id, bytes);
+          refusals.length = 0;
+        } else refused('finalize', done.status, done.body);
       }
     } finally {
       uploading = false;
       await killer;
     }
-    console.log(`${FILES} files finalized through ${server.kills} kills -9 (${databaseUrl ? 'PostgreSQL' : 'SQLite'})`);
+    console.log(
+      `${FILES} files finalized through ${server.kills} kills -9 (${databaseUrl ? 'PostgreSQL' : 'SQLite'}; ` +
+        `a start took ${Math.round(server.startingMs / Math.max(1, server.kills + 1))} ms on average)`,
+    );
     expect(server.kills).toBeGreaterThan(0);
     await server.kill();
     await server.start();
