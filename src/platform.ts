@@ -132,7 +132,7 @@ export async function openPlatform(config: Config, clock: Clock = systemClock, o
       store,
       nodes: new NodeRepository(store.db, store.dialect, store.changeVersion),
       tree: new NodeTreeRepository(store.db, store.dialect),
-      lists: new NodeListRepository(store.db),
+      lists: new NodeListRepository(store.db, store.dialect),
       roles: new RoleRepository(store.db, store.dialect),
       memberships: new MembershipRepository(store.db, store.dialect),
       uploads: new UploadRepository(store.db, store.dialect),

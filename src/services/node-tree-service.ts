@@ -1,5 +1,5 @@
 import { parentPath, toMoveNode } from '../adapters/db/repositories/node-tree-repository.js';
-import type { NodeRow } from '../adapters/db/schema.js';
+import type { NodeListing, NodeRow } from '../domain/records/regional.js';
 import type { Principal } from '../domain/access/principal.js';
 import { ApiError } from '../domain/errors.js';
 import type { ListPage } from '../domain/listing/cursor.js';
@@ -108,7 +108,7 @@ export class NodeTreeService {
     }
   }
 
-  listTrash(principal: Principal, page: ListPage): Promise<NodeRow[]> {
+  listTrash(principal: Principal, page: ListPage): Promise<NodeListing[]> {
     return this.region.lists.trash(principal.orgId, { id: principal.userId, identityProvider: principal.identityProvider }, page);
   }
 

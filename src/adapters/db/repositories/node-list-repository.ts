@@ -1,7 +1,10 @@
-import { type Kysely, sql } from 'kysely';
+import { type CompiledQuery, type Kysely, sql } from 'kysely';
 import type { CursorKey, ListPage } from '../../../domain/listing/cursor.js';
-import type { NodeRow, RegionalSchema } from '../schema.js';
+import { NODE_LISTING_COLUMNS, type NodeListing } from '../../../domain/records/regional.js';
+import type { RegionalSchema } from '../schema.js';
+import type { Dialect } from '../database.js';
 import { notBelowForeignRestriction } from './access-conditions.js';
+import { precompiled } from './access-statements.js';
 
 /**
  * The paths of the nodes a principal reads the whole subtree of: those where it or one of its
@@ -18,11 +21,66 @@ export function outermostPaths(paths: readonly string[]): string[] {
 }
 
 /**
+ * Whether a path lies in one of the subtrees of `outermost` (sorted, none inside another). The
+ * paths with a given prefix are one contiguous range in sort order, and no other outermost path
+ * falls inside that range, so the only candidate is the greatest one not after the path: a binary
+ * search of string comparisons, where splitting each path into its ids cost 0.5 us an entry.
+ */
+export function insideOneOf(outermost: readonly string[], path: string): boolean {
+  let low = 0;
+  let high = outermost.length - 1;
+  let candidate = -1;
+  while (low <= high) {
+    const middle = (low + high) >>> 1;
+    if ((outermost[middle] as string) <= path) {
+      candidate = middle;
+      low = middle + 1;
+    } else high = middle - 1;
+  }
+  return candidate >= 0 && path.startsWith(outermost[candidate] as string);
+}
+
+/**
  * Node lists whose cost follows the page and what the caller reads, never the organization's
  * size: the trash (trash roots only, by partial indexes) and browse by cursor.
  */
 export class NodeListRepository {
-  constructor(private readonly db: Kysely<RegionalSchema>) {}
+  /** Nodes' listing columns by id, the ids as one argument (an `IN` list would be a statement per length, compiled each time). */
+  private readonly nodesById: (ids: readonly string[]) => CompiledQuery<NodeListing>;
+  /** The organization's nodes restricted to an identity provider other than the caller's. */
+  private readonly foreignRestrictions: (orgId: string, identityProvider: string) => Promise<{ rows: { path: string }[] }>;
+
+  constructor(
+    private readonly db: Kysely<RegionalSchema>,
+    dialect: Dialect,
+  ) {
+    const postgres = dialect === 'postgres';
+    const columns = sql.join(NODE_LISTING_COLUMNS.map((column) => sql.ref(column)));
+    const byId = precompiled(
+      (ids: string) =>
+        (postgres
+          ? sql<NodeListing>`SELECT ${columns} FROM nodes WHERE id = ANY(${ids}::text[])`
+          : sql<NodeListing>`SELECT ${columns} FROM nodes WHERE id IN (SELECT value FROM json_each(${ids}))`
+        ).compile(db),
+      ['\u0000ids'],
+      false,
+    );
+    this.nodesById = (ids) => byId(postgres ? (ids as unknown as string) : JSON.stringify(ids)) as CompiledQuery<NodeListing>;
+    const foreign = precompiled(
+      (orgId: string, identityProvider: string) =>
+        db
+          .selectFrom('nodes')
+          .select('path')
+          .where('org_id', '=', orgId)
+          .where('required_identity_provider', 'is not', null)
+          .where('required_identity_provider', '<>', identityProvider)
+          .compile(),
+      ['\u0000org', '\u0000idp'],
+      postgres,
+    );
+    this.foreignRestrictions = (orgId, identityProvider) =>
+      db.executeQuery(foreign(orgId, identityProvider) as CompiledQuery<{ path: string }>);
+  }
 
   /**
    * Paths of the nodes whose subtrees the principal reads (outermostPaths) in the organization:
@@ -48,50 +106,43 @@ export class NodeListRepository {
    * restricted to another identity provider, and load the rows of a page's entries at the end. Neither pays per node of the organization, nor an
    * access subquery per entry; the walk is bounded by the trash.
    */
-  async trash(orgId: string, principal: { id: string; identityProvider: string }, page: ListPage): Promise<NodeRow[]> {
+  async trash(orgId: string, principal: { id: string; identityProvider: string }, page: ListPage): Promise<NodeListing[]> {
     const paths = await this.readablePaths(orgId, principal.id);
     if (paths.length === 0) return [];
     if (paths.includes(`/${orgId}/`)) {
       return this.trashRoots(orgId, page.after)
         .where(notBelowForeignRestriction(principal.identityProvider))
-        .selectAll('n')
+        .select(NODE_LISTING_COLUMNS.map((column) => `n.${column}` as const))
         .limit(page.limit)
         .offset(page.after ? 0 : page.offset)
         .execute();
     }
-    const readableIds = new Set(paths.map((path) => path.slice(path.lastIndexOf('/', path.length - 2) + 1, -1)));
     // What notBelowForeignRestriction checks per row, from the organization's restricted nodes
-    // read once (by their partial index; usually none): none of them above the entry.
-    const foreign = new Set(
-      (
-        await this.db
-          .selectFrom('nodes')
-          .select('id')
-          .where('org_id', '=', orgId)
-          .where('required_identity_provider', 'is not', null)
-          .where('required_identity_provider', '<>', principal.identityProvider)
-          .execute()
-      ).map((row) => row.id),
-    );
-    const listed = (entry: { id: string; path: string }) => {
-      const ids = entry.path.split('/');
-      return ids.some((id) => readableIds.has(id)) && !ids.some((id) => id !== entry.id && foreign.has(id));
-    };
+    // read once (by their partial index; usually none): none of them strictly above the entry.
+    const foreign = outermostPaths((await this.foreignRestrictions(orgId, principal.identityProvider)).rows.map((row) => row.path));
+    const listed = (entry: { path: string }) =>
+      insideOneOf(paths, entry.path) &&
+      (foreign.length === 0 || !foreign.some((restricted) => restricted !== entry.path && entry.path.startsWith(restricted)));
     const wanted = page.limit + (page.after ? 0 : page.offset);
     const found: string[] = [];
     let after = page.after;
-    for (let chunk = 2 * wanted + 50; found.length < wanted; chunk = Math.min(chunk * 2, 10_000)) {
+    let walked = 0;
+    for (let chunk = 2 * wanted + 50; found.length < wanted; ) {
       const entries = await this.trashRoots(orgId, after).select(['n.id', 'n.path', 'n.trashed_at']).limit(chunk).execute();
       for (const entry of entries) if (listed(entry) && found.push(entry.id) === wanted) break;
       const last = entries[entries.length - 1];
       if (entries.length < chunk || !last) break;
       after = [last.trashed_at ?? '', last.id];
+      walked += entries.length;
+      // The next chunk from the share of the walk that was listed, with a margin (doubling when none was).
+      const share = found.length / walked;
+      chunk = Math.min(share > 0 ? Math.ceil((1.25 * (wanted - found.length)) / share) + 20 : chunk * 2, 10_000);
     }
     const ids = found.slice(page.after ? 0 : page.offset);
     if (ids.length === 0) return [];
-    const rows = new Map<string, NodeRow>();
-    for (const row of await this.db.selectFrom('nodes').selectAll().where('id', 'in', ids).execute()) rows.set(row.id, row);
-    return ids.map((id) => rows.get(id)).filter((row): row is NodeRow => row !== undefined);
+    const rows = new Map<string, NodeListing>();
+    for (const row of (await this.db.executeQuery(this.nodesById(ids))).rows) rows.set(row.id, row);
+    return ids.map((id) => rows.get(id)).filter((row): row is NodeListing => row !== undefined);
   }
 
   /** The organization's trash roots after a cursor's key, in list order. */
@@ -111,11 +162,11 @@ export class NodeListRepository {
   }
 
   /** Active children after a cursor's (name_key, id), in browse order (the parent index serves it). */
-  async childrenAfter(parentId: string, limit: number, after: CursorKey): Promise<NodeRow[]> {
+  async childrenAfter(parentId: string, limit: number, after: CursorKey): Promise<NodeListing[]> {
     const [nameKey, id] = after;
     return this.db
       .selectFrom('nodes')
-      .selectAll()
+      .select(NODE_LISTING_COLUMNS)
       .where('parent_id', '=', parentId)
       .where('trashed_at', 'is', null)
       .where(sql<boolean>`(name_key, id) > (${nameKey}, ${id})`)

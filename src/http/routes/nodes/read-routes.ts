@@ -8,7 +8,7 @@ const NodeList = Type.Array(Type.Ref('Node'));
 
 /** Browse order (name without case, then id) and the trash's (newest first, then id): what a cursor holds. */
 const BROWSE: CursorList<NodeListing> = { name: 'browse', keyLength: 2, keyOf: (row) => [row.name_key, row.id] };
-const TRASH: CursorList<NodeRow> = { name: 'trash', keyLength: 2, keyOf: (row) => [row.trashed_at ?? '', row.id] };
+const TRASH: CursorList<NodeListing> = { name: 'trash', keyLength: 2, keyOf: (row) => [row.trashed_at ?? '', row.id] };
 const MatchSchema = Type.Union([Type.Literal('contains'), Type.Literal('startsWith'), Type.Literal('exact')]);
 
 const SearchQuery = Type.Object(
