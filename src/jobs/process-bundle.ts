@@ -111,7 +111,13 @@ async function runProcessing(platform: Platform, payload: Payload, context: JobC
       expires_at: now,
       finalized_at: now,
     });
-    await bundles.updateProcessing(tx, processing.id, { state: 'succeeded', derivative_node_id: row.id, finished_at: now });
+    await bundles.updateProcessing(tx, processing.id, {
+      state: 'succeeded',
+      derivative_node_id: row.id,
+      finished_at: now,
+      // Where the point cloud sits (on the globe, or local and why): for the twin's layers.
+      georeference: result.kind === 'point-cloud' ? JSON.stringify(result.georeference) : null,
+    });
     await bundles.setState(tx, source.id, { state: 'ready', isProcessing: 0, isFailed: 0, at: now });
     // In the same transaction: a bundle is never seen ready without its thumbnail.
     await region.nodes.putThumbnail(row.id, thumbnailType, thumbnail, `"${processing.id}"`, now, tx);

@@ -1,6 +1,7 @@
 import { mkdir, rm, writeFile } from 'node:fs/promises';
 import { availableParallelism } from 'node:os';
 import path from 'node:path';
+import { type Georeference, georeferenceOf } from '../domain/georeferencing/georeference.js';
 import { decodeLazChunk } from './point-clouds/laz-chunks.js';
 import { openPointCloud } from './point-clouds/open-point-cloud.js';
 import {
@@ -47,6 +48,8 @@ export interface PointCloudResult {
   files: string[];
   tilesetPath: string;
   thumbnailPath: string;
+  /** On the globe (the tileset's root transform) or in the file's own frame, and why. */
+  georeference: Georeference;
 }
 
 const THUMBNAIL_SAMPLE = 40_000;
@@ -105,6 +108,16 @@ export async function processPointCloud(
     if (pointCount === 0) throw notCompatible('The point cloud holds no points');
     if (![...bounds.min, ...bounds.max].every(Number.isFinite))
       throw notCompatible('The point cloud has coordinates that are not finite');
+    const georeference = georeferenceOf(
+      reader.header.crs,
+      [0, 1, 2].map((axis) => (bounds.min[axis]! + bounds.max[axis]!) / 2) as [number, number, number],
+    );
+    // Georeferenced: tiles relative to the cloud's centre, which the root transform puts on the globe.
+    const origin = georeference.georeferenced ? georeference.origin : undefined;
+    if (origin) {
+      settings.origin = origin;
+      pass.splitSettings.origin = origin;
+    }
     if (pointCount <= memoryPoints) {
       await workers?.close();
       workers = undefined;
@@ -116,7 +129,11 @@ export async function processPointCloud(
       onPoints,
       workers,
     });
-    const tileset = tilesetOf(root, tilePoints);
+    const tileset = tilesetOf(root, tilePoints, {
+      origin,
+      transform: georeference.georeferenced ? georeference.transform : undefined,
+      extras: { georeference: georeferenceRecord(georeference) },
+    });
     await writeFile(path.join(outputDir, 'tileset.json'), JSON.stringify(tileset));
     await writeFile(path.join(outputDir, 'thumbnail.png'), renderThumbnail(sample, bounds));
     const contents: string[] = [];
@@ -135,6 +152,7 @@ export async function processPointCloud(
       files: ['tileset.json', ...contents, 'thumbnail.png'],
       tilesetPath: 'tileset.json',
       thumbnailPath: 'thumbnail.png',
+      georeference,
     };
   } finally {
     await workers?.close();
@@ -142,8 +160,17 @@ export async function processPointCloud(
   }
 }
 
+/** What tileset.json says of its frame: the georeference without the matrix, which is the root's transform. */
+function georeferenceRecord(georeference: Georeference): Record<string, unknown> {
+  if (!georeference.georeferenced) return { ...georeference };
+  const { transform: _transform, ...rest } = georeference;
+  return rest;
+}
+
 interface DecodedPass {
   bounds: Bounds;
+  /** The settings the root split while decoding writes its tile with. */
+  splitSettings: OctreeSettings;
   sample: ReservoirSample;
   hasColors: boolean;
   /** The decoded points, when the root box was not known while decoding. */
@@ -174,7 +201,13 @@ async function decodeOnce(reader: PointCloudReader, settings: OctreeSettings, on
     ? await StreamSplitter.create({ count: declared!, box: declaredBox, address: 'r', depth: 0 }, splitSettings)
     : undefined;
   const decoded = splitter ? undefined : await SpillWriter.create(path.join(splitDir, 'decoded.bin'));
-  const pass: DecodedPass = { bounds: emptyBounds(), sample: new ReservoirSample(THUMBNAIL_SAMPLE), hasColors: true, splitter };
+  const pass: DecodedPass = {
+    bounds: emptyBounds(),
+    splitSettings,
+    sample: new ReservoirSample(THUMBNAIL_SAMPLE),
+    hasColors: true,
+    splitter,
+  };
   pass.hasColors = reader.header.attributes.includes('color');
   let records = new PointRecords(BATCH_POINTS);
   let count = 0;

@@ -303,7 +303,10 @@ export async function writeLaz(
   count: number,
   chunkSize = 50_000,
   source: PointSource = SAMPLE_SOURCE,
+  /** More variable length records after LASzip's (lasRecord in point-cloud-samples.ts). */
+  vlrs: Buffer[] = [],
 ): Promise<void> {
+  const more = Buffer.concat(vlrs);
   const origin = source.origin;
   const min = [Infinity, Infinity, Infinity];
   const max = [-Infinity, -Infinity, -Infinity];
@@ -337,7 +340,7 @@ export async function writeLaz(
     chunks.push(compressChunk(points, raw));
   }
 
-  const pointDataOffset = HEADER_SIZE + VLR_HEADER + LASZIP_PAYLOAD;
+  const pointDataOffset = HEADER_SIZE + VLR_HEADER + LASZIP_PAYLOAD + more.length;
   const header = Buffer.alloc(HEADER_SIZE);
   header.write('LASF', 0, 'latin1');
   header.writeUInt8(1, 24);
@@ -345,7 +348,7 @@ export async function writeLaz(
   header.write('rdp sample laz', 26, 'latin1');
   header.writeUInt16LE(HEADER_SIZE, 94);
   header.writeUInt32LE(pointDataOffset, 96);
-  header.writeUInt32LE(1, 100);
+  header.writeUInt32LE(1 + vlrs.length, 100);
   header.writeUInt8(0x80, 104);
   header.writeUInt16LE(20, 105);
   header.writeUInt32LE(count, 107);
@@ -382,5 +385,5 @@ export async function writeLaz(
   const tableOffset = pointDataOffset + 8 + chunks.reduce((n, c) => n + c.length, 0);
   const offset = Buffer.alloc(8);
   offset.writeBigInt64LE(BigInt(tableOffset), 0);
-  await writeFile(path, Buffer.concat([header, vlr, offset, ...chunks, chunkTable(chunks.map((c) => c.length))]));
+  await writeFile(path, Buffer.concat([header, vlr, more, offset, ...chunks, chunkTable(chunks.map((c) => c.length))]));
 }

@@ -48,15 +48,68 @@ export interface PointSource {
 
 export const SAMPLE_SOURCE: PointSource = { pointAt: samplePoint, origin: SAMPLE_ORIGIN };
 
+/** The sample surface moved so that its origin is `origin` (say, a place in a UTM zone). */
+export function shiftedSource(origin: { x: number; y: number; z: number }): PointSource {
+  return {
+    origin,
+    pointAt: (i, count) => {
+      const p = samplePoint(i, count);
+      return {
+        ...p,
+        x: p.x - SAMPLE_ORIGIN.x + origin.x,
+        y: p.y - SAMPLE_ORIGIN.y + origin.y,
+        z: p.z - SAMPLE_ORIGIN.z + origin.z,
+      };
+    },
+  };
+}
+
+/** A LAS variable length record (54-byte header), or with `extended` a LAS 1.4 extended one (60 bytes). */
+export function lasRecord(userId: string, recordId: number, payload: Buffer, extended = false): Buffer {
+  const head = Buffer.alloc(extended ? 60 : 54);
+  head.write(userId, 2, 16, 'latin1');
+  head.writeUInt16LE(recordId, 18);
+  if (extended) head.writeBigUInt64LE(BigInt(payload.length), 20);
+  else head.writeUInt16LE(payload.length, 20);
+  head.write('rdp test record', extended ? 28 : 22, 'latin1');
+  return Buffer.concat([head, payload]);
+}
+
+/** The OGC WKT coordinate system record (LASF_Projection 2112), null-terminated as the specification asks. */
+export function lasWktRecord(wkt: string, extended = false): Buffer {
+  return lasRecord('LASF_Projection', 2112, Buffer.from(`${wkt}\0`, 'utf8'), extended);
+}
+
+/** The GeoTIFF GeoKeyDirectoryTag record (LASF_Projection 34735): each key's value in the entry itself. */
+export function lasGeoKeysRecord(keys: [id: number, value: number][]): Buffer {
+  const shorts = [1, 1, 0, keys.length, ...keys.flatMap(([id, value]) => [id, 0, 1, value])];
+  const payload = Buffer.alloc(shorts.length * 2);
+  shorts.forEach((value, i) => {
+    payload.writeUInt16LE(value, i * 2);
+  });
+  return lasRecord('LASF_Projection', 34735, payload);
+}
+
+/** LAS global encoding bit 4: the coordinate system is the WKT record. */
+export const LAS_WKT_BIT = 1 << 4;
+
 /**
  * LAS written in slices: 1.2 with point format 2 (xyz, intensity, RGB) by default, 1.4 with
- * format 7, or any point format 0–10 (1.4 for 6–10), records padded by `extraBytes`.
+ * format 7, or any point format 0–10 (1.4 for 6–10), records padded by `extraBytes`; with
+ * variable length records (`vlrs`, see lasRecord) and, in 1.4, extended ones after the points.
  */
 export async function writeLas(
   path: string,
   count: number,
   version: '1.2' | '1.4' = '1.2',
-  options: { pointFormat?: number; extraBytes?: number; source?: PointSource } = {},
+  options: {
+    pointFormat?: number;
+    extraBytes?: number;
+    source?: PointSource;
+    vlrs?: Buffer[];
+    evlrs?: Buffer[];
+    globalEncoding?: number;
+  } = {},
 ): Promise<void> {
   const { pointAt, origin } = options.source ?? SAMPLE_SOURCE;
   const v14 = version === '1.4';
@@ -65,14 +118,16 @@ export async function writeLas(
   const recordLength = LAS_RECORD_LENGTH[format]! + (options.extraBytes ?? 0);
   const colorOffset = LAS_COLOR_OFFSET[format];
   const scale = 0.001;
+  const vlrs = Buffer.concat(options.vlrs ?? []);
   const header = Buffer.alloc(headerSize);
   header.write('LASF', 0, 'latin1');
+  header.writeUInt16LE(options.globalEncoding ?? 0, 6);
   header.writeUInt8(1, 24);
   header.writeUInt8(v14 ? 4 : 2, 25);
   header.write('rdp sample', 26, 'latin1');
   header.writeUInt16LE(headerSize, 94);
-  header.writeUInt32LE(headerSize, 96);
-  header.writeUInt32LE(0, 100);
+  header.writeUInt32LE(headerSize + vlrs.length, 96);
+  header.writeUInt32LE(options.vlrs?.length ?? 0, 100);
   header.writeUInt8(format, 104);
   header.writeUInt16LE(recordLength, 105);
   header.writeUInt32LE(v14 ? 0 : count, 107);
@@ -88,8 +143,13 @@ export async function writeLas(
   header.writeDoubleLE(bounds.max[2], 211);
   header.writeDoubleLE(bounds.min[2], 219);
   if (v14) header.writeBigUInt64LE(BigInt(count), 247);
+  if (v14 && options.evlrs?.length) {
+    header.writeBigUInt64LE(BigInt(headerSize + vlrs.length + count * recordLength), 235);
+    header.writeUInt32LE(options.evlrs.length, 243);
+  }
   const out = createWriteStream(path);
   out.write(header);
+  out.write(vlrs);
   const slice = 65_536;
   for (let start = 0; start < count; start += slice) {
     const n = Math.min(slice, count - start);
@@ -109,6 +169,7 @@ export async function writeLas(
     }
     if (!out.write(records)) await once(out, 'drain');
   }
+  for (const evlr of options.evlrs ?? []) out.write(evlr);
   out.end();
   await once(out, 'finish');
 }
@@ -203,7 +264,7 @@ export async function writePts(path: string, count: number): Promise<void> {
 export async function writeE57(
   path: string,
   count: number,
-  options: { pose?: boolean; coordinates?: 'double' | 'single' | 'scaled' } = {},
+  options: { pose?: boolean; coordinates?: 'double' | 'single' | 'scaled'; coordinateMetadata?: string } = {},
 ): Promise<void> {
   const points = Array.from({ length: count }, (_, i) => samplePoint(i, count));
   const coordinates = options.coordinates ?? 'double';
@@ -265,7 +326,7 @@ export async function writeE57(
   <guid type="String"><![CDATA[{rdp-sample-file}]]></guid>
   <versionMajor type="Integer">1</versionMajor>
   <versionMinor type="Integer">0</versionMinor>
-  <coordinateMetadata type="String"></coordinateMetadata>
+  <coordinateMetadata type="String"><![CDATA[${options.coordinateMetadata ?? ''}]]></coordinateMetadata>
   <data3D type="Vector" allowHeterogeneousChildren="1">
     <vectorChild type="Structure">
       <guid type="String"><![CDATA[{rdp-sample-scan}]]></guid>

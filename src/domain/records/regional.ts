@@ -208,6 +208,8 @@ export interface ProcessingRow {
   idempotency_key: string | null;
   failure_reason: string | null;
   derivative_node_id: string | null;
+  /** JSON of the derivative's Georeference (domain/georeferencing/georeference.ts); null for other outputs and older rows. */
+  georeference: string | null;
   created_by: string;
   created_at: string;
   started_at: string | null;

@@ -6,7 +6,14 @@ export interface LasHeader {
   versionMajor: number;
   versionMinor: number;
   headerSize: number;
+  /** Bit 4: the coordinate system is given as WKT (record 2112), not as GeoTIFF keys. */
+  globalEncoding: number;
   pointDataOffset: number;
+  /** Variable length records between the header and the points. */
+  vlrCount: number;
+  /** LAS 1.4: extended variable length records, after the points (none: count 0). */
+  evlrOffset: number;
+  evlrCount: number;
   /** 0–10, compression bits cleared. */
   pointFormat: number;
   compressed: boolean;
@@ -41,16 +48,24 @@ export function parseLasHeader(bytes: Buffer): LasHeader {
     throw notCompatible(`LAS record length ${recordLength} is shorter than point format ${pointFormat} needs`);
   }
   let pointCount = bytes.readUInt32LE(107);
+  let evlrOffset = 0;
+  let evlrCount = 0;
   if (versionMinor >= 4 && bytes.length >= LAS_14_HEADER_BYTES && headerSize >= LAS_14_HEADER_BYTES) {
     const count64 = Number(bytes.readBigUInt64LE(247));
     if (count64 > 0) pointCount = count64;
+    evlrOffset = Number(bytes.readBigUInt64LE(235));
+    evlrCount = bytes.readUInt32LE(243);
   }
   const f64 = (at: number) => bytes.readDoubleLE(at);
   return {
     versionMajor,
     versionMinor,
     headerSize,
+    globalEncoding: bytes.readUInt16LE(6),
     pointDataOffset: bytes.readUInt32LE(96),
+    vlrCount: bytes.readUInt32LE(100),
+    evlrOffset,
+    evlrCount,
     pointFormat,
     compressed: (formatByte & 0xc0) !== 0,
     recordLength,

@@ -1,5 +1,6 @@
 import { open, stat } from 'node:fs/promises';
 import { notCompatible } from '../processing-error.js';
+import { readLasCrs } from './las-crs.js';
 import { LAS_14_HEADER_BYTES, type LasHeader, LasRecordDecoder, lasAttributes, parseLasHeader } from './las-header.js';
 import { BATCH_POINTS, type PointBatch, type PointCloudReader } from './point-cloud.js';
 
@@ -23,8 +24,15 @@ export async function openLas(path: string): Promise<PointCloudReader> {
   if (size < needed) {
     throw notCompatible(`The LAS file is truncated: ${header.pointCount} points need ${needed} bytes, it has ${size}`);
   }
+  const crs = await readLasCrs(path, header);
   return {
-    header: { format: 'las', pointCount: header.pointCount, declaredBounds: header.bounds, attributes: lasAttributes(header) },
+    header: {
+      format: 'las',
+      pointCount: header.pointCount,
+      declaredBounds: header.bounds,
+      attributes: lasAttributes(header),
+      ...(crs ? { crs } : {}),
+    },
     batches: () => lasBatches(path, header),
   };
 }

@@ -1,5 +1,6 @@
 import { type FileHandle, open } from 'node:fs/promises';
 import { notCompatible } from '../processing-error.js';
+import { readLasCrs } from './las-crs.js';
 import { type LasHeader, LasRecordDecoder, lasAttributes } from './las-header.js';
 import { readLasHeader } from './las-reader.js';
 import { decodeChunkTable, type LazChunk } from './laz-chunk-table.js';
@@ -25,12 +26,14 @@ interface LazLayout {
  */
 export async function openLaz(path: string, decodeChunk?: LazChunkDecoder): Promise<PointCloudReader> {
   const layout = await readLazLayout(path);
+  const crs = await readLasCrs(path, layout.header);
   return {
     header: {
       format: 'laz',
       pointCount: layout.header.pointCount,
       declaredBounds: layout.header.bounds,
       attributes: lasAttributes(layout.header),
+      ...(crs ? { crs } : {}),
     },
     batches: () => lazBatches(path, layout, decodeChunk ?? decodeLazChunk),
   };

@@ -1,3 +1,5 @@
+import type { DeclaredCrs } from '../../domain/georeferencing/declared-crs.js';
+
 /** What every point-cloud reader yields: a header read up front, then batches streamed from disk. */
 export type PointCloudFormat = 'las' | 'laz' | 'ply' | 'e57' | 'xyz' | 'pts';
 
@@ -23,6 +25,8 @@ export interface PointCloudHeader {
   /** Declared by the file (LAS); the processor computes the exact bounds itself. */
   declaredBounds?: Bounds;
   attributes: PointAttribute[];
+  /** The coordinate system the file declares (LAS/LAZ projection records, E57 coordinateMetadata). */
+  crs?: DeclaredCrs;
 }
 
 export interface PointCloudReader {

@@ -24,6 +24,8 @@ export interface OctreeSettings {
   contentDir: string;
   contentRoot: string;
   spillDir: string;
+  /** Georeferenced clouds: the point (file coordinates) the tileset's frame is relative to. */
+  origin?: [number, number, number];
 }
 
 export interface OctreeTask {
@@ -257,7 +259,7 @@ async function writeContent(
   count: number,
 ): Promise<string> {
   const file = path.join(settings.contentDir, `${address}.glb`);
-  await writeFile(file, pointContentGlb(box, records, first, count, settings.withColors));
+  await writeFile(file, pointContentGlb(box, records, first, count, settings.withColors, settings.origin));
   return path.relative(settings.contentRoot, file).split(path.sep).join('/');
 }
 

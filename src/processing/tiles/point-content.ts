@@ -6,7 +6,8 @@ import { COLOR_WORD, type PointRecords, RECORD_DOUBLES, RECORD_WORDS } from './s
  * relative to the tile's center (the center is the node's translation, kept in double
  * precision in the JSON), COLOR_0 as normalized RGBA bytes when the cloud has colors, both
  * interleaved in one vertex buffer. glTF is y-up and 3D Tiles z-up: (x, y, z) in the tileset
- * is (x, z, -y) in the glTF. Written directly rather than through a glTF document library:
+ * is (x, z, -y) in the glTF. With an `origin` (a georeferenced cloud) the tileset's frame is
+ * relative to it: only the node's translation moves, the floats are the same. Written directly rather than through a glTF document library:
  * a tile is one fixed shape, and building a document per tile cost a third of the tiling.
  */
 const GENERATOR = 'Reality Data Platform point-cloud tiler';
@@ -16,7 +17,14 @@ const ARRAY_BUFFER = 34962;
 const POINTS = 0;
 
 /** The content of records `first` to `first + count - 1`. */
-export function pointContentGlb(box: Box, records: PointRecords, first: number, count: number, withColors: boolean): Uint8Array {
+export function pointContentGlb(
+  box: Box,
+  records: PointRecords,
+  first: number,
+  count: number,
+  withColors: boolean,
+  origin?: readonly [number, number, number],
+): Uint8Array {
   const [cx, cy, cz] = box.center;
   const stride = withColors ? 16 : 12;
   const bin = new ArrayBuffer(count * stride);
@@ -58,7 +66,7 @@ export function pointContentGlb(box: Box, records: PointRecords, first: number, 
     bufferViews: [{ buffer: 0, byteOffset: 0, byteLength: bin.byteLength, byteStride: stride, target: ARRAY_BUFFER }],
     buffers: [{ byteLength: bin.byteLength }],
     meshes: [{ primitives: [{ attributes, mode: POINTS }] }],
-    nodes: [{ translation: [cx, cz, -cy], mesh: 0 }],
+    nodes: [{ translation: origin ? [cx - origin[0], cz - origin[2], -(cy - origin[1])] : [cx, cz, -cy], mesh: 0 }],
     scenes: [{ nodes: [0] }],
     scene: 0,
   };

@@ -75,6 +75,7 @@ export class ProcessingService {
       idempotency_key: idempotencyKey ?? null,
       failure_reason: null,
       derivative_node_id: null,
+      georeference: null,
       created_by: principal.userId,
       created_at: now,
       started_at: null,

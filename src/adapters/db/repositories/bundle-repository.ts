@@ -83,6 +83,11 @@ export class BundleRepository {
     return db.selectFrom('processings').selectAll().where('id', '=', id).executeTakeFirst();
   }
 
+  /** The processing that made a derivative node (its georeference, for the twin). */
+  async processingOfDerivative(derivativeNodeId: string, db: Db = this.db): Promise<ProcessingRow | undefined> {
+    return db.selectFrom('processings').selectAll().where('derivative_node_id', '=', derivativeNodeId).executeTakeFirst();
+  }
+
   async processingByKey(tx: Db, bundleId: string, idempotencyKey: string): Promise<ProcessingRow | undefined> {
     return tx
       .selectFrom('processings')

@@ -1,3 +1,4 @@
+import { crsOfText, type DeclaredCrs } from '../../../domain/georeferencing/declared-crs.js';
 import { notCompatible } from '../../processing-error.js';
 import type { PointAttribute, PointBatch, PointCloudReader } from '../point-cloud.js';
 import { FieldStream } from './bytestream.js';
@@ -25,6 +26,7 @@ interface E57Layout {
   scans: Scan[];
   attributes: PointAttribute[];
   pointCount: number;
+  crs?: DeclaredCrs;
 }
 
 async function readLayout(path: string): Promise<E57Layout> {
@@ -101,13 +103,20 @@ function layoutOf(root: XmlElement): E57Layout {
   const attributes: PointAttribute[] = ['position'];
   if (every('colorRed') && every('colorGreen') && every('colorBlue')) attributes.push('color');
   if (every('intensity')) attributes.push('intensity');
-  return { scans, attributes, pointCount: scans.reduce((sum, s) => sum + s.recordCount, 0) };
+  const coordinateMetadata = child(root, 'coordinateMetadata');
+  const crs = coordinateMetadata && crsOfText(coordinateMetadata.text, 'e57');
+  return { scans, attributes, pointCount: scans.reduce((sum, s) => sum + s.recordCount, 0), ...(crs ? { crs } : {}) };
 }
 
 export async function openE57(path: string): Promise<PointCloudReader> {
   const layout = await readLayout(path);
   return {
-    header: { format: 'e57', pointCount: layout.pointCount, attributes: layout.attributes },
+    header: {
+      format: 'e57',
+      pointCount: layout.pointCount,
+      attributes: layout.attributes,
+      ...(layout.crs ? { crs: layout.crs } : {}),
+    },
     batches: () => e57Batches(path, layout),
   };
 }
