@@ -1,6 +1,7 @@
 import { mkdir, rm, writeFile } from 'node:fs/promises';
 import { availableParallelism } from 'node:os';
 import path from 'node:path';
+import { TILE_CONTENT_DIR, TILESET_FILE } from '../domain/processing/tileset-files.js';
 import { decodeLazChunk } from './point-clouds/laz-chunks.js';
 import { openPointCloud } from './point-clouds/open-point-cloud.js';
 import {
@@ -88,7 +89,8 @@ export async function processPointCloud(
     memoryPoints,
     maxDepth: 16,
     withColors: reader.header.attributes.includes('color'),
-    contentDir: path.join(outputDir, 'tiles'),
+    // Content URIs are relative to the tileset (its folder is served as is: docs/processing.md).
+    contentDir: path.join(outputDir, TILE_CONTENT_DIR),
     contentRoot: outputDir,
     spillDir,
   };
@@ -117,7 +119,7 @@ export async function processPointCloud(
       workers,
     });
     const tileset = tilesetOf(root, tilePoints);
-    await writeFile(path.join(outputDir, 'tileset.json'), JSON.stringify(tileset));
+    await writeFile(path.join(outputDir, TILESET_FILE), JSON.stringify(tileset));
     await writeFile(path.join(outputDir, 'thumbnail.png'), renderThumbnail(sample, bounds));
     const contents: string[] = [];
     const collect = (node: typeof root) => {
@@ -132,8 +134,8 @@ export async function processPointCloud(
       pointCount,
       bounds,
       attributes,
-      files: ['tileset.json', ...contents, 'thumbnail.png'],
-      tilesetPath: 'tileset.json',
+      files: [TILESET_FILE, ...contents, 'thumbnail.png'],
+      tilesetPath: TILESET_FILE,
       thumbnailPath: 'thumbnail.png',
     };
   } finally {
