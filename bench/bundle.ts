@@ -22,6 +22,8 @@ const SECONDS = quick ? 2 : 5;
 const WARMUP_SECONDS = quick ? 1 : 2;
 const ROUNDS = quick ? 3 : 5;
 const EXPAND = 'processings,components,thumbnail';
+/** The platform's base address of the region, given to both servers: the bodies hold absolute URLs. */
+const API_URL = 'http://bench.invalid/eu/reality';
 
 interface Endpoint {
   url: string;
@@ -58,15 +60,19 @@ async function onStore(store: StoreUnderTest): Promise<SummaryRow[]> {
     withServer(
       'bench/servers/bare-bundle-server.ts',
       store.databaseUrl
-        ? { RDP_BENCH_BARE_DATABASE_URL: store.databaseUrl, RDP_BENCH_REGION_SCHEMA: `${store.schemaPrefix}_region_eu` }
-        : { RDP_BENCH_REGION_FILE: path.join(store.dataDir, 'region_eu.sqlite') },
+        ? {
+            RDP_BENCH_API_URL: API_URL,
+            RDP_BENCH_BARE_DATABASE_URL: store.databaseUrl,
+            RDP_BENCH_REGION_SCHEMA: `${store.schemaPrefix}_region_eu`,
+          }
+        : { RDP_BENCH_API_URL: API_URL, RDP_BENCH_REGION_FILE: path.join(store.dataDir, 'region_eu.sqlite') },
       async (server) => ({ url: `${server.origin}/v1/bundles/${bundle.bundleId}?expand=${EXPAND}`, headers: {} }),
       work,
     );
   const platform = (work: (endpoint: Endpoint, server: ChildServer) => Promise<any>) =>
     withServer(
       'bench/servers/platform-server.ts',
-      { ...store.env, RDP_LOG_LEVEL: 'warn' },
+      { ...store.env, RDP_LOG_LEVEL: 'warn', RDP_REGION_URL_EU: API_URL },
       async (server) => ({
         url: `${server.origin}/eu/reality/v1/bundles/${bundle.bundleId}?expand=${EXPAND}`,
         headers: { authorization: `Bearer ${await fetchToken(server.origin, bundle)}` },

@@ -8,7 +8,8 @@ import { reportReady } from '../support/child-server.js';
  * with the same JSON body as the platform, from the same store, with the reads that body needs,
  * each prepared once: the bundle with its node, its processings, its input's files, its
  * derivative outputs and its thumbnail's type and ETag; one after the other, as the platform
- * reads them. No token, no access check. better-sqlite3 on RDP_BENCH_REGION_FILE, or a pg pool
+ * reads them. Absolute addresses start with RDP_BENCH_API_URL, the platform's base address of
+ * the region. No token, no access check. better-sqlite3 on RDP_BENCH_REGION_FILE, or a pg pool
  * of RDP_DATABASE_POOL_SIZE (default 10, as the platform's) on RDP_BENCH_BARE_DATABASE_URL in schema
  * RDP_BENCH_REGION_SCHEMA.
  */
@@ -19,9 +20,11 @@ const QUERIES = {
       n.size_bytes, b.state, b.dbu_path, b.input_session_id, b.input_format, b.input_bytes, b.updated_at
     FROM bundles b JOIN nodes n ON n.id = b.node_id
     WHERE b.node_id = $1 AND n.kind = 'dataBundle' AND n.trashed_at IS NULL`,
-  processings: 'SELECT * FROM processings WHERE bundle_id = $1 ORDER BY created_at, id',
+  processings: `SELECT p.*, d.kind AS derivative_kind, d.trashed_at AS derivative_trashed_at
+    FROM processings p LEFT JOIN nodes d ON d.id = p.derivative_node_id
+    WHERE p.bundle_id = $1 ORDER BY p.created_at, p.id`,
   files: 'SELECT * FROM stored_objects WHERE session_id = $1 ORDER BY created_at, id',
-  outputs: `SELECT n.id, n.name FROM node_links l JOIN nodes n ON n.id = l.to_id
+  outputs: `SELECT n.id, n.name, n.kind FROM node_links l JOIN nodes n ON n.id = l.to_id
     WHERE l.kind = 'derivative' AND l.from_id = $1 AND n.trashed_at IS NULL`,
   thumbnail: 'SELECT content_type, etag FROM node_thumbnails WHERE node_id = $1',
 };
@@ -46,6 +49,10 @@ function openReader(): (query: Query, id: string) => Promise<Row[]> {
 }
 
 const read = openReader();
+const apiUrl = process.env.RDP_BENCH_API_URL as string;
+/** As domain/nodes/content-urls.ts builds it. */
+const tilesetUrl = (id: string | null, kind: string | null, trashedAt: string | null = null) =>
+  id && kind === 'pointCloud' && !trashedAt ? `${apiUrl}/v1/nodes/${id}/tiles/tileset.json` : null;
 const EXPANSIONS = ['processings', 'components', 'thumbnail'];
 
 function fileState(state: string): string {
@@ -76,6 +83,7 @@ async function bundleBody(bundleId: string, expand: Set<string>): Promise<Row | 
       cost: row.cost,
       failureReason: row.failure_reason,
       derivativeId: row.derivative_node_id,
+      tilesetUrl: tilesetUrl(row.derivative_node_id, row.derivative_kind, row.derivative_trashed_at),
       createdAt: row.created_at,
       startedAt: row.started_at,
       finishedAt: row.finished_at,
@@ -103,13 +111,18 @@ async function bundleBody(bundleId: string, expand: Set<string>): Promise<Row | 
             },
           ]
         : []),
-      ...outputs.map((output) => ({ id: output.id, role: 'output', name: output.name })),
+      ...outputs.map((output) => ({
+        id: output.id,
+        role: 'output',
+        name: output.name,
+        tilesetUrl: tilesetUrl(output.id, output.kind),
+      })),
     ];
   }
   if (expand.has('thumbnail')) {
     const [thumbnail] = await read('thumbnail', bundleId);
     body.thumbnail = thumbnail
-      ? { url: `/v1/nodes/${bundleId}/thumbnail`, contentType: thumbnail.content_type, etag: thumbnail.etag }
+      ? { url: `${apiUrl}/v1/nodes/${bundleId}/thumbnail`, contentType: thumbnail.content_type, etag: thumbnail.etag }
       : null;
   }
   return body;
@@ -125,6 +138,7 @@ const processingSchema = {
     cost: { type: 'integer' },
     failureReason: nullable('string'),
     derivativeId: nullable('string'),
+    tilesetUrl: nullable('string'),
     createdAt: { type: 'string' },
     startedAt: nullable('string'),
     finishedAt: nullable('string'),
@@ -166,6 +180,7 @@ const bundleSchema = {
           format: nullable('string'),
           size: { type: 'integer' },
           files: { type: 'array', items: fileSchema },
+          tilesetUrl: nullable('string'),
         },
       },
     },

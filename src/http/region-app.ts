@@ -24,6 +24,7 @@ import { MembershipService } from '../services/people/membership-service.js';
 import { RoleService } from '../services/people/role-service.js';
 import { UserService } from '../services/people/user-service.js';
 import { ProcessingService } from '../services/processing/processing-service.js';
+import { TilesetService } from '../services/processing/tileset-service.js';
 import { ScimTokenService } from '../services/scim/scim-token-service.js';
 import { AttachmentService } from '../services/uploads/attachment-service.js';
 import { BundleService } from '../services/uploads/bundle-service.js';
@@ -35,6 +36,7 @@ import { registerRateLimit } from './plugins/rate-limit.js';
 import { ErrorSchema, NodeSchema } from './routes/nodes/node-schemas.js';
 import readRoutes from './routes/nodes/read-routes.js';
 import thumbnailRoutes from './routes/nodes/thumbnail-routes.js';
+import tileRoutes from './routes/nodes/tile-routes.js';
 import writeRoutes from './routes/nodes/write-routes.js';
 import auditRoutes from './routes/people/audit-routes.js';
 import groupRoutes from './routes/people/group-routes.js';
@@ -56,6 +58,7 @@ export interface RegionServices {
   siteFiles: SiteFileService;
   bundles: BundleService;
   processing: ProcessingService;
+  tilesets: TilesetService;
   attachments: AttachmentService;
   audit: AuditService;
   invitations: InvitationService;
@@ -127,6 +130,23 @@ function describeResponses<Schema extends { response?: unknown; security?: unkno
   return { ...schema, response };
 }
 
+/**
+ * A route ending in a wildcard (`/tiles/*`) as OpenAPI's path templating can say it: the
+ * parameter `*` named `path` (its value may hold slashes). For the document only (a copy).
+ */
+function namedWildcard<Schema extends { params?: unknown } | undefined>(url: string, schema: Schema) {
+  if (!url.endsWith('/*')) return { url, schema };
+  const params = schema?.params as { properties: Record<string, unknown>; required?: string[] } | undefined;
+  if (!params?.properties['*']) return { url, schema };
+  const { '*': wildcard, ...named } = params.properties;
+  const renamed = {
+    ...params,
+    properties: { ...named, path: wildcard },
+    required: (params.required ?? []).map((name) => (name === '*' ? 'path' : name)),
+  };
+  return { url: `${url.slice(0, -1)}:path`, schema: { ...schema, params: renamed } };
+}
+
 export function regionServices(platform: Platform, region: Region): RegionServices {
   const context = platform.region(region);
   const nodes = new NodeService(platform, context);
@@ -140,6 +160,7 @@ export function regionServices(platform: Platform, region: Region): RegionServic
     siteFiles: new SiteFileService(platform, context, nodes, uploads),
     bundles,
     processing: new ProcessingService(platform, context, bundles, uploads),
+    tilesets: new TilesetService(platform, context, nodes),
     attachments: new AttachmentService(platform, context, nodes, uploads),
     audit: new AuditService(context, nodes),
     invitations: new InvitationService(platform, context, nodes),
@@ -204,16 +225,17 @@ export async function regionApp(
       },
     },
     // Path keys do not repeat the service prefix: it is part of the server address.
-    transform: ({ schema, url }) => ({
-      schema: describeResponses(schema),
-      url: url.startsWith(prefix) ? url.slice(prefix.length) || '/' : url,
-    }),
+    transform: ({ schema: routeSchema, url: routeUrl }) => {
+      const { url, schema } = namedWildcard(routeUrl, routeSchema);
+      return { schema: describeResponses(schema), url: url.startsWith(prefix) ? url.slice(prefix.length) || '/' : url };
+    },
     refResolver: { buildLocalReference: (json, _baseUri, _fragment, i) => String(json.$id ?? `def-${i}`) },
   });
 
   await readRoutes(app);
   await writeRoutes(app);
   await thumbnailRoutes(app);
+  await tileRoutes(app);
   await siteFileRoutes(app);
   await bundleRoutes(app);
   await processingRoutes(app);

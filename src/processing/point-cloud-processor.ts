@@ -2,6 +2,7 @@ import { mkdir, rm, writeFile } from 'node:fs/promises';
 import { availableParallelism } from 'node:os';
 import path from 'node:path';
 import { type Georeference, georeferenceOf } from '../domain/georeferencing/georeference.js';
+import { TILE_CONTENT_DIR, TILESET_FILE } from '../domain/processing/tileset-files.js';
 import { decodeLazChunk } from './point-clouds/laz-chunks.js';
 import { openPointCloud } from './point-clouds/open-point-cloud.js';
 import {
@@ -91,7 +92,8 @@ export async function processPointCloud(
     memoryPoints,
     maxDepth: 16,
     withColors: reader.header.attributes.includes('color'),
-    contentDir: path.join(outputDir, 'tiles'),
+    // Content URIs are relative to the tileset (its folder is served as is: docs/processing.md).
+    contentDir: path.join(outputDir, TILE_CONTENT_DIR),
     contentRoot: outputDir,
     spillDir,
   };
@@ -134,7 +136,7 @@ export async function processPointCloud(
       transform: georeference.georeferenced ? georeference.transform : undefined,
       extras: { georeference: georeferenceRecord(georeference) },
     });
-    await writeFile(path.join(outputDir, 'tileset.json'), JSON.stringify(tileset));
+    await writeFile(path.join(outputDir, TILESET_FILE), JSON.stringify(tileset));
     await writeFile(path.join(outputDir, 'thumbnail.png'), renderThumbnail(sample, bounds));
     const contents: string[] = [];
     const collect = (node: typeof root) => {
@@ -149,8 +151,8 @@ export async function processPointCloud(
       pointCount,
       bounds,
       attributes,
-      files: ['tileset.json', ...contents, 'thumbnail.png'],
-      tilesetPath: 'tileset.json',
+      files: [TILESET_FILE, ...contents, 'thumbnail.png'],
+      tilesetPath: TILESET_FILE,
       thumbnailPath: 'thumbnail.png',
       georeference,
     };

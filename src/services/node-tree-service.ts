@@ -1,11 +1,11 @@
 import { parentPath, toMoveNode } from '../adapters/db/repositories/node-tree-repository.js';
-import type { NodeListing, NodeRow } from '../domain/records/regional.js';
 import type { Principal } from '../domain/access/principal.js';
 import { ApiError } from '../domain/errors.js';
 import type { ListPage } from '../domain/listing/cursor.js';
 import { checkDeletableKind, checkSoftDelete, fitsQuota, trashCutoff } from '../domain/nodes/delete.js';
 import { isMovableKind, type NodeKind } from '../domain/nodes/hierarchy.js';
 import { checkMove } from '../domain/nodes/move.js';
+import type { NodeListing, NodeRow } from '../domain/records/regional.js';
 import type { Platform, RegionContext } from '../platform.js';
 import { type NodeService, requireAccess } from './node-service.js';
 

@@ -26,17 +26,22 @@ const HTTP_METHODS = ['get', 'put', 'post', 'delete', 'options', 'head', 'patch'
 /** Served under the base address but not operations of the API: the document and its page. */
 const NOT_OPERATIONS = /^\/(openapi\.json|docs(\/.*)?)$/;
 
-/** Path parameters become `{}` so served routes and document keys compare. */
-const shape = (path: string) => path.replace(/\{[^}]+\}/g, '{}').replace(/:[^/]+/g, '{}');
+/** Path parameters (a final wildcard `*` too) become `{}` so served routes and document keys compare. */
+const shape = (path: string) =>
+  path
+    .replace(/\{[^}]+\}/g, '{}')
+    .replace(/:[^/]+/g, '{}')
+    .replace(/\/\*$/, '/{}');
 
 /**
  * Every route the server answers under a prefix, as "METHOD /path", read from Fastify's own
- * route tree; HEAD routes that Fastify adds beside each GET are left out.
+ * route tree (printed with its shared prefixes: the flat print loses a wildcard route's path);
+ * HEAD routes that Fastify adds beside each GET are left out.
  */
 function servedRoutes(app: FastifyInstance, prefix: string): Set<string> {
   const routes = new Set<string>();
   const segments: string[] = [];
-  for (const line of app.printRoutes({ commonPrefix: false }).split('\n')) {
+  for (const line of app.printRoutes().split('\n')) {
     const match = /^((?:│ {3}| {4})*)(?:├── |└── )(.*?)(?: \(([A-Z, ]+)\))?$/.exec(line);
     if (!match) continue;
     const depth = (match[1] ?? '').length / 4;

@@ -49,3 +49,14 @@ export function parseEtag(raw: string | undefined): string | undefined {
     .toLowerCase();
   return ETAG.test(bare) ? bare : undefined;
 }
+
+/**
+ * Whether an If-None-Match header (RFC 9110 section 13.1.2: "*" or a list of entity tags,
+ * compared weakly, W/ ignored) matches this quoted ETag: then a GET answers 304.
+ */
+export function noneMatch(header: string | undefined, etag: string): boolean {
+  if (!header) return false;
+  if (header.trim() === '*') return true;
+  const opaque = (tag: string) => tag.trim().replace(/^W\//, '');
+  return header.split(',').some((tag) => opaque(tag) === opaque(etag));
+}

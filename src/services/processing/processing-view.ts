@@ -1,7 +1,10 @@
 import type { ProcessingRow } from '../../adapters/db/schema.js';
 
-/** A processing as the API shows it. */
-export function processingView(row: ProcessingRow) {
+/**
+ * A processing as the API shows it; `tilesetUrl` is its derivative's tileset
+ * (domain/nodes/content-urls.ts), when it made a point cloud that is served.
+ */
+export function processingView(row: ProcessingRow, tilesetUrl: string | null = null) {
   return {
     id: row.id,
     bundleId: row.bundle_id,
@@ -9,6 +12,7 @@ export function processingView(row: ProcessingRow) {
     cost: row.cost,
     failureReason: row.failure_reason,
     derivativeId: row.derivative_node_id,
+    tilesetUrl,
     createdAt: row.created_at,
     startedAt: row.started_at,
     finishedAt: row.finished_at,

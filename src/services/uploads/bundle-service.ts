@@ -3,6 +3,7 @@ import type { BundleRepository } from '../../adapters/db/repositories/bundle-rep
 import type { BundleRow, NodeRow, StoredObjectRow, UploadSessionRow } from '../../adapters/db/schema.js';
 import type { Principal } from '../../domain/access/principal.js';
 import { ApiError, validationError } from '../../domain/errors.js';
+import { derivativeTilesetUrl, nodeThumbnailUrl } from '../../domain/nodes/content-urls.js';
 import { nodeBlobPrefix } from '../../domain/uploads/blob-key.js';
 import { inputKind, processedFormatsText } from '../../domain/uploads/file-formats.js';
 import type { Platform, RegionContext } from '../../platform.js';
@@ -32,8 +33,8 @@ function fileView(row: StoredObjectRow) {
   };
 }
 
-/** The input component (once recorded), then the outputs (derivative nodes). */
-function components(bundle: BundleRow, inputs: StoredObjectRow[], outputs: { id: string; name: string }[]) {
+/** The input component (once recorded), then the outputs (derivative nodes, a point cloud's with its tileset). */
+function components(bundle: BundleRow, inputs: StoredObjectRow[], outputs: NodeRow[], apiUrl: string) {
   return [
     ...(bundle.input_session_id
       ? [
@@ -46,7 +47,12 @@ function components(bundle: BundleRow, inputs: StoredObjectRow[], outputs: { id:
           },
         ]
       : []),
-    ...outputs.map((output) => ({ id: output.id, role: 'output', name: output.name })),
+    ...outputs.map((output) => ({
+      id: output.id,
+      role: 'output',
+      name: output.name,
+      tilesetUrl: derivativeTilesetUrl(apiUrl, output),
+    })),
   ];
 }
 
@@ -91,6 +97,11 @@ export class BundleService {
 
   private now(): string {
     return this.platform.clock.now().toISOString();
+  }
+
+  /** This region's public base address: absolute URLs in views start with it. */
+  private apiUrl(): string {
+    return this.platform.config.regionUrls[this.region.region];
   }
 
   async create(principal: Principal, parentId: string, name: string) {
@@ -141,17 +152,28 @@ export class BundleService {
       updatedAt: [bundle.updated_at, node.updated_at].sort()[1],
     };
     if (expand.has('processings')) {
-      body.processings = (await this.bundles.processingsOf(node.id)).map(processingView);
+      body.processings = (await this.bundles.processingsOf(node.id)).map((row) =>
+        processingView(
+          row,
+          row.derivative_node_id && row.derivative_kind
+            ? derivativeTilesetUrl(this.apiUrl(), {
+                id: row.derivative_node_id,
+                kind: row.derivative_kind,
+                trashed_at: row.derivative_trashed_at,
+              })
+            : null,
+        ),
+      );
     }
     if (expand.has('components')) {
       const inputs = bundle.input_session_id ? await this.uploads.uploads.objectsOfSession(bundle.input_session_id) : [];
       const { derivatives: outputs } = await this.region.tree.readTransaction((tx) => this.region.tree.links(tx, node.id));
-      body.components = components(bundle, inputs, outputs);
+      body.components = components(bundle, inputs, outputs, this.apiUrl());
     }
     if (expand.has('thumbnail')) {
       const thumbnail = await this.region.nodes.getThumbnail(node.id);
       body.thumbnail = thumbnail
-        ? { url: `/v1/nodes/${node.id}/thumbnail`, contentType: thumbnail.content_type, etag: thumbnail.etag }
+        ? { url: nodeThumbnailUrl(this.apiUrl(), node.id), contentType: thumbnail.content_type, etag: thumbnail.etag }
         : null;
     }
     return body;
@@ -272,6 +294,6 @@ export class BundleService {
       recorded.bundle,
       new Set(),
     );
-    return { ...body, components: components(recorded.bundle, recorded.stored, []) };
+    return { ...body, components: components(recorded.bundle, recorded.stored, [], this.apiUrl()) };
   }
 }

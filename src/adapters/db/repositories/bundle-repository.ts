@@ -3,6 +3,8 @@ import type { BundleRow, ProcessingRow, RegionalSchema } from '../schema.js';
 
 type Db = Kysely<RegionalSchema> | Transaction<RegionalSchema>;
 
+export type ProcessingWithDerivative = ProcessingRow & { derivative_kind: string | null; derivative_trashed_at: string | null };
+
 /** Data bundles and their processings in one region. */
 export class BundleRepository {
   constructor(readonly db: Kysely<RegionalSchema>) {}
@@ -97,13 +99,16 @@ export class BundleRepository {
       .executeTakeFirst();
   }
 
-  async processingsOf(bundleId: string): Promise<ProcessingRow[]> {
+  /** A bundle's processings, oldest first, each with the kind and trash time of its derivative node, if any. */
+  async processingsOf(bundleId: string): Promise<ProcessingWithDerivative[]> {
     return this.db
-      .selectFrom('processings')
-      .selectAll()
-      .where('bundle_id', '=', bundleId)
-      .orderBy('created_at')
-      .orderBy('id')
+      .selectFrom('processings as p')
+      .leftJoin('nodes as d', 'd.id', 'p.derivative_node_id')
+      .selectAll('p')
+      .select(['d.kind as derivative_kind', 'd.trashed_at as derivative_trashed_at'])
+      .where('p.bundle_id', '=', bundleId)
+      .orderBy('p.created_at')
+      .orderBy('p.id')
       .execute();
   }
 

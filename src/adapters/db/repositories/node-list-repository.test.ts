@@ -27,9 +27,12 @@ describe('insideOneOf', () => {
 
   it('agrees with a check of every subtree on random paths', () => {
     const ids = ['a', 'b', 'ab', 'ba', 'c', 'a0', '0'];
-    const random = (depth: number) => `/o/${Array.from({ length: depth }, () => ids[Math.floor(Math.random() * ids.length)]).join('/')}/`;
+    const random = (depth: number) =>
+      `/o/${Array.from({ length: depth }, () => ids[Math.floor(Math.random() * ids.length)]).join('/')}/`;
     for (let round = 0; round < 200; round += 1) {
-      const some = outermostPaths(Array.from({ length: 1 + Math.floor(Math.random() * 6) }, () => random(1 + Math.floor(Math.random() * 3))));
+      const some = outermostPaths(
+        Array.from({ length: 1 + Math.floor(Math.random() * 6) }, () => random(1 + Math.floor(Math.random() * 3))),
+      );
       const path = random(1 + Math.floor(Math.random() * 4));
       expect(insideOneOf(some, path), `${path} in ${some}`).toBe(some.some((subtree) => path.startsWith(subtree)));
     }

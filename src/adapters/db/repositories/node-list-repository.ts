@@ -1,8 +1,8 @@
 import { type CompiledQuery, type Kysely, sql } from 'kysely';
 import type { CursorKey, ListPage } from '../../../domain/listing/cursor.js';
 import { NODE_LISTING_COLUMNS, type NodeListing } from '../../../domain/records/regional.js';
-import type { RegionalSchema } from '../schema.js';
 import type { Dialect } from '../database.js';
+import type { RegionalSchema } from '../schema.js';
 import { notBelowForeignRestriction } from './access-conditions.js';
 import { precompiled } from './access-statements.js';
 
@@ -119,7 +119,9 @@ export class NodeListRepository {
     }
     // What notBelowForeignRestriction checks per row, from the organization's restricted nodes
     // read once (by their partial index; usually none): none of them strictly above the entry.
-    const foreign = outermostPaths((await this.foreignRestrictions(orgId, principal.identityProvider)).rows.map((row) => row.path));
+    const foreign = outermostPaths(
+      (await this.foreignRestrictions(orgId, principal.identityProvider)).rows.map((row) => row.path),
+    );
     const listed = (entry: { path: string }) =>
       insideOneOf(paths, entry.path) &&
       (foreign.length === 0 || !foreign.some((restricted) => restricted !== entry.path && entry.path.startsWith(restricted)));

@@ -1,5 +1,5 @@
 import { Type } from '@sinclair/typebox';
-import type { NodeListing, NodeRow } from '../../../domain/records/regional.js';
+import type { NodeListing } from '../../../domain/records/regional.js';
 import type { RegionApp } from '../../region-app.js';
 import { type CursorList, CursorPaging, clampLimit, Paging, pagePosition, setNextCursor } from '../paging.js';
 import { errors, NodeDetailSchema, NodeIdParams, NodeKindSchema, NodeSchema, toNodeBody } from './node-schemas.js';

@@ -1,6 +1,7 @@
 import { Type } from '@sinclair/typebox';
 import { ApiError } from '../../../domain/errors.js';
 import { detectImageType } from '../../../domain/nodes/image-types.js';
+import { noneMatch } from '../../../domain/uploads/etag.js';
 import type { RegionApp } from '../../region-app.js';
 import { errors, NodeIdParams } from './node-schemas.js';
 
@@ -9,14 +10,6 @@ const IMAGE_TYPES = ['image/png', 'image/jpeg', 'image/webp', 'image/gif'];
 /** Image bytes per media type, for the OpenAPI document; no type, so a Buffer body validates. */
 const imageContent = (description: string) =>
   Object.fromEntries(IMAGE_TYPES.map((type) => [type, { schema: { description, contentMediaType: type } }]));
-
-/** RFC 9110 section 13.1.2: "*" or a list of entity tags, compared weakly (W/ ignored). */
-function noneMatch(header: string | undefined, etag: string): boolean {
-  if (!header) return false;
-  if (header.trim() === '*') return true;
-  const opaque = (tag: string) => tag.trim().replace(/^W\//, '');
-  return header.split(',').some((tag) => opaque(tag) === opaque(etag));
-}
 
 export default async function thumbnailRoutes(app: RegionApp) {
   // Thumbnails arrive as raw image bytes; the declared type is checked against the bytes.

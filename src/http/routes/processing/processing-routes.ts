@@ -10,6 +10,10 @@ const Processing = Type.Object(
     cost: Type.Integer(),
     failureReason: Type.Union([Type.String(), Type.Null()]),
     derivativeId: Type.Union([Type.String(), Type.Null()], { description: 'The derivative node the processing made' }),
+    tilesetUrl: Type.Union([Type.String({ format: 'uri' }), Type.Null()], {
+      description:
+        "The absolute address of the derivative's 3D Tiles tileset when the processing made a point cloud (null otherwise, or while the derivative is in the trash); GET it with the bearer token",
+    }),
     createdAt: Type.String({ format: 'date-time' }),
     startedAt: Type.Union([Type.String({ format: 'date-time' }), Type.Null()]),
     finishedAt: Type.Union([Type.String({ format: 'date-time' }), Type.Null()]),

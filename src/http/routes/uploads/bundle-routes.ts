@@ -38,11 +38,24 @@ const Bundle = Type.Object(
           format: Type.Optional(Type.Union([Type.String(), Type.Null()])),
           size: Type.Optional(Type.Integer()),
           files: Type.Optional(Type.Array(UploadedFile)),
+          tilesetUrl: Type.Optional(
+            Type.Union([Type.String({ format: 'uri' }), Type.Null()], {
+              description:
+                "An output's 3D Tiles tileset, absolute, when it is a processed point cloud (null for other outputs); GET it with the bearer token",
+            }),
+          ),
         }),
       ),
     ),
     thumbnail: Type.Optional(
-      Type.Union([Type.Object({ url: Type.String(), contentType: Type.String(), etag: Type.String() }), Type.Null()]),
+      Type.Union([
+        Type.Object({
+          url: Type.String({ format: 'uri', description: "The image's absolute address; GET it with the bearer token" }),
+          contentType: Type.String(),
+          etag: Type.String(),
+        }),
+        Type.Null(),
+      ]),
     ),
   },
   { $id: 'Bundle', title: 'Bundle' },

@@ -4,13 +4,51 @@ import type { StoredObjectRow } from '../../../domain/records/regional.js';
 import { contentRange, parseByteRange } from '../../../domain/uploads/byte-range.js';
 import { attachmentDisposition } from '../../../domain/uploads/content-disposition.js';
 import { quoteEtag } from '../../../domain/uploads/etag.js';
-import type { BlobStore } from '../../../ports/blob-store.js';
+import { BlobNotFoundError, type BlobStore } from '../../../ports/blob-store.js';
 
 /** The download's responses, for the OpenAPI document. */
 export const DOWNLOAD_RESPONSES = {
   200: { description: 'The file', content: { 'application/octet-stream': { schema: {} } } },
   206: { description: 'The requested range', content: { 'application/octet-stream': { schema: {} } } },
 };
+
+/** What sendBlob sends: a blob's key, size and bare ETag, and the headers that describe it. */
+export interface BlobToSend {
+  key: string;
+  size: number;
+  etag: string;
+  contentType: string;
+  contentDisposition?: string;
+  /** More headers of a successful answer only (caching: never on a 416 or a 404). */
+  headers?: Record<string, string>;
+}
+
+/** Streams a blob, or the one range of it the request asks for (HTTP Range: 206, 416), with its ETag. */
+export async function sendBlob(blobs: BlobStore, request: FastifyRequest, reply: FastifyReply, blob: BlobToSend) {
+  const { size } = blob;
+  const range = parseByteRange(request.headers.range, size);
+  if (range === 'unsatisfiable') {
+    reply.header('content-range', `bytes */${size}`);
+    throw new ApiError('RangeNotSatisfiable');
+  }
+  // Opened before any header is set: a blob gone since its record was read is a 404, not a broken 200.
+  let body: Awaited<ReturnType<BlobStore['read']>> | undefined;
+  try {
+    if (size > 0) body = await blobs.read(blob.key, range);
+  } catch (error) {
+    if (error instanceof BlobNotFoundError) throw new ApiError('NotFound', 'The file is no longer stored');
+    throw error;
+  }
+  reply
+    .header('accept-ranges', 'bytes')
+    .header('etag', quoteEtag(blob.etag))
+    .header('content-type', blob.contentType)
+    .header('content-length', range ? range.end - range.start + 1 : size);
+  if (blob.contentDisposition) reply.header('content-disposition', blob.contentDisposition);
+  if (blob.headers) reply.headers(blob.headers);
+  if (range) reply.code(206).header('content-range', contentRange(range, size));
+  return reply.send(body ?? '');
+}
 
 /** Streams a finalized object under its name, with HTTP Range (206, 416) and its ETag. */
 export async function sendStoredObject(
@@ -19,19 +57,11 @@ export async function sendStoredObject(
   reply: FastifyReply,
   file: { name: string; row: StoredObjectRow },
 ) {
-  const size = file.row.stored_bytes ?? 0;
-  const range = parseByteRange(request.headers.range, size);
-  if (range === 'unsatisfiable') {
-    reply.header('content-range', `bytes */${size}`);
-    throw new ApiError('RangeNotSatisfiable');
-  }
-  reply
-    .header('accept-ranges', 'bytes')
-    .header('etag', quoteEtag(file.row.etag ?? ''))
-    .header('content-type', 'application/octet-stream')
-    .header('content-disposition', attachmentDisposition(file.name))
-    .header('content-length', range ? range.end - range.start + 1 : size);
-  if (range) reply.code(206).header('content-range', contentRange(range, size));
-  if (size === 0) return reply.send('');
-  return reply.send(await blobs.read(file.row.blob_key, range));
+  return sendBlob(blobs, request, reply, {
+    key: file.row.blob_key,
+    size: file.row.stored_bytes ?? 0,
+    etag: file.row.etag ?? '',
+    contentType: 'application/octet-stream',
+    contentDisposition: attachmentDisposition(file.name),
+  });
 }

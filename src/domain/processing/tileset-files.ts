@@ -1,0 +1,55 @@
+/**
+ * The files of a processed point cloud as the API serves them: the tileset at `tileset.json` and
+ * its tile contents under `tiles/`, all relative to the derivative's folder, so that a viewer
+ * resolves every content URI against the tileset's own address (3D Tiles 1.1 section 5.3).
+ * The tiler writes exactly these names (src/processing/point-cloud-processor.ts).
+ */
+export const TILESET_FILE = 'tileset.json';
+export const TILE_CONTENT_DIR = 'tiles';
+
+/** Longer than any tile the tiler names (an octree address of at most 17 characters). */
+export const MAX_TILE_PATH_LENGTH = 256;
+
+/** The media type of each content extension the API serves; anything else is not a tile file. */
+const CONTENT_TYPES: Record<string, string> = {
+  glb: 'model/gltf-binary',
+  b3dm: 'application/octet-stream',
+  pnts: 'application/octet-stream',
+  json: 'application/json',
+};
+
+/** A segment as blob keys allow it (domain/uploads/blob-key.ts), never `.` or `..`. */
+const SEGMENT = /^[A-Za-z0-9_=-][A-Za-z0-9._=-]{0,199}$/;
+
+/** The node kinds whose processing writes a tileset. */
+export function hasTileset(kind: string): boolean {
+  return kind === 'pointCloud';
+}
+
+/** A segment percent-decoded, or undefined when its encoding is broken. */
+function decoded(segment: string): string | undefined {
+  try {
+    return decodeURIComponent(segment);
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * A requested file of a derivative's tileset, from the path as the request sent it (not yet
+ * percent-decoded: an encoded slash or backslash stays inside its segment and fails it): the
+ * path relative to the derivative's folder and its media type, or undefined when the request
+ * cannot name a file processing wrote (an absolute or parent path, a backslash, an empty or
+ * dot segment, another folder or extension, too long, a broken escape).
+ */
+export function tilesetFile(rawPath: string): { path: string; contentType: string } | undefined {
+  if (rawPath.length > MAX_TILE_PATH_LENGTH) return undefined;
+  const segments = rawPath.split('/').map(decoded);
+  if (!segments.every((segment): segment is string => segment !== undefined && SEGMENT.test(segment))) return undefined;
+  const path = segments.join('/');
+  if (path === TILESET_FILE) return { path, contentType: 'application/json' };
+  if (segments.length < 2 || segments[0] !== TILE_CONTENT_DIR) return undefined;
+  const extension = /\.([a-z0-9]+)$/.exec(segments.at(-1) ?? '')?.[1];
+  const contentType = extension ? CONTENT_TYPES[extension] : undefined;
+  return contentType ? { path, contentType } : undefined;
+}

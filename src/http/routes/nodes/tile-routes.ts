@@ -1,0 +1,96 @@
+import { Type } from '@sinclair/typebox';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { TILESET_FILE } from '../../../domain/processing/tileset-files.js';
+import { noneMatch, quoteEtag } from '../../../domain/uploads/etag.js';
+import type { RegionApp } from '../../region-app.js';
+import { sendBlob } from '../uploads/send-stored-object.js';
+import { errors, NodeIdParams } from './node-schemas.js';
+
+/**
+ * A derivative's files never change: its id is its processing's, the worker writes them before
+ * the node exists, and a new processing makes a new derivative (a new address). So a client
+ * keeps them as long as it likes, the tileset too; `private` because they are behind a token,
+ * and `Vary: Authorization` so that a browser's cache answers only the token that fetched them
+ * (another person's token, or none, in the same browser gets the API's own answer).
+ */
+export const TILE_CACHE_CONTROL = 'private, max-age=31536000, immutable';
+
+const TILE_RESPONSES = {
+  200: {
+    description: 'The file: application/json for a tileset, model/gltf-binary for a glTF tile',
+    content: {
+      'application/json': { schema: {} },
+      'model/gltf-binary': { schema: {} },
+      'application/octet-stream': { schema: {} },
+    },
+  },
+  206: { description: 'The requested range', content: { 'application/octet-stream': { schema: {} } } },
+  304: Type.Null({ description: 'Not Modified: the If-None-Match ETag is current' }),
+  ...errors(401, 403, 404, 416),
+};
+
+const DESCRIPTION =
+  "Content URIs in the tileset are relative: a 3D Tiles viewer resolves each tile from the tileset's address and fetches it with the same bearer token. Answers carry an ETag, Cache-Control: private, max-age=31536000, immutable (a derivative's files never change) and Vary: Authorization; If-None-Match answers 304; Range answers 206 or 416. 404 for a node that is no processed point cloud and for any path the processing did not write.";
+
+/**
+ * The wildcard as the request sent it, before percent-decoding (Fastify's `*` is decoded, which
+ * would turn `..%2F` into a separator): what follows `/tiles/` after the node's segment.
+ */
+function rawWildcard(request: FastifyRequest): string {
+  const path = request.url.split('?', 1)[0] ?? '';
+  const nodes = path.indexOf('/v1/nodes/');
+  const tiles = path.indexOf('/tiles/', nodes + '/v1/nodes/'.length);
+  return nodes < 0 || tiles < 0 ? '' : path.slice(tiles + '/tiles/'.length);
+}
+
+export default async function tileRoutes(app: RegionApp) {
+  async function send(request: FastifyRequest, reply: FastifyReply, nodeId: string, path: string) {
+    const file = await app.services.tilesets.file(request.principal, nodeId, path);
+    const etag = quoteEtag(file.etag);
+    // After CORS's `Vary: Origin`, when it set one.
+    const vary = reply.getHeader('vary');
+    const caching = { 'cache-control': TILE_CACHE_CONTROL, vary: vary ? `${vary}, Authorization` : 'Authorization' };
+    if (noneMatch(request.headers['if-none-match'], etag)) {
+      // No payload at all: a serialized null would announce a body a 304 cannot have.
+      reply.code(304).headers({ ...caching, etag });
+      return reply.send();
+    }
+    return sendBlob(app.platform.blobs, request, reply, { ...file, headers: caching });
+  }
+
+  app.get(
+    `/v1/nodes/:nodeId/tiles/${TILESET_FILE}`,
+    {
+      config: { scope: 'read:hierarchy' },
+      schema: {
+        tags: ['Processing'],
+        operationId: 'getDerivativeTileset',
+        summary: "A processed point cloud's 3D Tiles tileset",
+        description: DESCRIPTION,
+        params: NodeIdParams,
+        response: TILE_RESPONSES,
+      },
+    },
+    async (request, reply) => send(request, reply, request.params.nodeId, TILESET_FILE),
+  );
+
+  app.get(
+    '/v1/nodes/:nodeId/tiles/*',
+    {
+      config: { scope: 'read:hierarchy' },
+      schema: {
+        tags: ['Processing'],
+        operationId: 'getDerivativeTile',
+        summary: 'A file the tileset of a processed point cloud references',
+        description: DESCRIPTION,
+        // The wildcard is `*` to Fastify; the document names it `path` (region-app.ts).
+        params: Type.Object({
+          nodeId: NodeIdParams.properties.nodeId,
+          '*': Type.String({ description: 'The path relative to the tileset, as its content URIs give it, e.g. tiles/r0.glb' }),
+        }),
+        response: TILE_RESPONSES,
+      },
+    },
+    async (request, reply) => send(request, reply, request.params.nodeId, rawWildcard(request)),
+  );
+}

@@ -1,0 +1,226 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createOrg, createTree, expectNoInternals, type OrgFixture } from '../support/fixtures.js';
+import { startPlatform, type TestPlatform } from '../support/platform.js';
+import { writeLas } from '../support/point-cloud-samples.js';
+import { contentUris, glbPointCount, processedPointCloud, rawGet } from '../support/processed-point-cloud.js';
+import { BLOB_BACKENDS, type BlobBackend, sampleBytes } from '../support/uploads.js';
+
+/** More than the tiler's 50,000 points a tile: the tileset has children. */
+const POINTS = 120_000;
+const IMMUTABLE = 'private, max-age=31536000, immutable';
+
+async function bytesOf(stream: AsyncIterable<unknown>): Promise<Buffer> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of stream) chunks.push(chunk as Buffer);
+  return Buffer.concat(chunks);
+}
+
+function expectErrorShape(response: { status: number; body: unknown }, statuses: number[]) {
+  expect(statuses).toContain(response.status);
+  const body = typeof response.body === 'string' ? JSON.parse(response.body) : response.body;
+  expect(body).toMatchObject({ statusCode: response.status, error: expect.any(String), message: expect.any(String) });
+  expectNoInternals(body);
+}
+
+describe.each(BLOB_BACKENDS.filter((backend) => backend.available))(
+  "a processed point cloud's tileset, tiles and thumbnail through the API, on $name",
+  (backend) => {
+    let blobStore: Awaited<ReturnType<BlobBackend['start']>>;
+    let t: TestPlatform;
+    let org: OrgFixture;
+    let siteId: string;
+    let bundleId: string;
+    let derivativeId: string;
+    let bundle: any;
+    let apiUrl: string;
+    let tilesetUrl: string;
+    const get = (url: string, headers: Record<string, string> = {}, token = org.admin.token) =>
+      fetch(url, { headers: { ...headers, ...(token ? { authorization: `Bearer ${token}` } : {}) } });
+    const stored = (path: string) => t.platform.blobs.read(`orgs/${org.orgId}/nodes/${derivativeId}/${path}`).then(bytesOf);
+
+    beforeAll(async () => {
+      blobStore = await backend.start();
+      t = await startPlatform(blobStore.env, { worker: true });
+      org = await createOrg(t, { storageQuota: 50 * 1024 * 1024 });
+      ({ siteId } = await createTree(org));
+      apiUrl = t.regionUrl(org.region);
+      const las = await sampleBytes((file) => writeLas(file, POINTS));
+      ({ bundleId, bundle, derivativeId } = await processedPointCloud(org, siteId, { name: 'scan.las', bytes: las }));
+      tilesetUrl = `${apiUrl}/v1/nodes/${derivativeId}/tiles/tileset.json`;
+    }, 120_000);
+    afterAll(async () => {
+      await t?.close();
+      await blobStore?.stop();
+    });
+
+    it("names the tileset (absolute) on the processing and the output, and the bundle's thumbnail answers with the image", async () => {
+      expect(bundle.processings[0]).toMatchObject({ derivativeId, tilesetUrl });
+      expect(bundle.components).toContainEqual(expect.objectContaining({ id: derivativeId, role: 'output', tilesetUrl }));
+      expect(bundle.components.find((c: { role: string }) => c.role === 'input')).not.toHaveProperty('tilesetUrl');
+      expect(bundle.thumbnail.url).toBe(`${apiUrl}/v1/nodes/${bundleId}/thumbnail`);
+
+      const thumbnail = await get(bundle.thumbnail.url);
+      expect(thumbnail.status).toBe(200);
+      expect(thumbnail.headers.get('content-type')).toBe(bundle.thumbnail.contentType);
+      expect(thumbnail.headers.get('etag')).toBe(bundle.thumbnail.etag);
+      expect(Buffer.from(await thumbnail.arrayBuffer()).equals(await stored('thumbnail.png'))).toBe(true);
+      expect((await get(bundle.thumbnail.url, {}, '')).status).toBe(401);
+    });
+
+    it('serves tileset.json with relative content URIs, and every tile it references with its bytes and every point', async () => {
+      const response = await get(tilesetUrl);
+      expect(response.status).toBe(200);
+      expect(response.headers.get('content-type')).toMatch(/^application\/json/);
+      expect(response.headers.get('cache-control')).toBe(IMMUTABLE);
+      // A browser's cache answers only the token that fetched it.
+      expect(response.headers.get('vary')).toMatch(/\bAuthorization\b/);
+      expect(response.headers.get('etag')).toMatch(/^"[^"]+"$/);
+      const text = Buffer.from(await response.arrayBuffer());
+      expect(text.equals(await stored('tileset.json'))).toBe(true);
+      const tileset = JSON.parse(text.toString());
+      expect(tileset.asset.version).toBe('1.1');
+      const uris = contentUris(tileset);
+      expect(uris.length).toBeGreaterThan(1);
+      let points = 0;
+      for (const uri of uris) {
+        expect(uri).not.toMatch(/^[a-z][a-z0-9+.-]*:|^\/|\.\.|\\/i);
+        const url = new URL(uri, tilesetUrl).href;
+        expect(url.startsWith(`${apiUrl}/v1/nodes/${derivativeId}/tiles/`)).toBe(true);
+        const tile = await get(url);
+        expect(tile.status, url).toBe(200);
+        expect(tile.headers.get('content-type')).toBe('model/gltf-binary');
+        expect(tile.headers.get('cache-control')).toBe(IMMUTABLE);
+        const bytes = Buffer.from(await tile.arrayBuffer());
+        expect(Number(tile.headers.get('content-length'))).toBe(bytes.length);
+        expect(bytes.equals(await stored(uri))).toBe(true);
+        points += glbPointCount(bytes);
+      }
+      expect(points).toBe(POINTS);
+    });
+
+    it('answers If-None-Match with 304, and a Range with 206 or 416 in the error shape', async () => {
+      const tile = `${apiUrl}/v1/nodes/${derivativeId}/tiles/${contentUris(JSON.parse((await stored('tileset.json')).toString()))[0]}`;
+      const whole = await get(tile);
+      const etag = whole.headers.get('etag') as string;
+      const bytes = Buffer.from(await whole.arrayBuffer());
+      for (const url of [tile, tilesetUrl]) {
+        const first = await get(url);
+        await first.arrayBuffer();
+        for (const tag of [
+          first.headers.get('etag') as string,
+          `W/${first.headers.get('etag')}`,
+          `"other", ${first.headers.get('etag')}`,
+        ]) {
+          const again = await get(url, { 'if-none-match': tag });
+          expect(again.status).toBe(304);
+          expect(again.headers.get('etag')).toBe(first.headers.get('etag'));
+          expect(again.headers.get('cache-control')).toBe(IMMUTABLE);
+          expect(await again.text()).toBe('');
+        }
+        const stale = await get(url, { 'if-none-match': '"stale"' });
+        expect(stale.status).toBe(200);
+        await stale.arrayBuffer();
+        const head = await fetch(url, { method: 'HEAD', headers: { authorization: `Bearer ${org.admin.token}` } });
+        expect(head.status).toBe(200);
+        expect(head.headers.get('etag')).toBe(first.headers.get('etag'));
+        expect(head.headers.get('content-length')).toBe(first.headers.get('content-length'));
+        expect(await head.text()).toBe('');
+      }
+
+      const part = await get(tile, { range: 'bytes=0-99' });
+      expect(part.status).toBe(206);
+      expect(part.headers.get('content-range')).toBe(`bytes 0-99/${bytes.length}`);
+      expect(part.headers.get('etag')).toBe(etag);
+      expect(Buffer.from(await part.arrayBuffer()).equals(bytes.subarray(0, 100))).toBe(true);
+      const suffix = await get(tile, { range: 'bytes=-10' });
+      expect(suffix.status).toBe(206);
+      expect(Buffer.from(await suffix.arrayBuffer()).equals(bytes.subarray(bytes.length - 10))).toBe(true);
+      const beyond = await get(tile, { range: `bytes=${bytes.length}-` });
+      expect(beyond.status).toBe(416);
+      expect(beyond.headers.get('content-range')).toBe(`bytes */${bytes.length}`);
+      // An error is never kept: only the files are immutable.
+      expect(beyond.headers.get('cache-control') ?? '').not.toMatch(/immutable/);
+      expectErrorShape({ status: beyond.status, body: await beyond.json() }, [416]);
+    });
+
+    it('answers 404 (or 400) in the error shape for any path processing did not write: traversal, encoded separators, absolute paths', async () => {
+      const base = `${new URL(apiUrl).pathname}/v1/nodes/${derivativeId}/tiles/`;
+      const headers = { authorization: `Bearer ${org.admin.token}` };
+      const attempts = [
+        'thumbnail.png',
+        'tiles/nothing.glb',
+        'tiles/r.txt',
+        'tiles',
+        'tiles/',
+        '',
+        '../thumbnail.png',
+        'tiles/../thumbnail.png',
+        'tiles/../../../../etc/passwd',
+        '..%2Fthumbnail.png',
+        'tiles/..%2F..%2Fthumbnail.png',
+        'tiles/%2e%2e/thumbnail.png',
+        'tiles%2Fr.glb',
+        `tiles%2F${contentUris(JSON.parse((await stored('tileset.json')).toString()))[0]?.slice('tiles/'.length)}`,
+        '/etc/passwd',
+        '%2Fetc%2Fpasswd',
+        'tiles//r.glb',
+        'tiles/%5C..%5Cthumbnail.png',
+        'tiles\\..\\thumbnail.png',
+        'tiles/./r.glb',
+        'tiles/%E0%A4%A.glb',
+        `tiles/${'a'.repeat(300)}.glb`,
+        `tiles/${'a/'.repeat(200)}r.glb`,
+        'tileset.json/',
+        'tileset.json%00',
+      ];
+      for (const attempt of attempts) {
+        const response = await rawGet(apiUrl, `${base}${attempt}`, headers);
+        expect([400, 404], `${attempt}: ${response.status} ${response.body}`).toContain(response.status);
+        expectErrorShape(response, [400, 404]);
+        expect(response.headers['cache-control'] ?? '').not.toMatch(/immutable/);
+      }
+    });
+
+    it('reads like a node: 401 without a token, 403 without the scope, refused without read permission, 404 for another organization', async () => {
+      const urls = [
+        tilesetUrl,
+        `${apiUrl}/v1/nodes/${derivativeId}/tiles/${contentUris(JSON.parse((await stored('tileset.json')).toString()))[0]}`,
+      ];
+      const noScope = await org.serviceClient({ scopes: 'read:basic', roleName: 'Organization Administrator' });
+      const { siteId: otherSite } = await createTree(org);
+      const elsewhere = await org.serviceClient({ roleName: 'Viewer', nodeId: otherSite });
+      const viewer = await org.serviceClient({ roleName: 'Viewer', nodeId: siteId });
+      const other = await createOrg(t);
+      const nodeRead = async (token: string | undefined) => (await get(`${apiUrl}/v1/nodes/${derivativeId}`, {}, token)).status;
+      for (const url of urls) {
+        const anonymous = await get(url, {}, '');
+        expectErrorShape({ status: anonymous.status, body: await anonymous.json() }, [401]);
+        const scope = await get(url, {}, noScope.client.token);
+        expectErrorShape({ status: scope.status, body: await scope.json() }, [403]);
+        expect(scope.status).toBe(await nodeRead(noScope.client.token));
+        const forbidden = await get(url, {}, elsewhere.client.token);
+        expectErrorShape({ status: forbidden.status, body: await forbidden.json() }, [403, 404]);
+        expect(forbidden.status).toBe(await nodeRead(elsewhere.client.token));
+        const foreign = await get(url, {}, other.admin.token);
+        const foreignBody = await foreign.json();
+        expectErrorShape({ status: foreign.status, body: foreignBody }, [404]);
+        const missing = await get(url.replace(derivativeId, '00000000-0000-4000-8000-000000000000'), {}, other.admin.token);
+        expect(foreignBody).toEqual(await missing.json());
+        expect(await nodeRead(other.admin.token)).toBe(404);
+        const allowed = await get(url, {}, viewer.client.token);
+        expect(allowed.status).toBe(200);
+        await allowed.arrayBuffer();
+      }
+    });
+
+    it('answers 404 for the tiles of a node that is not a processed point cloud', async () => {
+      const missing = '00000000-0000-4000-8000-000000000000';
+      for (const nodeId of [siteId, bundleId, org.orgId, missing]) {
+        for (const path of ['tileset.json', 'tiles/r.glb']) {
+          const response = await get(`${apiUrl}/v1/nodes/${nodeId}/tiles/${path}`);
+          expectErrorShape({ status: response.status, body: await response.json() }, [404]);
+        }
+      }
+    });
+  },
+);
