@@ -22,6 +22,7 @@ import * as regional0008 from './regional-0008-deletion-uploads.js';
 import * as regional0009 from './regional-0009-deletion-claims.js';
 import * as regional0010 from './regional-0010-access-versions.js';
 import * as regional0011 from './regional-0011-list-indexes.js';
+import * as regional0013 from './regional-0013-name-closeness.js';
 
 /** A migration that may need to know the dialect (column types, collations, indexes). */
 export interface DialectMigration {
@@ -95,5 +96,6 @@ export function migrateRegional(store: AnyStore): Promise<void> {
     '0009-deletion-claims': regional0009,
     '0010-access-versions': regional0010,
     '0011-list-indexes': regional0011,
+    '0013-name-closeness': regional0013,
   });
 }
