@@ -10,6 +10,7 @@ import { migrateGlobal, migrateRegional } from './migrations/index.js';
 import { connectOrExplain, openPool, ResilientPool } from './postgres-pool.js';
 import type { GlobalSchema, RegionalSchema } from './schema.js';
 import { sqliteRoutingDialect } from './sqlite-driver.js';
+import { registerSqliteFunctions } from './sqlite-functions.js';
 
 export type Dialect = 'sqlite' | 'postgres';
 
@@ -50,6 +51,7 @@ function openSqlite<Schema>(file: string): Store<Schema> {
     database.pragma('journal_mode = WAL');
     database.pragma('synchronous = NORMAL');
     database.pragma('busy_timeout = 5000');
+    registerSqliteFunctions(database);
     return database;
   };
   const db = new Kysely<Schema>({ dialect: sqliteRoutingDialect(file, open) });

@@ -16,7 +16,26 @@ db.pragma('synchronous = NORMAL');
 db.pragma('busy_timeout = 5000');
 const statements = new Map();
 const toBuffer = (value) => (value instanceof Uint8Array && !Buffer.isBuffer(value) ? Buffer.from(value.buffer, value.byteOffset, value.byteLength) : value);
-parentPort.on('message', ({ id, sql, parameters, close }) => {
+// The platform's SQL functions (sqlite-functions.ts), loaded when a statement first names one:
+// from source it takes tsx's loader, a tenth of a second of work that most stores never need.
+let functions;
+let functionsReady = false;
+const loadFunctions = () => (functions ??= (async () => {
+  if (workerData.tsxApi) (await import(workerData.tsxApi)).register();
+  const { registerSqliteFunctions } = await import(workerData.functionsUrl);
+  registerSqliteFunctions(db);
+  functionsReady = true;
+})());
+async function prepare(sql) {
+  try {
+    return db.prepare(sql);
+  } catch (error) {
+    if (functionsReady || !/^no such function: /.test(String(error && error.message))) throw error;
+    await loadFunctions();
+    return db.prepare(sql);
+  }
+}
+async function handle({ id, sql, parameters, close }) {
   if (close) {
     db.close();
     parentPort.postMessage({ id });
@@ -25,7 +44,7 @@ parentPort.on('message', ({ id, sql, parameters, close }) => {
   try {
     let statement = statements.get(sql);
     if (!statement) {
-      statement = db.prepare(sql);
+      statement = await prepare(sql);
       if (statements.size > 2000) statements.clear();
       statements.set(sql, statement);
     }
@@ -39,8 +58,26 @@ parentPort.on('message', ({ id, sql, parameters, close }) => {
   } catch (error) {
     parentPort.postMessage({ id, error: { message: String(error && error.message), code: error && error.code } });
   }
+}
+// One statement at a time, in the order sent, even while one waits for the functions to load. What
+// handle() does not answer (a failing close) ends the worker, as an uncaught error would.
+let previous = Promise.resolve();
+parentPort.on('message', (message) => {
+  previous = previous.then(() => handle(message)).catch((error) => process.nextTick(() => { throw error; }));
 });
 `;
+
+/**
+ * Where the worker finds registerSqliteFunctions: the built .js beside this file, or from source
+ * (tsx, vitest) the .ts, which it imports after registering tsx's loader in its own thread.
+ */
+function sqliteFunctionsModule(): { functionsUrl: string; tsxApi?: string } {
+  const fromSource = import.meta.url.endsWith('.ts');
+  const functionsUrl = new URL(fromSource ? './sqlite-functions.ts' : './sqlite-functions.js', import.meta.url).href;
+  if (!fromSource) return { functionsUrl };
+  // As tile-workers.ts does: the ESM entry of tsx's API (its CommonJS one fails to load in a worker).
+  return { functionsUrl, tsxApi: typeof import.meta.resolve === 'function' ? import.meta.resolve('tsx/esm/api') : 'tsx/esm/api' };
+}
 
 type Reply = { id: number; result?: QueryResult<unknown>; error?: { message: string; code?: string } };
 
@@ -61,7 +98,7 @@ export class SqliteWriter {
 
   constructor(file: string) {
     const driverPath = createRequire(import.meta.url).resolve('better-sqlite3');
-    this.worker = new Worker(WORKER_SOURCE, { eval: true, workerData: { file, driverPath } });
+    this.worker = new Worker(WORKER_SOURCE, { eval: true, workerData: { file, driverPath, ...sqliteFunctionsModule() } });
     // Referenced only while a statement is pending, so an idle store never keeps a process alive.
     this.worker.unref();
     this.worker.on('message', (reply: Reply) => this.settle(reply));
