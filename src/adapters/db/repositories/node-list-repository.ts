@@ -40,6 +40,9 @@ export function insideOneOf(outermost: readonly string[], path: string): boolean
   return candidate >= 0 && path.startsWith(outermost[candidate] as string);
 }
 
+/** An entry of the trash walk: what the index of trash roots holds. */
+type TrashEntry = { id: string; path: string; trashed_at: string | null };
+
 /**
  * Node lists whose cost follows the page and what the caller reads, never the organization's
  * size: the trash (trash roots only, by partial indexes) and browse by cursor.
@@ -47,6 +50,11 @@ export function insideOneOf(outermost: readonly string[], path: string): boolean
 export class NodeListRepository {
   /** Nodes' listing columns by id, the ids as one argument (an `IN` list would be a statement per length, compiled each time). */
   private readonly nodesById: (ids: readonly string[]) => CompiledQuery<NodeListing>;
+  /** Paths of the nodes where a principal or its groups hold a role with `read` (planning it took PostgreSQL 0.6 ms). */
+  private readonly readablePathsQuery: (orgId: string, principalId: string) => CompiledQuery<{ path: string }>;
+  /** A chunk of the walk: trash roots' id, path and instant in list order, from the start or after a key. */
+  private readonly walkFirst: (orgId: string, limit: number) => CompiledQuery<TrashEntry>;
+  private readonly walkAfter: (orgId: string, limit: number, after: CursorKey) => CompiledQuery<TrashEntry>;
   /** The organization's nodes restricted to an identity provider other than the caller's. */
   private readonly foreignRestrictions: (orgId: string, identityProvider: string) => Promise<{ rows: { path: string }[] }>;
 
@@ -66,6 +74,32 @@ export class NodeListRepository {
       false,
     );
     this.nodesById = (ids) => byId(postgres ? (ids as unknown as string) : JSON.stringify(ids)) as CompiledQuery<NodeListing>;
+    this.readablePathsQuery = precompiled(
+      (orgId: string, principalId: string) => {
+        const reading = sql`JOIN roles r ON r.org_id = ${orgId} AND r.id = m.role_id AND r.permissions LIKE ${'%"read"%'}
+          JOIN nodes t ON t.id = m.node_id AND t.org_id = ${orgId}`;
+        return sql<{ path: string }>`
+          SELECT t.path FROM memberships m ${reading} WHERE m.principal_id = ${principalId}
+          UNION ALL
+          SELECT t.path FROM group_members g JOIN memberships m ON m.principal_id = g.group_id ${reading}
+          WHERE g.user_id = ${principalId}`.compile(db);
+      },
+      ['\u0000org', '\u0000principal'],
+      postgres,
+    );
+    const entry = ['n.id', 'n.path', 'n.trashed_at'] as const;
+    this.walkFirst = precompiled(
+      (orgId: string, limit: number) => this.trashRoots(orgId, undefined).select(entry).limit(limit).compile(),
+      ['\u0000org', -101],
+      postgres,
+    );
+    const walkAfter = precompiled(
+      (orgId: string, limit: number, trashedAt: string, id: string) =>
+        this.trashRoots(orgId, [trashedAt, id]).select(entry).limit(limit).compile(),
+      ['\u0000org', -101, '\u0000at', '\u0000id'],
+      postgres,
+    );
+    this.walkAfter = (orgId, limit, [trashedAt, id]) => walkAfter(orgId, limit, trashedAt as string, id as string);
     const foreign = precompiled(
       (orgId: string, identityProvider: string) =>
         db
@@ -87,13 +121,7 @@ export class NodeListRepository {
    * its own memberships and its groups', each found from its side by the principal indexes.
    */
   async readablePaths(orgId: string, principalId: string): Promise<string[]> {
-    const reading = sql`JOIN roles r ON r.org_id = ${orgId} AND r.id = m.role_id AND r.permissions LIKE ${'%"read"%'}
-      JOIN nodes t ON t.id = m.node_id AND t.org_id = ${orgId}`;
-    const { rows } = await sql<{ path: string }>`
-      SELECT t.path FROM memberships m ${reading} WHERE m.principal_id = ${principalId}
-      UNION ALL
-      SELECT t.path FROM group_members g JOIN memberships m ON m.principal_id = g.group_id ${reading}
-      WHERE g.user_id = ${principalId}`.execute(this.db);
+    const { rows } = await this.db.executeQuery(this.readablePathsQuery(orgId, principalId));
     return outermostPaths(rows.map((row) => row.path));
   }
 
@@ -130,7 +158,7 @@ export class NodeListRepository {
     let after = page.after;
     let walked = 0;
     for (let chunk = 2 * wanted + 50; found.length < wanted; ) {
-      const entries = await this.trashRoots(orgId, after).select(['n.id', 'n.path', 'n.trashed_at']).limit(chunk).execute();
+      const entries = (await this.db.executeQuery(after ? this.walkAfter(orgId, chunk, after) : this.walkFirst(orgId, chunk))).rows;
       for (const entry of entries) if (listed(entry) && found.push(entry.id) === wanted) break;
       const last = entries[entries.length - 1];
       if (entries.length < chunk || !last) break;
