@@ -23,6 +23,7 @@ import * as regional0009 from './regional-0009-deletion-claims.js';
 import * as regional0010 from './regional-0010-access-versions.js';
 import * as regional0011 from './regional-0011-list-indexes.js';
 import * as regional0012 from './regional-0012-processing-georeference.js';
+import * as regional0014 from './regional-0014-metadata-types.js';
 
 /** A migration that may need to know the dialect (column types, collations, indexes). */
 export interface DialectMigration {
@@ -97,5 +98,7 @@ export function migrateRegional(store: AnyStore): Promise<void> {
     '0010-access-versions': regional0010,
     '0011-list-indexes': regional0011,
     '0012-processing-georeference': regional0012,
+    // 0013 is another branch's (pg_trgm); each store applies what it has not seen, in name order.
+    '0014-metadata-types': regional0014,
   });
 }
