@@ -102,6 +102,8 @@ export const ERRORS = {
     message: 'The mail server is temporarily unavailable; nothing was stored, retry the same request',
   },
   InvitationNotPending: { status: 409, message: 'The invitation is no longer pending' },
+  // twins and their metadata (DESIGN.md section 11)
+  DuplicateMetadataTypeName: { status: 409, message: 'A metadata type with this name exists in the organization' },
   // operations (DESIGN.md section 14)
   DatabaseUnavailable: {
     status: 503,

@@ -10,10 +10,12 @@ import type {
   RawServerDefault,
 } from 'fastify';
 import { GroupRepository } from '../adapters/db/repositories/group-repository.js';
+import { MetadataTypeRepository } from '../adapters/db/repositories/metadata-type-repository.js';
 import { SCOPES } from '../domain/access/scopes.js';
 import type { Region } from '../domain/regions.js';
 import type { AccessTokenVerifier } from '../oauth/access-tokens.js';
 import type { Platform } from '../platform.js';
+import { MetadataTypeService } from '../services/metadata/metadata-type-service.js';
 import { NodeService } from '../services/node-service.js';
 import { NodeTreeService } from '../services/node-tree-service.js';
 import type { OrganizationRateLimiter } from '../services/organization-rate-limiter.js';
@@ -33,6 +35,7 @@ import { UploadService } from '../services/uploads/upload-service.js';
 import { registerAuthentication, SECURITY_SCHEME } from './plugins/authenticate.js';
 import type { PlatformMetrics } from './plugins/metrics.js';
 import { registerRateLimit } from './plugins/rate-limit.js';
+import metadataTypeRoutes from './routes/metadata/metadata-type-routes.js';
 import { ErrorSchema, NodeSchema } from './routes/nodes/node-schemas.js';
 import readRoutes from './routes/nodes/read-routes.js';
 import thumbnailRoutes from './routes/nodes/thumbnail-routes.js';
@@ -67,6 +70,7 @@ export interface RegionServices {
   memberships: MembershipService;
   users: UserService;
   groups: GroupService;
+  metadataTypes: MetadataTypeService;
 }
 
 export type RegionApp = FastifyInstance<
@@ -90,7 +94,8 @@ export const TAGS = [
   { name: 'Groups', description: 'Groups of users, owned by a division or by the whole organization' },
   { name: 'Invitations', description: 'Invitations by e-mail to a node or to the organization' },
   { name: 'SCIM tokens', description: "Bearer tokens of the organization's identity provider for /scim/v2" },
-  { name: 'Audit', description: 'Who changed what in people and permissions, and when' },
+  { name: 'Audit', description: 'Who changed what in people, permissions and metadata types, and when' },
+  { name: 'Metadata types', description: "The organization's typed property sets that twin objects fill in as metadata" },
 ];
 
 /** What each status means on every operation; routes may give a more precise description. */
@@ -169,6 +174,12 @@ export function regionServices(platform: Platform, region: Region): RegionServic
     memberships,
     users: new UserService(platform, context, nodes, memberships.changes),
     groups: new GroupService(platform, context, nodes, new GroupRepository(context.store.db, context.store.dialect)),
+    metadataTypes: new MetadataTypeService(
+      platform,
+      context,
+      nodes,
+      new MetadataTypeRepository(context.store.db, context.store.dialect),
+    ),
   };
 }
 
@@ -247,6 +258,7 @@ export async function regionApp(
   await membershipRoutes(app);
   await userRoutes(app);
   await groupRoutes(app);
+  await metadataTypeRoutes(app);
 
   app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());
   // The page links its assets absolutely when opened without a trailing slash: from the public

@@ -23,6 +23,7 @@ import type {
   InvitationRow,
   InvitationState,
   MembershipRow,
+  MetadataTypeRow,
   NodeLinkRow,
   NodeRow,
   NodeThumbnailRow,
@@ -49,6 +50,7 @@ export type {
   JobWorkerRow,
   MailOutboxRow,
   MembershipRow,
+  MetadataTypeRow,
   NodeLinkRow,
   NodeRow,
   NodeThumbnailRow,
@@ -121,4 +123,5 @@ export interface RegionalSchema {
   blob_deletions: BlobDeletionRow;
   invitations: InvitationRow;
   audit_events: AuditEventRow;
+  metadata_types: MetadataTypeRow;
 }

@@ -134,7 +134,7 @@ export interface AuditEventRow {
   actor_id: string;
   /** e.g. group.created, membership.removed, user.deactivated */
   action: string;
-  target_type: 'user' | 'group' | 'membership' | 'role' | 'invitation' | 'scim-token';
+  target_type: 'user' | 'group' | 'membership' | 'role' | 'invitation' | 'scim-token' | 'metadata-type';
   target_id: string;
   details: string; // JSON object
 }
@@ -224,6 +224,21 @@ export interface BlobDeletionRow {
   /** The housekeeping run that holds the entry, until `claimed_until`; then any run may take it. */
   claimed_by: string | null;
   claimed_until: string | null;
+}
+
+/** An organization's metadata type: a named, typed property set for twin objects (domain/metadata). */
+export interface MetadataTypeRow {
+  id: string;
+  org_id: string;
+  name: string;
+  /** Lower-cased name: unique within the organization. */
+  name_key: string;
+  applies_to: string; // JSON array of object kinds
+  properties: string; // JSON array of properties
+  created_by: string;
+  updated_by: string;
+  created_at: string;
+  updated_at: string;
 }
 
 /** A group with the number of its members. */

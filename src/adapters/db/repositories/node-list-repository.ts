@@ -158,7 +158,8 @@ export class NodeListRepository {
     let after = page.after;
     let walked = 0;
     for (let chunk = 2 * wanted + 50; found.length < wanted; ) {
-      const entries = (await this.db.executeQuery(after ? this.walkAfter(orgId, chunk, after) : this.walkFirst(orgId, chunk))).rows;
+      const chunkQuery = after ? this.walkAfter(orgId, chunk, after) : this.walkFirst(orgId, chunk);
+      const entries = (await this.db.executeQuery(chunkQuery)).rows;
       for (const entry of entries) if (listed(entry) && found.push(entry.id) === wanted) break;
       const last = entries[entries.length - 1];
       if (entries.length < chunk || !last) break;

@@ -65,7 +65,7 @@ export default async function auditRoutes(app: RegionApp) {
       schema: {
         tags: ['Audit'],
         operationId: 'listAuditEvents',
-        summary: 'List changes to users, groups, memberships, roles and invitations, newest first',
+        summary: 'List changes to users, groups, memberships, roles, invitations and metadata types, newest first',
         description: 'Needs manage on the organization node (Organization Administrator).',
         querystring: AuditQuery,
         response: { 200: Type.Array(Type.Ref('AuditEvent')), ...errors(400, 401, 403) },
