@@ -11,6 +11,7 @@ import type {
 } from 'fastify';
 import { GroupRepository } from '../adapters/db/repositories/group-repository.js';
 import { MetadataTypeRepository } from '../adapters/db/repositories/metadata-type-repository.js';
+import { TwinRepository } from '../adapters/db/repositories/twin-repository.js';
 import { SCOPES } from '../domain/access/scopes.js';
 import type { Region } from '../domain/regions.js';
 import type { AccessTokenVerifier } from '../oauth/access-tokens.js';
@@ -28,6 +29,8 @@ import { UserService } from '../services/people/user-service.js';
 import { ProcessingService } from '../services/processing/processing-service.js';
 import { TilesetService } from '../services/processing/tileset-service.js';
 import { ScimTokenService } from '../services/scim/scim-token-service.js';
+import { PointOfInterestService } from '../services/twins/point-of-interest-service.js';
+import { TwinService } from '../services/twins/twin-service.js';
 import { AttachmentService } from '../services/uploads/attachment-service.js';
 import { BundleService } from '../services/uploads/bundle-service.js';
 import { SiteFileService } from '../services/uploads/site-file-service.js';
@@ -50,6 +53,8 @@ import userRoutes from './routes/people/user-routes.js';
 import { UserSchema } from './routes/people/user-schemas.js';
 import processingRoutes from './routes/processing/processing-routes.js';
 import scimTokenRoutes from './routes/scim-tokens/scim-token-routes.js';
+import pointOfInterestRoutes from './routes/twins/point-of-interest-routes.js';
+import twinRoutes from './routes/twins/twin-routes.js';
 import attachmentRoutes from './routes/uploads/attachment-routes.js';
 import bundleRoutes from './routes/uploads/bundle-routes.js';
 import siteFileRoutes from './routes/uploads/site-file-routes.js';
@@ -71,6 +76,8 @@ export interface RegionServices {
   users: UserService;
   groups: GroupService;
   metadataTypes: MetadataTypeService;
+  twins: TwinService;
+  pointsOfInterest: PointOfInterestService;
 }
 
 export type RegionApp = FastifyInstance<
@@ -94,8 +101,10 @@ export const TAGS = [
   { name: 'Groups', description: 'Groups of users, owned by a division or by the whole organization' },
   { name: 'Invitations', description: 'Invitations by e-mail to a node or to the organization' },
   { name: 'SCIM tokens', description: "Bearer tokens of the organization's identity provider for /scim/v2" },
-  { name: 'Audit', description: 'Who changed what in people, permissions and metadata types, and when' },
+  { name: 'Audit', description: 'Who changed what in people, permissions, metadata types and twins, and when' },
   { name: 'Metadata types', description: "The organization's typed property sets that twin objects fill in as metadata" },
+  { name: 'Twins', description: "A site's live twin and its drafts: changes kept apart until they are published" },
+  { name: 'Points of interest', description: 'Named points placed on a twin, through the live twin or a draft' },
 ];
 
 /** What each status means on every operation; routes may give a more precise description. */
@@ -158,6 +167,8 @@ export function regionServices(platform: Platform, region: Region): RegionServic
   const uploads = new UploadService(platform, context, context.uploads);
   const bundles = new BundleService(platform, context, nodes, uploads, context.bundles);
   const memberships = new MembershipService(platform, context, nodes);
+  const metadataTypes = new MetadataTypeRepository(context.store.db, context.store.dialect);
+  const twins = new TwinService(platform, context, nodes, new TwinRepository(context.store.db, context.store.dialect));
   return {
     nodes,
     tree: new NodeTreeService(platform, context, nodes),
@@ -174,12 +185,9 @@ export function regionServices(platform: Platform, region: Region): RegionServic
     memberships,
     users: new UserService(platform, context, nodes, memberships.changes),
     groups: new GroupService(platform, context, nodes, new GroupRepository(context.store.db, context.store.dialect)),
-    metadataTypes: new MetadataTypeService(
-      platform,
-      context,
-      nodes,
-      new MetadataTypeRepository(context.store.db, context.store.dialect),
-    ),
+    metadataTypes: new MetadataTypeService(platform, context, nodes, metadataTypes),
+    twins,
+    pointsOfInterest: new PointOfInterestService(twins, metadataTypes),
   };
 }
 
@@ -259,6 +267,8 @@ export async function regionApp(
   await userRoutes(app);
   await groupRoutes(app);
   await metadataTypeRoutes(app);
+  await twinRoutes(app);
+  await pointOfInterestRoutes(app);
 
   app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());
   // The page links its assets absolutely when opened without a trailing slash: from the public

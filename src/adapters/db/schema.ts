@@ -32,6 +32,10 @@ import type {
   StoredObjectPurpose,
   StoredObjectRow,
   StoredObjectState,
+  TwinDraftChangeRow,
+  TwinDraftRow,
+  TwinObjectRow,
+  TwinRow,
   UploadSessionRow,
 } from '../../domain/records/regional.js';
 
@@ -67,6 +71,10 @@ export type {
   StoredObjectPurpose,
   StoredObjectRow,
   StoredObjectState,
+  TwinDraftChangeRow,
+  TwinDraftRow,
+  TwinObjectRow,
+  TwinRow,
   UploadSessionRow,
   UserRow,
 };
@@ -124,4 +132,8 @@ export interface RegionalSchema {
   invitations: InvitationRow;
   audit_events: AuditEventRow;
   metadata_types: MetadataTypeRow;
+  twins: TwinRow;
+  twin_drafts: TwinDraftRow;
+  twin_objects: TwinObjectRow;
+  twin_draft_changes: TwinDraftChangeRow;
 }

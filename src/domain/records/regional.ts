@@ -134,7 +134,16 @@ export interface AuditEventRow {
   actor_id: string;
   /** e.g. group.created, membership.removed, user.deactivated */
   action: string;
-  target_type: 'user' | 'group' | 'membership' | 'role' | 'invitation' | 'scim-token' | 'metadata-type';
+  target_type:
+    | 'user'
+    | 'group'
+    | 'membership'
+    | 'role'
+    | 'invitation'
+    | 'scim-token'
+    | 'metadata-type'
+    | 'twin-draft'
+    | 'point-of-interest';
   target_id: string;
   details: string; // JSON object
 }
@@ -243,3 +252,65 @@ export interface MetadataTypeRow {
 
 /** A group with the number of its members. */
 export type GroupWithCount = GroupRow & { member_count: number };
+
+/** A site's live twin: one per site, made on first use (docs/twins.md). */
+export interface TwinRow {
+  id: string;
+  org_id: string;
+  site_id: string;
+  name: string;
+  published_at: string | null;
+  created_at: string;
+  updated_at: string;
+}
+
+export type TwinDraftStatus = 'open' | 'published' | 'discarded';
+
+/** A draft of a site's twin: only its changes are stored (twin_draft_changes), never a copy. */
+export interface TwinDraftRow {
+  id: string;
+  org_id: string;
+  site_id: string;
+  twin_id: string;
+  name: string;
+  status: TwinDraftStatus;
+  created_by: string;
+  created_at: string;
+  updated_at: string;
+  published_at: string | null;
+}
+
+/** A live twin object of any kind (asset, point of interest, zone, model asset). */
+export interface TwinObjectRow {
+  id: string;
+  org_id: string;
+  site_id: string;
+  object_type: string;
+  name: string;
+  /** Lower-cased name, for search. */
+  name_key: string;
+  description: string;
+  body: string; // JSON object: the kind's own fields
+  parent_zone_id: string | null;
+  zone_id: string | null;
+  metadata_type_id: string | null;
+  metadata: string | null; // JSON object: metadata sections
+  created_by: string;
+  updated_by: string;
+  created_at: string;
+  updated_at: string;
+}
+
+export type TwinChangeKind = 'added' | 'modified' | 'removed';
+
+/** What a draft does to one object, folded (docs/twins.md, "Drafts"). */
+export interface TwinDraftChangeRow {
+  id: string;
+  draft_id: string;
+  object_id: string;
+  object_type: string;
+  kind: TwinChangeKind;
+  fields: string | null; // JSON: the whole object (added), the changed fields (modified), null (removed)
+  created_at: string;
+  updated_at: string;
+}

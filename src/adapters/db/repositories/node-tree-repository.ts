@@ -318,6 +318,12 @@ export class NodeTreeRepository {
     await tx.deleteFrom('bundles').where('node_id', 'in', ids).execute();
     await tx.deleteFrom('memberships').where('node_id', 'in', ids).execute();
     await tx.deleteFrom('node_thumbnails').where('node_id', 'in', ids).execute();
+    // A site's twin, its drafts with their changes, and its objects.
+    const drafts = tx.selectFrom('twin_drafts').select('id').where('site_id', 'in', ids);
+    await tx.deleteFrom('twin_draft_changes').where('draft_id', 'in', drafts).execute();
+    await tx.deleteFrom('twin_drafts').where('site_id', 'in', ids).execute();
+    await tx.deleteFrom('twin_objects').where('site_id', 'in', ids).execute();
+    await tx.deleteFrom('twins').where('site_id', 'in', ids).execute();
     await tx
       .deleteFrom('node_links')
       .where((eb) => eb.or([eb('from_id', 'in', ids), eb('to_id', 'in', ids)]))

@@ -1,0 +1,175 @@
+import { type Kysely, sql, type Transaction } from 'kysely';
+import type { Dialect } from '../database.js';
+import type { RegionalSchema, TwinDraftChangeRow, TwinDraftRow, TwinObjectRow, TwinRow } from '../schema.js';
+
+type Db = Kysely<RegionalSchema> | Transaction<RegionalSchema>;
+type Tx = Transaction<RegionalSchema>;
+
+/** Twins, drafts, their changes and the live objects. No rules here: the twin services apply them. */
+export class TwinRepository {
+  constructor(
+    readonly db: Kysely<RegionalSchema>,
+    private readonly dialect: Dialect,
+  ) {}
+
+  /**
+   * The site's twin, made unless it exists: read first (the common case writes nothing); two first
+   * uses at once both insert, the unique site_id keeps one, and both read that row.
+   */
+  async ensureTwin(row: TwinRow): Promise<TwinRow> {
+    const existing = await this.findTwin(row.site_id);
+    if (existing) return existing;
+    await this.db
+      .insertInto('twins')
+      .values(row)
+      .onConflict((conflict) => conflict.column('site_id').doNothing())
+      .execute();
+    return (await this.findTwin(row.site_id)) as TwinRow;
+  }
+
+  async findTwin(siteId: string): Promise<TwinRow | undefined> {
+    return this.db.selectFrom('twins').selectAll().where('site_id', '=', siteId).executeTakeFirst();
+  }
+
+  async touchTwin(tx: Db, siteId: string, at: string): Promise<void> {
+    await tx.updateTable('twins').set({ published_at: at, updated_at: at }).where('site_id', '=', siteId).execute();
+  }
+
+  /** The organization's draft with that id: another organization's answers like a missing one. */
+  async findDraft(orgId: string, id: string, db: Db = this.db): Promise<TwinDraftRow | undefined> {
+    return db.selectFrom('twin_drafts').selectAll().where('org_id', '=', orgId).where('id', '=', id).executeTakeFirst();
+  }
+
+  /** The draft's row for a change: on PostgreSQL held FOR UPDATE, so a write and a publish take turns. */
+  async lockDraft(tx: Tx, id: string): Promise<TwinDraftRow | undefined> {
+    const query = tx.selectFrom('twin_drafts').selectAll().where('id', '=', id);
+    return (this.dialect === 'postgres' ? query.forUpdate() : query).executeTakeFirst();
+  }
+
+  async listDrafts(siteId: string, limit: number, offset: number): Promise<TwinDraftRow[]> {
+    return this.db
+      .selectFrom('twin_drafts')
+      .selectAll()
+      .where('site_id', '=', siteId)
+      .orderBy('created_at')
+      .orderBy('id')
+      .limit(limit)
+      .offset(offset)
+      .execute();
+  }
+
+  async insertDraft(tx: Db, row: TwinDraftRow): Promise<void> {
+    await tx.insertInto('twin_drafts').values(row).execute();
+  }
+
+  async updateDraft(tx: Db, id: string, fields: Partial<Pick<TwinDraftRow, 'status' | 'updated_at' | 'published_at'>>) {
+    await tx.updateTable('twin_drafts').set(fields).where('id', '=', id).execute();
+  }
+
+  /** How many changes of each kind every draft holds. */
+  async changeCounts(draftIds: string[]): Promise<Map<string, Record<string, number>>> {
+    const counts = new Map<string, Record<string, number>>();
+    if (draftIds.length === 0) return counts;
+    const rows = await this.db
+      .selectFrom('twin_draft_changes')
+      .select(['draft_id', 'kind', sql<number>`count(*)`.as('count')])
+      .where('draft_id', 'in', draftIds)
+      .groupBy(['draft_id', 'kind'])
+      .execute();
+    for (const row of rows) {
+      const byKind = counts.get(row.draft_id) ?? {};
+      byKind[row.kind] = Number(row.count);
+      counts.set(row.draft_id, byKind);
+    }
+    return counts;
+  }
+
+  /** The draft's changes in creation order, optionally of one kind of object. */
+  async changes(draftId: string, objectType?: string, db: Db = this.db): Promise<TwinDraftChangeRow[]> {
+    let query = db.selectFrom('twin_draft_changes').selectAll().where('draft_id', '=', draftId);
+    if (objectType !== undefined) query = query.where('object_type', '=', objectType);
+    return query.orderBy('created_at').orderBy('id').execute();
+  }
+
+  async change(draftId: string, objectId: string, db: Db = this.db): Promise<TwinDraftChangeRow | undefined> {
+    return db
+      .selectFrom('twin_draft_changes')
+      .selectAll()
+      .where('draft_id', '=', draftId)
+      .where('object_id', '=', objectId)
+      .executeTakeFirst();
+  }
+
+  async insertChange(tx: Db, row: TwinDraftChangeRow): Promise<void> {
+    await tx.insertInto('twin_draft_changes').values(row).execute();
+  }
+
+  async updateChange(tx: Db, id: string, fields: Pick<TwinDraftChangeRow, 'kind' | 'fields' | 'updated_at'>): Promise<void> {
+    await tx.updateTable('twin_draft_changes').set(fields).where('id', '=', id).execute();
+  }
+
+  async deleteChange(tx: Db, id: string): Promise<void> {
+    await tx.deleteFrom('twin_draft_changes').where('id', '=', id).execute();
+  }
+
+  /** A page of the site's live objects of one kind, along (site_id, object_type, created_at, id). */
+  async listObjects(siteId: string, objectType: string, limit: number, offset: number): Promise<TwinObjectRow[]> {
+    return this.db
+      .selectFrom('twin_objects')
+      .selectAll()
+      .where('site_id', '=', siteId)
+      .where('object_type', '=', objectType)
+      .orderBy('created_at')
+      .orderBy('id')
+      .limit(limit)
+      .offset(offset)
+      .execute();
+  }
+
+  /** Every live object of the given ids (a draft's view reads the ones its changes touch). */
+  async objectsByIds(siteId: string, ids: string[], db: Db = this.db): Promise<TwinObjectRow[]> {
+    if (ids.length === 0) return [];
+    return db.selectFrom('twin_objects').selectAll().where('site_id', '=', siteId).where('id', 'in', ids).execute();
+  }
+
+  async allObjects(siteId: string, objectType: string): Promise<TwinObjectRow[]> {
+    return this.db
+      .selectFrom('twin_objects')
+      .selectAll()
+      .where('site_id', '=', siteId)
+      .where('object_type', '=', objectType)
+      .orderBy('created_at')
+      .orderBy('id')
+      .execute();
+  }
+
+  /** The site's live object of that kind and id; with forUpdate on PostgreSQL held for a change. */
+  async findObject(
+    siteId: string,
+    objectType: string,
+    id: string,
+    db: Db = this.db,
+    forUpdate = false,
+  ): Promise<TwinObjectRow | undefined> {
+    const query = db
+      .selectFrom('twin_objects')
+      .selectAll()
+      .where('site_id', '=', siteId)
+      .where('object_type', '=', objectType)
+      .where('id', '=', id);
+    return (forUpdate && this.dialect === 'postgres' ? query.forUpdate() : query).executeTakeFirst();
+  }
+
+  async insertObject(tx: Db, row: TwinObjectRow): Promise<void> {
+    await tx.insertInto('twin_objects').values(row).execute();
+  }
+
+  async replaceObject(tx: Db, row: TwinObjectRow): Promise<void> {
+    const { id, org_id: _org, site_id: _site, object_type: _type, ...fields } = row;
+    await tx.updateTable('twin_objects').set(fields).where('id', '=', id).execute();
+  }
+
+  async deleteObject(tx: Db, id: string): Promise<void> {
+    await tx.deleteFrom('twin_objects').where('id', '=', id).execute();
+  }
+}

@@ -1,0 +1,61 @@
+import { type TSchema, Type } from '@sinclair/typebox';
+
+/**
+ * The value types every kind of twin object shares (DESIGN.md section 11): every bound here, so
+ * it is in the OpenAPI schema. JSON has no NaN or Infinity, so a number within bounds is finite.
+ */
+export const COORDINATE_LIMIT = 1e7;
+export const NAME_LENGTH = 255;
+export const DESCRIPTION_LENGTH = 10_000;
+
+const Coordinate = Type.Number({ minimum: -COORDINATE_LIMIT, maximum: COORDINATE_LIMIT });
+
+export const Vector3 = Type.Object(
+  { x: Coordinate, y: Coordinate, z: Coordinate },
+  {
+    additionalProperties: false,
+    title: 'Vector3',
+    description: `Metres in the site frame, Z up; each component within ±${COORDINATE_LIMIT}`,
+  },
+);
+
+export const Viewpoint = Type.Object(
+  {
+    position: Vector3,
+    target: Vector3,
+    fov: Type.Optional(Type.Number({ minimum: 1, maximum: 179, description: 'Vertical field of view in degrees' })),
+  },
+  { additionalProperties: false, title: 'Viewpoint' },
+);
+
+export const Color = Type.String({ pattern: '^#[0-9a-fA-F]{6}$', title: 'Color', description: 'Hex colour #rrggbb' });
+
+export const Icon = Type.String({ pattern: '^[a-z0-9-]{1,64}$', description: 'An icon name: 1 to 64 of a-z, 0-9 and -' });
+
+// NUL characters are refused for every JSON body by http/plugins/json-body.ts.
+export const ObjectName = Type.String({
+  minLength: 1,
+  maxLength: NAME_LENGTH,
+  description: `1 to ${NAME_LENGTH} characters (code points), stored as given (never trimmed)`,
+});
+
+export const Description = Type.String({ maxLength: DESCRIPTION_LENGTH, description: `0 to ${DESCRIPTION_LENGTH} characters` });
+
+export const ObjectId = Type.String({ minLength: 1, maxLength: 64 });
+
+/** A field PATCH may clear with null. */
+export const Nullable = <T extends TSchema>(schema: T) => Type.Union([schema, Type.Null()]);
+
+export const ContextIdParams = Type.Object({
+  contextId: Type.String({
+    minLength: 1,
+    maxLength: 64,
+    description: "A site id (its live twin) or a draft id (that draft's view)",
+  }),
+});
+
+/** includeMetadata adds the object's metadata; includeMetaData is the earlier spelling. */
+export const IncludeMetadata = {
+  includeMetadata: Type.Optional(Type.Boolean({ description: "Add the object's metadata sections" })),
+  includeMetaData: Type.Optional(Type.Boolean({ description: 'Earlier spelling of includeMetadata', deprecated: true })),
+};

@@ -1,0 +1,186 @@
+import { randomUUID } from 'node:crypto';
+import type { Transaction } from 'kysely';
+import type { RegionalSchema, TwinDraftChangeRow } from '../../adapters/db/schema.js';
+import type { Principal } from '../../domain/access/principal.js';
+import { ApiError } from '../../domain/errors.js';
+import {
+  applyPatch,
+  byCreation,
+  type FoldedChange,
+  foldDelete,
+  foldUpdate,
+  type ObjectFields,
+  objectOfRow,
+  overlay,
+  rowOfObject,
+  type TwinObject,
+  type TwinObjectType,
+} from '../../domain/twins/twin-objects.js';
+import type { TwinContext, TwinService } from './twin-service.js';
+
+type Tx = Transaction<RegionalSchema>;
+
+function folded(change: TwinDraftChangeRow | undefined): FoldedChange | undefined {
+  return change && { kind: change.kind, fields: change.fields === null ? null : (JSON.parse(change.fields) as ObjectFields) };
+}
+
+/**
+ * Reads and writes of one kind of twin object through a context (docs/twins.md): through a site
+ * they change the live twin; through a draft they record or fold the draft's change for the
+ * object, and the live twin is untouched. Each write is one transaction with its audit event
+ * (`<auditName>.created`, `.updated`, `.deleted`; details name the draft, or null).
+ */
+export class TwinObjectService {
+  constructor(
+    private readonly twins: TwinService,
+    readonly objectType: TwinObjectType,
+    private readonly auditName: string,
+    private readonly notFound: string,
+  ) {}
+
+  private get store() {
+    return this.twins.twins;
+  }
+
+  /** A page in createdAt, then id, order, as the context shows it. */
+  async list(context: TwinContext, limit: number, offset: number): Promise<TwinObject[]> {
+    const { site, draft } = context;
+    if (!draft) return (await this.store.listObjects(site.id, this.objectType, limit, offset)).map(objectOfRow);
+    // A draft's view: the live rows overlaid by its changes. Read whole: a twin's objects of one
+    // kind are few enough (a page through a draft reads them all; see docs/twins.md).
+    const changes = new Map((await this.store.changes(draft.id, this.objectType)).map((row) => [row.object_id, row]));
+    const view: TwinObject[] = [];
+    for (const row of await this.store.allObjects(site.id, this.objectType)) {
+      const fields = overlay(objectOfRow(row).fields, folded(changes.get(row.id)));
+      if (fields) view.push({ id: row.id, objectType: this.objectType, fields });
+    }
+    for (const change of changes.values()) {
+      if (change.kind === 'added')
+        view.push({ id: change.object_id, objectType: this.objectType, fields: JSON.parse(change.fields as string) });
+    }
+    return view.sort(byCreation).slice(offset, offset + limit);
+  }
+
+  /** The object as the context shows it, or undefined. */
+  async find(context: TwinContext, id: string, tx?: Tx): Promise<TwinObject | undefined> {
+    const row = await this.store.findObject(context.site.id, this.objectType, id, tx, tx !== undefined);
+    const live = row && objectOfRow(row).fields;
+    if (!context.draft) return live && { id, objectType: this.objectType, fields: live };
+    const change = await this.store.change(context.draft.id, id, tx);
+    if (change && change.object_type !== this.objectType) return undefined;
+    const fields = overlay(live, folded(change));
+    return fields && { id, objectType: this.objectType, fields };
+  }
+
+  async get(context: TwinContext, id: string): Promise<TwinObject> {
+    const found = await this.find(context, id);
+    if (!found) throw new ApiError('NotFound', this.notFound);
+    return found;
+  }
+
+  async create(principal: Principal, context: TwinContext, input: ObjectFields): Promise<TwinObject> {
+    const now = this.twins.now();
+    const object: TwinObject = {
+      id: randomUUID(),
+      objectType: this.objectType,
+      fields: { ...input, createdBy: principal.userId, updatedBy: principal.userId, createdAt: now, updatedAt: now },
+    };
+    await this.write(context, async (tx) => {
+      const { site, draft } = context;
+      if (draft) {
+        await this.store.insertChange(tx, {
+          id: randomUUID(),
+          draft_id: draft.id,
+          object_id: object.id,
+          object_type: this.objectType,
+          kind: 'added',
+          fields: JSON.stringify(object.fields),
+          created_at: now,
+          updated_at: now,
+        });
+      } else {
+        await this.store.insertObject(tx, rowOfObject(object, site.org_id, site.id));
+      }
+      await this.audit(tx, principal, context, 'created', object.id, { name: object.fields.name }, now);
+    });
+    return object;
+  }
+
+  async update(principal: Principal, context: TwinContext, id: string, changes: ObjectFields): Promise<TwinObject> {
+    const now = this.twins.now();
+    const patch = { ...changes, updatedBy: principal.userId, updatedAt: now };
+    return this.write(context, async (tx) => {
+      const current = await this.find(context, id, tx);
+      if (!current) throw new ApiError('NotFound', this.notFound);
+      const { site, draft } = context;
+      if (draft) {
+        const existing = await this.store.change(draft.id, id, tx);
+        const next = foldUpdate(folded(existing), patch);
+        await this.saveChange(tx, draft.id, id, existing, next, now);
+      } else {
+        await this.store.replaceObject(
+          tx,
+          rowOfObject({ ...current, fields: applyPatch(current.fields, patch) }, site.org_id, site.id),
+        );
+      }
+      await this.audit(tx, principal, context, 'updated', id, { name: current.fields.name, changed: Object.keys(changes) }, now);
+      return { ...current, fields: applyPatch(current.fields, patch) };
+    });
+  }
+
+  async delete(principal: Principal, context: TwinContext, id: string): Promise<void> {
+    const now = this.twins.now();
+    await this.write(context, async (tx) => {
+      const current = await this.find(context, id, tx);
+      if (!current) throw new ApiError('NotFound', this.notFound);
+      const { draft } = context;
+      if (draft) {
+        const existing = await this.store.change(draft.id, id, tx);
+        await this.saveChange(tx, draft.id, id, existing, foldDelete(folded(existing)), now);
+      } else {
+        await this.store.deleteObject(tx, id);
+      }
+      await this.audit(tx, principal, context, 'deleted', id, { name: current.fields.name }, now);
+    });
+  }
+
+  /** One write transaction; through a draft, its row is locked and checked open first. */
+  private write<T>(context: TwinContext, change: (tx: Tx) => Promise<T>): Promise<T> {
+    return this.store.db.transaction().execute(async (tx) => {
+      if (context.draft) await this.twins.lockOpen(tx, context.draft.id);
+      return change(tx);
+    });
+  }
+
+  private async saveChange(
+    tx: Tx,
+    draftId: string,
+    objectId: string,
+    existing: TwinDraftChangeRow | undefined,
+    next: FoldedChange | undefined,
+    now: string,
+  ): Promise<void> {
+    const fields = next?.fields == null ? null : JSON.stringify(next.fields);
+    if (!next) {
+      if (existing) await this.store.deleteChange(tx, existing.id);
+    } else if (existing) {
+      await this.store.updateChange(tx, existing.id, { kind: next.kind, fields, updated_at: now });
+    } else {
+      await this.store.insertChange(tx, {
+        id: randomUUID(),
+        draft_id: draftId,
+        object_id: objectId,
+        object_type: this.objectType,
+        kind: next.kind,
+        fields,
+        created_at: now,
+        updated_at: now,
+      });
+    }
+  }
+
+  private audit(tx: Tx, principal: Principal, context: TwinContext, what: string, id: string, details: object, at: string) {
+    const full = { ...details, siteId: context.site.id, draftId: context.draft?.id ?? null };
+    return this.twins.audit(tx, principal, `${this.auditName}.${what}`, id, full, at);
+  }
+}
