@@ -15,7 +15,7 @@ import { freePort } from '../support/ports.js';
 const databaseUrl = process.env.RDP_TEST_DATABASE_URL;
 const FILES = 50;
 /** kill -9 at most this often, so the run's length stays bounded by restarts on a loaded machine. */
-const KILLS = 30;
+const KILLS = 20;
 
 const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
