@@ -107,8 +107,17 @@ export async function operationsRoutes(app: FastifyInstance, options: Operations
     }
     reply.header('cache-control', 'no-store');
     reply.type(metrics.registry.contentType);
-    return metrics.registry.metrics();
+    return spellNaN(await metrics.registry.metrics());
   });
+}
+
+/**
+ * prom-client writes a NaN sample (the event-loop lag's mean when no tick was measured since the
+ * last scrape) as `Nan`; the exposition format and OpenMetrics spell it `NaN`, and strict
+ * parsers refuse anything else.
+ */
+export function spellNaN(exposition: string): string {
+  return exposition.replace(/ Nan$/gm, ' NaN');
 }
 
 /** The per-request hooks, at the root so that they see every route: request durations, and Connection: close while draining. */

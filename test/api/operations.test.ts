@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildApp } from '../../src/http/app.js';
+import { spellNaN } from '../../src/http/operations-routes.js';
 import { Lifecycle } from '../../src/lifecycle.js';
 import { createOrg, createTree, type OrgFixture } from '../support/fixtures.js';
 import { startPlatform, type TestPlatform, usingPostgres } from '../support/platform.js';
@@ -139,6 +140,19 @@ describe('health, readiness and metrics', () => {
     } else {
       expect(pools).toEqual([]);
     }
+  });
+
+  it('spells a NaN sample NaN (the event-loop lag has none between two scrapes close together)', async () => {
+    // prom-client resets the lag histogram at each scrape and samples it every 10 ms: scrapes
+    // sent back to back usually read an empty one, whose mean is NaN (prom-client writes `Nan`).
+    const texts = await Promise.all(Array.from({ length: 4 }, async () => (await fetch(`${t.origin}/metrics`)).text()));
+    for (const text of texts) {
+      expect(text.match(/^nodejs_eventloop_lag_mean_seconds (\S+)$/m)?.[1]).toMatch(/^(NaN|[0-9.e+-]+)$/);
+      parsePrometheus(text);
+    }
+    expect(spellNaN('a 1\nnodejs_eventloop_lag_mean_seconds Nan\nb{x="Nan"} Nan\nc 2')).toBe(
+      'a 1\nnodejs_eventloop_lag_mean_seconds NaN\nb{x="Nan"} NaN\nc 2',
+    );
   });
 
   it('counts rate-limit refusals', async () => {
