@@ -1,0 +1,67 @@
+import { type Static, Type } from '@sinclair/typebox';
+import type { TwinObject } from '../../../domain/twins/twin-objects.js';
+import { Description, Nullable, ObjectId, ObjectName } from './twin-value-schemas.js';
+import { Volume } from './volume-schemas.js';
+
+export const CreateAssetBody = Type.Object(
+  {
+    name: ObjectName,
+    description: Type.Optional(Description),
+    metadataTypeId: Type.Optional(Nullable(ObjectId)),
+    volume: Volume,
+  },
+  { additionalProperties: false },
+);
+
+export const UpdateAssetBody = Type.Object(
+  {
+    name: Type.Optional(ObjectName),
+    description: Type.Optional(Description),
+    metadataTypeId: Type.Optional(Nullable(ObjectId)),
+    volume: Type.Optional(Volume),
+  },
+  { additionalProperties: false, minProperties: 1 },
+);
+
+export const AssetSchema = Type.Object(
+  {
+    id: Type.String(),
+    name: Type.String(),
+    description: Type.String(),
+    metadataTypeId: Nullable(Type.String()),
+    volume: Volume,
+    metadata: Type.Optional(
+      Type.Record(Type.String(), Type.Record(Type.String(), Type.Unknown()), {
+        description: 'Only with includeMetadata=true: the metadata sections (filled by the metadata routes, to come)',
+      }),
+    ),
+    createdBy: Type.String(),
+    updatedBy: Type.String(),
+    createdAt: Type.String({ format: 'date-time' }),
+    updatedAt: Type.String({ format: 'date-time' }),
+  },
+  { $id: 'Asset', title: 'Asset' },
+);
+
+export const AssetParams = Type.Object({
+  contextId: Type.String({ minLength: 1, maxLength: 64 }),
+  assetId: ObjectId,
+});
+
+type AssetBody = Static<typeof AssetSchema>;
+
+export function toAssetBody(object: TwinObject, withMetadata: boolean): AssetBody {
+  const f = object.fields as unknown as Omit<AssetBody, 'id'>;
+  return {
+    id: object.id,
+    name: f.name,
+    description: f.description,
+    metadataTypeId: f.metadataTypeId,
+    volume: f.volume,
+    ...(withMetadata ? { metadata: f.metadata ?? {} } : {}),
+    createdBy: f.createdBy,
+    updatedBy: f.updatedBy,
+    createdAt: f.createdAt,
+    updatedAt: f.updatedAt,
+  };
+}
