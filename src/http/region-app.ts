@@ -31,6 +31,7 @@ import { TilesetService } from '../services/processing/tileset-service.js';
 import { ScimTokenService } from '../services/scim/scim-token-service.js';
 import { PointOfInterestService } from '../services/twins/point-of-interest-service.js';
 import { TwinService } from '../services/twins/twin-service.js';
+import { ZoneService } from '../services/twins/zone-service.js';
 import { AttachmentService } from '../services/uploads/attachment-service.js';
 import { BundleService } from '../services/uploads/bundle-service.js';
 import { SiteFileService } from '../services/uploads/site-file-service.js';
@@ -55,6 +56,7 @@ import processingRoutes from './routes/processing/processing-routes.js';
 import scimTokenRoutes from './routes/scim-tokens/scim-token-routes.js';
 import pointOfInterestRoutes from './routes/twins/point-of-interest-routes.js';
 import twinRoutes from './routes/twins/twin-routes.js';
+import zoneRoutes from './routes/twins/zone-routes.js';
 import attachmentRoutes from './routes/uploads/attachment-routes.js';
 import bundleRoutes from './routes/uploads/bundle-routes.js';
 import siteFileRoutes from './routes/uploads/site-file-routes.js';
@@ -78,6 +80,7 @@ export interface RegionServices {
   metadataTypes: MetadataTypeService;
   twins: TwinService;
   pointsOfInterest: PointOfInterestService;
+  zones: ZoneService;
 }
 
 export type RegionApp = FastifyInstance<
@@ -105,6 +108,7 @@ export const TAGS = [
   { name: 'Metadata types', description: "The organization's typed property sets that twin objects fill in as metadata" },
   { name: 'Twins', description: "A site's live twin and its drafts: changes kept apart until they are published" },
   { name: 'Points of interest', description: 'Named points placed on a twin, through the live twin or a draft' },
+  { name: 'Zones', description: 'Nested named volumes outlined on a twin, through the live twin or a draft' },
 ];
 
 /** What each status means on every operation; routes may give a more precise description. */
@@ -188,6 +192,7 @@ export function regionServices(platform: Platform, region: Region): RegionServic
     metadataTypes: new MetadataTypeService(platform, context, nodes, metadataTypes),
     twins,
     pointsOfInterest: new PointOfInterestService(twins, metadataTypes),
+    zones: new ZoneService(twins, metadataTypes),
   };
 }
 
@@ -269,6 +274,7 @@ export async function regionApp(
   await metadataTypeRoutes(app);
   await twinRoutes(app);
   await pointOfInterestRoutes(app);
+  await zoneRoutes(app);
 
   app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());
   // The page links its assets absolutely when opened without a trailing slash: from the public

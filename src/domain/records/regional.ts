@@ -143,7 +143,8 @@ export interface AuditEventRow {
     | 'scim-token'
     | 'metadata-type'
     | 'twin-draft'
-    | 'point-of-interest';
+    | 'point-of-interest'
+    | 'zone';
   target_id: string;
   details: string; // JSON object
 }

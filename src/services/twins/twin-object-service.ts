@@ -46,11 +46,18 @@ export class TwinObjectService {
   async list(context: TwinContext, limit: number, offset: number): Promise<TwinObject[]> {
     const { site, draft } = context;
     if (!draft) return (await this.store.listObjects(site.id, this.objectType, limit, offset)).map(objectOfRow);
-    // A draft's view: the live rows overlaid by its changes. Read whole: a twin's objects of one
-    // kind are few enough (a page through a draft reads them all; see docs/twins.md).
-    const changes = new Map((await this.store.changes(draft.id, this.objectType)).map((row) => [row.object_id, row]));
+    // A draft's view is read whole: a twin's objects of one kind are few enough (docs/twins.md).
+    return (await this.all(context)).slice(offset, offset + limit);
+  }
+
+  /** Every object of the kind as the context shows it (a draft's: the live rows overlaid by its changes), in list order. */
+  async all(context: TwinContext, tx?: Tx): Promise<TwinObject[]> {
+    const { site, draft } = context;
+    const changes = new Map(
+      (draft ? await this.store.changes(draft.id, this.objectType, tx) : []).map((row) => [row.object_id, row]),
+    );
     const view: TwinObject[] = [];
-    for (const row of await this.store.allObjects(site.id, this.objectType)) {
+    for (const row of await this.store.allObjects(site.id, this.objectType, tx)) {
       const fields = overlay(objectOfRow(row).fields, folded(changes.get(row.id)));
       if (fields) view.push({ id: row.id, objectType: this.objectType, fields });
     }
@@ -58,7 +65,7 @@ export class TwinObjectService {
       if (change.kind === 'added')
         view.push({ id: change.object_id, objectType: this.objectType, fields: JSON.parse(change.fields as string) });
     }
-    return view.sort(byCreation).slice(offset, offset + limit);
+    return view.sort(byCreation);
   }
 
   /** The object as the context shows it, or undefined. */
@@ -108,31 +115,55 @@ export class TwinObjectService {
 
   async update(principal: Principal, context: TwinContext, id: string, changes: ObjectFields): Promise<TwinObject> {
     const now = this.twins.now();
-    const patch = { ...changes, updatedBy: principal.userId, updatedAt: now };
     return this.write(context, async (tx) => {
       const current = await this.find(context, id, tx);
       if (!current) throw new ApiError('NotFound', this.notFound);
-      const { site, draft } = context;
-      if (draft) {
-        const existing = await this.store.change(draft.id, id, tx);
-        const next = foldUpdate(folded(existing), patch);
-        await this.saveChange(tx, draft.id, id, existing, next, now);
-      } else {
-        await this.store.replaceObject(
-          tx,
-          rowOfObject({ ...current, fields: applyPatch(current.fields, patch) }, site.org_id, site.id),
-        );
-      }
+      const updated = await this.patchIn(tx, principal, context, current, changes, now);
       await this.audit(tx, principal, context, 'updated', id, { name: current.fields.name, changed: Object.keys(changes) }, now);
-      return { ...current, fields: applyPatch(current.fields, patch) };
+      return updated;
     });
   }
 
-  async delete(principal: Principal, context: TwinContext, id: string): Promise<void> {
+  /**
+   * Inside a write's transaction: the object (as the context shows it) patched, live or as the
+   * draft's change; no audit event (the caller records its own). A zone's delete uses it for the
+   * children and points of interest it changes.
+   */
+  async patchIn(
+    tx: Tx,
+    principal: Principal,
+    context: TwinContext,
+    current: TwinObject,
+    changes: ObjectFields,
+    now: string,
+  ): Promise<TwinObject> {
+    const patch = { ...changes, updatedBy: principal.userId, updatedAt: now };
+    const { site, draft } = context;
+    if (draft) {
+      const existing = await this.store.change(draft.id, current.id, tx);
+      const next = foldUpdate(folded(existing), patch);
+      await this.saveChange(tx, draft.id, current.id, existing, next, now);
+    } else {
+      await this.store.replaceObject(
+        tx,
+        rowOfObject({ ...current, fields: applyPatch(current.fields, patch) }, site.org_id, site.id),
+      );
+    }
+    return { ...current, fields: applyPatch(current.fields, patch) };
+  }
+
+  /** alsoInTx runs in the delete's transaction first, with the object as the context shows it. */
+  async delete(
+    principal: Principal,
+    context: TwinContext,
+    id: string,
+    alsoInTx?: (tx: Tx, current: TwinObject, now: string) => Promise<Record<string, unknown> | undefined>,
+  ): Promise<void> {
     const now = this.twins.now();
     await this.write(context, async (tx) => {
       const current = await this.find(context, id, tx);
       if (!current) throw new ApiError('NotFound', this.notFound);
+      const extra = alsoInTx ? await alsoInTx(tx, current, now) : undefined;
       const { draft } = context;
       if (draft) {
         const existing = await this.store.change(draft.id, id, tx);
@@ -140,7 +171,7 @@ export class TwinObjectService {
       } else {
         await this.store.deleteObject(tx, id);
       }
-      await this.audit(tx, principal, context, 'deleted', id, { name: current.fields.name }, now);
+      await this.audit(tx, principal, context, 'deleted', id, { name: current.fields.name, ...extra }, now);
     });
   }
 

@@ -6,6 +6,7 @@ import type { Permission } from '../../domain/access/permissions.js';
 import type { Principal } from '../../domain/access/principal.js';
 import { ApiError, validationError } from '../../domain/errors.js';
 import { applyPatch, objectOfRow, rowOfObject } from '../../domain/twins/twin-objects.js';
+import { checkZoneForest } from '../../domain/twins/zone-rules.js';
 import type { Platform, RegionContext } from '../../platform.js';
 import type { NodeService } from '../node-service.js';
 
@@ -165,8 +166,17 @@ export class TwinService {
           const patched = { ...object, fields: applyPatch(object.fields, { ...fields, ...stamp }) };
           await this.twins.replaceObject(tx, rowOfObject(patched, site.org_id, site.id));
         } else {
+          // A zone's removal re-attaches the live children and points of interest it has now.
+          if (current.object_type === 'zone') {
+            await this.twins.detachZone(tx, site.id, current.id, current.parent_zone_id, principal.userId, now);
+          }
           await this.twins.deleteObject(tx, current.id);
         }
+      }
+      // Zones' nesting rules hold on the live twin after the publish (it may have moved meanwhile).
+      if (chosen.some((change) => change.object_type === 'zone')) {
+        const zones = await this.twins.allObjects(site.id, 'zone', tx);
+        checkZoneForest(new Map(zones.map((zone) => [zone.id, zone.parent_zone_id])));
       }
       await this.twins.updateDraft(tx, locked.id, { status: 'published', updated_at: now, published_at: now });
       await this.twins.touchTwin(tx, site.id, now);

@@ -1,0 +1,104 @@
+import { ApiError, validationError } from '../errors.js';
+
+/** Zones nest at most this deep; a top-level zone is level 1 (DESIGN.md section 11). */
+export const MAX_ZONE_DEPTH = 8;
+
+/** How far a rotation's norm may be from 1 before it is refused rather than normalised. */
+export const QUATERNION_NORM_TOLERANCE = 1e-3;
+
+export interface Quaternion {
+  x: number;
+  y: number;
+  z: number;
+  w: number;
+}
+
+interface Box {
+  center: unknown;
+  size: unknown;
+  rotation: Quaternion;
+}
+
+/**
+ * The volume with every box's rotation normalised; a rotation whose norm is not within
+ * 1 ± 1e-3 is 400 ValidationError naming it (`body.volume.boxes.<i>.rotation`).
+ */
+export function normalisedVolume(volume: { boxes: Box[] }): { boxes: Box[] } {
+  const boxes = volume.boxes.map((box, index) => {
+    const { x, y, z, w } = box.rotation;
+    const norm = Math.sqrt(x * x + y * y + z * z + w * w);
+    if (!Number.isFinite(norm) || Math.abs(norm - 1) > QUATERNION_NORM_TOLERANCE) {
+      throw validationError(
+        `body.volume.boxes.${index}.rotation: a rotation's norm must be within 1 ± ${QUATERNION_NORM_TOLERANCE} (it is ${norm})`,
+      );
+    }
+    return { ...box, rotation: { x: x / norm, y: y / norm, z: z / norm, w: w / norm } };
+  });
+  return { boxes };
+}
+
+/** Each zone of a context and its parent (null: top level). */
+export type ZoneParents = ReadonlyMap<string, string | null>;
+
+/** The level of a zone: 1 at the top, its parent's plus one below. */
+function level(parents: ZoneParents, id: string): number {
+  let depth = 0;
+  for (let at: string | null | undefined = id; at != null && depth <= parents.size; at = parents.get(at)) depth += 1;
+  return depth;
+}
+
+/** How many levels the subtree under (and including) a zone spans: 1 for a zone without children. */
+function height(children: ReadonlyMap<string, string[]>, id: string): number {
+  let tallest = 0;
+  for (const child of children.get(id) ?? []) tallest = Math.max(tallest, height(children, child));
+  return tallest + 1;
+}
+
+export function childrenOf(parents: ZoneParents): Map<string, string[]> {
+  const children = new Map<string, string[]>();
+  for (const [id, parent] of parents) {
+    if (parent === null) continue;
+    const list = children.get(parent) ?? [];
+    list.push(id);
+    children.set(parent, list);
+  }
+  return children;
+}
+
+/**
+ * Checks putting a zone (a new one when zoneId is not in parents) under parentId: 409
+ * CircularityFound when parentId is the zone or inside its subtree, 409 MaxDepthExceeded when
+ * the zone's whole subtree would reach below level 8.
+ */
+export function checkZonePlacement(parents: ZoneParents, zoneId: string, parentId: string | null): void {
+  if (parentId === null) {
+    if (parents.has(zoneId) && height(childrenOf(parents), zoneId) > MAX_ZONE_DEPTH) throw depthError();
+    return;
+  }
+  for (let at: string | null | undefined = parentId; at != null; at = parents.get(at)) {
+    if (at === zoneId) {
+      throw new ApiError(
+        'CircularityFound',
+        `The zone ${parentId} is the zone itself or inside its subtree: it cannot be its parent`,
+      );
+    }
+  }
+  const subtree = parents.has(zoneId) ? height(childrenOf(parents), zoneId) : 1;
+  if (level(parents, parentId) + subtree > MAX_ZONE_DEPTH) throw depthError();
+}
+
+/** A whole context's zones checked at once (after a publish): the first problem found, thrown. */
+export function checkZoneForest(parents: ZoneParents): void {
+  for (const id of parents.keys()) {
+    const seen = new Set<string>();
+    for (let at: string | null | undefined = id; at != null; at = parents.get(at)) {
+      if (seen.has(at)) throw new ApiError('CircularityFound', `The zones would form a cycle through ${at}`);
+      seen.add(at);
+    }
+    if (seen.size > MAX_ZONE_DEPTH) throw depthError();
+  }
+}
+
+function depthError(): ApiError {
+  return new ApiError('MaxDepthExceeded', `Zones nest at most ${MAX_ZONE_DEPTH} levels deep (a top-level zone is level 1)`);
+}
