@@ -311,6 +311,21 @@ describe('zones: /v1/twin/{ctx}/zones', () => {
     expect(drafts.items ?? drafts).toEqual([expect.objectContaining({ id: draft.id, status: 'open' })]);
   });
 
+  it('two moves at once that would make a cycle: one is 200, the other 409 CircularityFound', async () => {
+    const site = await createSite(org);
+    for (let round = 0; round < 3; round += 1) {
+      const a = await create(site, { name: `A${round}` });
+      const b = await create(site, { name: `B${round}` });
+      const answers = await Promise.all([
+        org.admin.patch(`/v1/twin/${site}/zones/${a.id}`, { parentZoneId: b.id }),
+        org.admin.patch(`/v1/twin/${site}/zones/${b.id}`, { parentZoneId: a.id }),
+      ]);
+      expect(answers.map((answer) => answer.status).sort()).toEqual([200, 409]);
+      const parents = [(await get(site, a.id)).parentZoneId, (await get(site, b.id)).parentZoneId];
+      expect(parents.filter((parent) => parent === null)).toHaveLength(1);
+    }
+  });
+
   it('answers a zone of another site or organization like a missing one', async () => {
     const mine = await create(siteId);
     const otherSite = await createSite(org);

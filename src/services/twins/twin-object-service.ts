@@ -36,6 +36,8 @@ export class TwinObjectService {
     readonly objectType: TwinObjectType,
     private readonly auditName: string,
     private readonly notFound: string,
+    /** Zones: every write holds the twin's row first (after the draft's), so nesting checks and publishes take turns. */
+    private readonly locksTwin = false,
   ) {}
 
   private get store() {
@@ -85,7 +87,13 @@ export class TwinObjectService {
     return found;
   }
 
-  async create(principal: Principal, context: TwinContext, input: ObjectFields): Promise<TwinObject> {
+  /** checkInTx (a kind's rules that read the context, e.g. zones' nesting) runs first in the write's transaction. */
+  async create(
+    principal: Principal,
+    context: TwinContext,
+    input: ObjectFields,
+    checkInTx?: (tx: Tx) => Promise<void>,
+  ): Promise<TwinObject> {
     const now = this.twins.now();
     const object: TwinObject = {
       id: randomUUID(),
@@ -93,6 +101,7 @@ export class TwinObjectService {
       fields: { ...input, createdBy: principal.userId, updatedBy: principal.userId, createdAt: now, updatedAt: now },
     };
     await this.write(context, async (tx) => {
+      if (checkInTx) await checkInTx(tx);
       const { site, draft } = context;
       if (draft) {
         await this.store.insertChange(tx, {
@@ -113,11 +122,18 @@ export class TwinObjectService {
     return object;
   }
 
-  async update(principal: Principal, context: TwinContext, id: string, changes: ObjectFields): Promise<TwinObject> {
+  async update(
+    principal: Principal,
+    context: TwinContext,
+    id: string,
+    changes: ObjectFields,
+    checkInTx?: (tx: Tx) => Promise<void>,
+  ): Promise<TwinObject> {
     const now = this.twins.now();
     return this.write(context, async (tx) => {
       const current = await this.find(context, id, tx);
       if (!current) throw new ApiError('NotFound', this.notFound);
+      if (checkInTx) await checkInTx(tx);
       const updated = await this.patchIn(tx, principal, context, current, changes, now);
       await this.audit(tx, principal, context, 'updated', id, { name: current.fields.name, changed: Object.keys(changes) }, now);
       return updated;
@@ -179,6 +195,7 @@ export class TwinObjectService {
   private write<T>(context: TwinContext, change: (tx: Tx) => Promise<T>): Promise<T> {
     return this.store.db.transaction().execute(async (tx) => {
       if (context.draft) await this.twins.lockOpen(tx, context.draft.id);
+      if (this.locksTwin) await this.store.lockTwin(tx, context.site.id);
       return change(tx);
     });
   }

@@ -134,6 +134,8 @@ export class TwinService {
     const skipped: string[] = [];
     await this.region.store.db.transaction().execute(async (tx) => {
       const locked = await this.lockOpen(tx, draft.id);
+      // As a zone write does: the draft, then the twin, then objects (docs/twins.md).
+      await this.twins.lockTwin(tx, site.id);
       const all = await this.twins.changes(locked.id, undefined, tx);
       let chosen = all;
       if (changeIds !== undefined) {

@@ -1,4 +1,6 @@
+import type { Transaction } from 'kysely';
 import type { MetadataTypeRepository } from '../../adapters/db/repositories/metadata-type-repository.js';
+import type { RegionalSchema } from '../../adapters/db/schema.js';
 import type { Principal } from '../../domain/access/principal.js';
 import { validationError } from '../../domain/errors.js';
 import type { ObjectKind } from '../../domain/metadata/metadata-types.js';
@@ -6,6 +8,8 @@ import type { ObjectFields, TwinObject } from '../../domain/twins/twin-objects.j
 import { checkZonePlacement, normalisedVolume, type ZoneParents } from '../../domain/twins/zone-rules.js';
 import { TwinObjectService } from './twin-object-service.js';
 import type { TwinContext, TwinService } from './twin-service.js';
+
+type Tx = Transaction<RegionalSchema>;
 
 /** A zone as answered: its fields and the ids of the zones directly under it, in list order. */
 export interface ZoneView extends TwinObject {
@@ -34,7 +38,7 @@ export class ZoneService {
     private readonly twins: TwinService,
     private readonly metadataTypes: MetadataTypeRepository,
   ) {
-    this.zones = new TwinObjectService(twins, 'zone', 'zone', 'Zone not found');
+    this.zones = new TwinObjectService(twins, 'zone', 'zone', 'Zone not found', true);
     this.pointsOfInterest = new TwinObjectService(twins, 'pointOfInterest', 'point-of-interest', 'Point of interest not found');
   }
 
@@ -68,8 +72,11 @@ export class ZoneService {
     const fields: ObjectFields = { description: '', ...input, metadata: {} };
     for (const field of OPTIONAL) fields[field] = input[field] ?? null;
     fields.volume = normalisedVolume(input.volume as never);
-    await this.checkReferences(principal, context, undefined, fields);
-    const created = await this.zones.create(principal, context, fields);
+    await this.checkMetadataType(principal, fields);
+    // Checked first outside the write too, so a refused zone does not make the twin.
+    await this.checkParent(context, undefined, fields);
+    await this.twins.ensureTwin(context.site);
+    const created = await this.zones.create(principal, context, fields, (tx) => this.checkParent(context, undefined, fields, tx));
     return { ...created, childZoneIds: [] };
   }
 
@@ -78,19 +85,29 @@ export class ZoneService {
     const patch = { ...changes };
     if (changes.volume !== undefined) patch.volume = normalisedVolume(changes.volume as never);
     await this.zones.get(context, id);
-    await this.checkReferences(principal, context, id, patch);
-    await this.zones.update(principal, context, id, patch);
+    await this.checkMetadataType(principal, patch);
+    await this.checkParent(context, id, patch);
+    await this.twins.ensureTwin(context.site);
+    await this.zones.update(principal, context, id, patch, (tx) => this.checkParent(context, id, patch, tx));
     return this.view(context, id);
   }
 
   async delete(principal: Principal, contextId: string, id: string): Promise<void> {
     const context = await this.twins.context(principal, contextId, 'edit');
+    await this.zones.get(context, id);
+    await this.twins.ensureTwin(context.site);
     await this.zones.delete(principal, context, id, async (tx, zone, now) => {
-      const parentZoneId = zone.fields.parentZoneId ?? null;
+      const parentZoneId = (zone.fields.parentZoneId ?? null) as string | null;
       const children = (await this.zones.all(context, tx)).filter((child) => child.fields.parentZoneId === id);
-      for (const child of children) await this.zones.patchIn(tx, principal, context, child, { parentZoneId }, now);
       const points = (await this.pointsOfInterest.all(context, tx)).filter((point) => point.fields.zoneId === id);
-      for (const point of points) await this.pointsOfInterest.patchIn(tx, principal, context, point, { zoneId: null }, now);
+      if (context.draft) {
+        // As the draft's changes, folded like any other PATCH through it.
+        for (const child of children) await this.zones.patchIn(tx, principal, context, child, { parentZoneId }, now);
+        for (const point of points) await this.pointsOfInterest.patchIn(tx, principal, context, point, { zoneId: null }, now);
+      } else {
+        // Two columns set in place, so a concurrent change to the rows' other fields is kept.
+        await this.twins.twins.detachZone(tx, context.site.id, id, parentZoneId, principal.userId, now);
+      }
       return { reattachedZoneIds: children.map((child) => child.id), clearedPointOfInterestIds: points.map((p) => p.id) };
     });
   }
@@ -101,22 +118,22 @@ export class ZoneService {
   }
 
   /**
-   * The parent (a zone the context shows; no cycle; at most 8 levels for the zone's whole
-   * subtree) and the metadata type (the organization's, for zones): 400 naming the field, or 409.
+   * In the write's transaction, the twin's row held: the parent is a zone the context shows
+   * (400 naming parentZoneId), not the zone or under it (409 CircularityFound), and the zone's
+   * whole subtree stays within 8 levels (409 MaxDepthExceeded).
    */
-  private async checkReferences(
-    principal: Principal,
-    context: TwinContext,
-    id: string | undefined,
-    fields: ObjectFields,
-  ): Promise<void> {
-    const { parentZoneId, metadataTypeId } = fields;
-    if (typeof parentZoneId === 'string') {
-      const all = await this.zones.all(context);
-      const parents: ZoneParents = new Map(all.map((zone) => [zone.id, (zone.fields.parentZoneId ?? null) as string | null]));
-      if (!parents.has(parentZoneId)) throw validationError(`body.parentZoneId: no zone ${parentZoneId} in this context`);
-      checkZonePlacement(parents, id ?? '', parentZoneId);
-    }
+  private async checkParent(context: TwinContext, id: string | undefined, fields: ObjectFields, tx?: Tx): Promise<void> {
+    const { parentZoneId } = fields;
+    if (typeof parentZoneId !== 'string') return;
+    const all = await this.zones.all(context, tx);
+    const parents: ZoneParents = new Map(all.map((zone) => [zone.id, (zone.fields.parentZoneId ?? null) as string | null]));
+    if (!parents.has(parentZoneId)) throw validationError(`body.parentZoneId: no zone ${parentZoneId} in this context`);
+    checkZonePlacement(parents, id ?? '', parentZoneId);
+  }
+
+  /** The metadata type, if one is named: the organization's, for zones (400 naming metadataTypeId). */
+  private async checkMetadataType(principal: Principal, fields: ObjectFields): Promise<void> {
+    const { metadataTypeId } = fields;
     if (typeof metadataTypeId === 'string') {
       const type = await this.metadataTypes.find(principal.orgId, metadataTypeId);
       if (!type) throw validationError(`body.metadataTypeId: no metadata type ${metadataTypeId} in this organization`);

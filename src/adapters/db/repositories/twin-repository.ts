@@ -31,6 +31,12 @@ export class TwinRepository {
     return this.db.selectFrom('twins').selectAll().where('site_id', '=', siteId).executeTakeFirst();
   }
 
+  /** The site's twin row held FOR UPDATE on PostgreSQL (SQLite runs one write at a time): zone moves and publishes take turns. */
+  async lockTwin(tx: Tx, siteId: string): Promise<void> {
+    const query = tx.selectFrom('twins').select('id').where('site_id', '=', siteId);
+    await (this.dialect === 'postgres' ? query.forUpdate() : query).executeTakeFirst();
+  }
+
   async touchTwin(tx: Db, siteId: string, at: string): Promise<void> {
     await tx.updateTable('twins').set({ published_at: at, updated_at: at }).where('site_id', '=', siteId).execute();
   }
