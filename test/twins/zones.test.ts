@@ -298,6 +298,27 @@ describe('zones: /v1/twin/{ctx}/zones', () => {
     expect((await org.admin.get(`/v1/twin/${site}/points-of-interest/${point.id}`)).body.zoneId).toBeNull();
   });
 
+  it('refuses a partial publish that leaves out a zone another chosen change names (409 DraftChangeDependsOn)', async () => {
+    const site = await createSite(org);
+    const livePoint = (await org.admin.post(`/v1/twin/${site}/points-of-interest`, { name: 'Live', position })).body;
+    const draft = await openDraft(org, site);
+    const zone = await create(draft.id, { name: 'New' });
+    const child = await create(draft.id, { name: 'Child', parentZoneId: zone.id });
+    const moved = await org.admin.patch(`/v1/twin/${draft.id}/points-of-interest/${livePoint.id}`, { zoneId: zone.id });
+    expect(moved.status).toBe(200);
+    const changes: { id: string; objectId: string }[] = (await org.admin.get(`/v1/twin/${draft.id}/changes`)).body.items;
+    const changeOf = (id: string) => changes.find((change) => change.objectId === id)?.id as string;
+    const publish = (ids: string[]) => () => org.admin.post(`/v1/twin/${draft.id}/publish`, { changeIds: ids });
+    await refused(publish([changeOf(livePoint.id)]), 409, 'DraftChangeDependsOn', new RegExp(changeOf(zone.id)));
+    await refused(publish([changeOf(child.id)]), 409, 'DraftChangeDependsOn', new RegExp(changeOf(zone.id)));
+    const published = await org.admin.post(`/v1/twin/${draft.id}/publish`, {
+      changeIds: [changeOf(zone.id), changeOf(livePoint.id)],
+    });
+    expect(published.status, JSON.stringify(published.body)).toBe(200);
+    expect((await get(site, zone.id)).childZoneIds).toEqual([]);
+    expect((await org.admin.get(`/v1/twin/${site}/points-of-interest/${livePoint.id}`)).body.zoneId).toBe(zone.id);
+  });
+
   it('refuses a publish that would nest zones too deep on the live twin as it is now (409, nothing published)', async () => {
     const site = await createSite(org);
     const seven = await chain(site, 7);

@@ -102,3 +102,35 @@ export function checkZoneForest(parents: ZoneParents): void {
 function depthError(): ApiError {
   return new ApiError('MaxDepthExceeded', `Zones nest at most ${MAX_ZONE_DEPTH} levels deep (a top-level zone is level 1)`);
 }
+
+/** A draft's change as publishing sees it: fields as stored (JSON), null for a removal. */
+export interface PublishedChange {
+  id: string;
+  objectId: string;
+  kind: string;
+  fields: string | null;
+}
+
+/**
+ * A partial publish may not leave a live object naming a zone the draft adds in a change left
+ * out: 409 DraftChangeDependsOn naming the change chosen and the one it needs.
+ */
+export function checkChangeDependencies(all: PublishedChange[], chosen: PublishedChange[]): void {
+  const chosenIds = new Set(chosen.map((change) => change.id));
+  const addedLeftOut = new Map(
+    all.filter((change) => change.kind === 'added' && !chosenIds.has(change.id)).map((change) => [change.objectId, change.id]),
+  );
+  for (const change of chosen) {
+    if (change.fields === null) continue;
+    const fields = JSON.parse(change.fields) as Record<string, unknown>;
+    for (const field of ['parentZoneId', 'zoneId']) {
+      const needed = addedLeftOut.get(fields[field] as string);
+      if (needed !== undefined) {
+        throw new ApiError(
+          'DraftChangeDependsOn',
+          `The change ${change.id} names in ${field} the zone the draft adds in change ${needed}: publish both`,
+        );
+      }
+    }
+  }
+}

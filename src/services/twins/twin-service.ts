@@ -1,12 +1,19 @@
 import { randomUUID } from 'node:crypto';
 import type { Transaction } from 'kysely';
 import type { TwinRepository } from '../../adapters/db/repositories/twin-repository.js';
-import type { AuditEventRow, NodeRow, RegionalSchema, TwinDraftRow, TwinRow } from '../../adapters/db/schema.js';
+import type {
+  AuditEventRow,
+  NodeRow,
+  RegionalSchema,
+  TwinDraftChangeRow,
+  TwinDraftRow,
+  TwinRow,
+} from '../../adapters/db/schema.js';
 import type { Permission } from '../../domain/access/permissions.js';
 import type { Principal } from '../../domain/access/principal.js';
 import { ApiError, validationError } from '../../domain/errors.js';
 import { applyPatch, objectOfRow, rowOfObject } from '../../domain/twins/twin-objects.js';
-import { checkZoneForest } from '../../domain/twins/zone-rules.js';
+import { checkChangeDependencies, checkZoneForest } from '../../domain/twins/zone-rules.js';
 import type { Platform, RegionContext } from '../../platform.js';
 import type { NodeService } from '../node-service.js';
 
@@ -144,6 +151,8 @@ export class TwinService {
         if (unknown !== undefined) throw validationError(`body.changeIds: the draft has no change ${unknown}`);
         const wanted = new Set(changeIds);
         chosen = all.filter((change) => wanted.has(change.id));
+        const shape = (change: TwinDraftChangeRow) => ({ ...change, objectId: change.object_id });
+        checkChangeDependencies(all.map(shape), chosen.map(shape));
       }
       const live = new Map(
         (
