@@ -104,6 +104,7 @@ export const ERRORS = {
   InvitationNotPending: { status: 409, message: 'The invitation is no longer pending' },
   // twins and their metadata (DESIGN.md section 11)
   DraftNotOpen: { status: 409, message: 'The draft is published or discarded: it takes no more changes' },
+  DraftChangeDependsOn: { status: 409, message: 'A change to publish names an object the draft adds in a change not published' },
   DuplicateMetadataTypeName: { status: 409, message: 'A metadata type with this name exists in the organization' },
   // operations (DESIGN.md section 14)
   DatabaseUnavailable: {

@@ -32,6 +32,7 @@ import { ScimTokenService } from '../services/scim/scim-token-service.js';
 import { AssetService } from '../services/twins/asset-service.js';
 import { PointOfInterestService } from '../services/twins/point-of-interest-service.js';
 import { TwinService } from '../services/twins/twin-service.js';
+import { ZoneService } from '../services/twins/zone-service.js';
 import { AttachmentService } from '../services/uploads/attachment-service.js';
 import { BundleService } from '../services/uploads/bundle-service.js';
 import { SiteFileService } from '../services/uploads/site-file-service.js';
@@ -57,6 +58,7 @@ import scimTokenRoutes from './routes/scim-tokens/scim-token-routes.js';
 import assetRoutes from './routes/twins/asset-routes.js';
 import pointOfInterestRoutes from './routes/twins/point-of-interest-routes.js';
 import twinRoutes from './routes/twins/twin-routes.js';
+import zoneRoutes from './routes/twins/zone-routes.js';
 import attachmentRoutes from './routes/uploads/attachment-routes.js';
 import bundleRoutes from './routes/uploads/bundle-routes.js';
 import siteFileRoutes from './routes/uploads/site-file-routes.js';
@@ -81,6 +83,7 @@ export interface RegionServices {
   twins: TwinService;
   pointsOfInterest: PointOfInterestService;
   assets: AssetService;
+  zones: ZoneService;
 }
 
 export type RegionApp = FastifyInstance<
@@ -109,6 +112,7 @@ export const TAGS = [
   { name: 'Twins', description: "A site's live twin and its drafts: changes kept apart until they are published" },
   { name: 'Points of interest', description: 'Named points placed on a twin, through the live twin or a draft' },
   { name: 'Assets', description: 'Named volumes (oriented boxes) drawn on a twin, through the live twin or a draft' },
+  { name: 'Zones', description: 'Nested named volumes outlined on a twin, through the live twin or a draft' },
 ];
 
 /** What each status means on every operation; routes may give a more precise description. */
@@ -193,6 +197,7 @@ export function regionServices(platform: Platform, region: Region): RegionServic
     twins,
     pointsOfInterest: new PointOfInterestService(twins, metadataTypes),
     assets: new AssetService(twins, metadataTypes),
+    zones: new ZoneService(twins, metadataTypes),
   };
 }
 
@@ -275,6 +280,7 @@ export async function regionApp(
   await twinRoutes(app);
   await pointOfInterestRoutes(app);
   await assetRoutes(app);
+  await zoneRoutes(app);
 
   app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());
   // The page links its assets absolutely when opened without a trailing slash: from the public

@@ -144,7 +144,8 @@ export interface AuditEventRow {
     | 'metadata-type'
     | 'twin-draft'
     | 'point-of-interest'
-    | 'asset';
+    | 'asset'
+    | 'zone';
   target_id: string;
   details: string; // JSON object
 }

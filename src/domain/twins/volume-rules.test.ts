@@ -34,4 +34,11 @@ describe('volume rules', () => {
       /^body\.volume\.boxes\.2\.rotation: /,
     );
   });
+
+  it('gives a unit rotation back exactly as sent (dividing by a norm of 1 + 2e-16 would move it by an ulp)', () => {
+    const half = Math.SQRT1_2;
+    expect(normalizedRotation({ x: 0, y: 0, z: half, w: half }, 'r')).toEqual({ x: 0, y: 0, z: half, w: half });
+    const third = 1 / Math.sqrt(3);
+    expect(normalizedRotation({ x: third, y: third, z: third, w: 0 }, 'r')).toEqual({ x: third, y: third, z: third, w: 0 });
+  });
 });

@@ -27,6 +27,9 @@ export function normalizedRotation(rotation: Quaternion, field: string): Quatern
   if (!Number.isFinite(norm) || Math.abs(norm - 1) > QUATERNION_NORM_TOLERANCE) {
     throw validationError(`${field}: the norm of a rotation must be within 1 ± ${QUATERNION_NORM_TOLERANCE} (it is ${norm})`);
   }
+  // A rotation already of unit norm but for the last bits of rounding comes back as given: a
+  // client's own unit quaternion round-trips exactly instead of drifting by an ulp.
+  if (Math.abs(norm - 1) <= 4 * Number.EPSILON) return { x, y, z, w };
   return { x: x / norm, y: y / norm, z: z / norm, w: w / norm };
 }
 

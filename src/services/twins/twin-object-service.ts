@@ -36,6 +36,8 @@ export class TwinObjectService {
     readonly objectType: TwinObjectType,
     private readonly auditName: string,
     private readonly notFound: string,
+    /** Zones: every write holds the twin's row first (after the draft's), so nesting checks and publishes take turns. */
+    private readonly locksTwin = false,
   ) {}
 
   private get store() {
@@ -46,11 +48,18 @@ export class TwinObjectService {
   async list(context: TwinContext, limit: number, offset: number): Promise<TwinObject[]> {
     const { site, draft } = context;
     if (!draft) return (await this.store.listObjects(site.id, this.objectType, limit, offset)).map(objectOfRow);
-    // A draft's view: the live rows overlaid by its changes. Read whole: a twin's objects of one
-    // kind are few enough (a page through a draft reads them all; see docs/twins.md).
-    const changes = new Map((await this.store.changes(draft.id, this.objectType)).map((row) => [row.object_id, row]));
+    // A draft's view is read whole: a twin's objects of one kind are few enough (docs/twins.md).
+    return (await this.all(context)).slice(offset, offset + limit);
+  }
+
+  /** Every object of the kind as the context shows it (a draft's: the live rows overlaid by its changes), in list order. */
+  async all(context: TwinContext, tx?: Tx): Promise<TwinObject[]> {
+    const { site, draft } = context;
+    const changes = new Map(
+      (draft ? await this.store.changes(draft.id, this.objectType, tx) : []).map((row) => [row.object_id, row]),
+    );
     const view: TwinObject[] = [];
-    for (const row of await this.store.allObjects(site.id, this.objectType)) {
+    for (const row of await this.store.allObjects(site.id, this.objectType, tx)) {
       const fields = overlay(objectOfRow(row).fields, folded(changes.get(row.id)));
       if (fields) view.push({ id: row.id, objectType: this.objectType, fields });
     }
@@ -58,7 +67,7 @@ export class TwinObjectService {
       if (change.kind === 'added')
         view.push({ id: change.object_id, objectType: this.objectType, fields: JSON.parse(change.fields as string) });
     }
-    return view.sort(byCreation).slice(offset, offset + limit);
+    return view.sort(byCreation);
   }
 
   /** The object as the context shows it, or undefined. */
@@ -78,7 +87,13 @@ export class TwinObjectService {
     return found;
   }
 
-  async create(principal: Principal, context: TwinContext, input: ObjectFields): Promise<TwinObject> {
+  /** checkInTx (a kind's rules that read the context, e.g. zones' nesting) runs first in the write's transaction. */
+  async create(
+    principal: Principal,
+    context: TwinContext,
+    input: ObjectFields,
+    checkInTx?: (tx: Tx) => Promise<void>,
+  ): Promise<TwinObject> {
     const now = this.twins.now();
     const object: TwinObject = {
       id: randomUUID(),
@@ -86,6 +101,7 @@ export class TwinObjectService {
       fields: { ...input, createdBy: principal.userId, updatedBy: principal.userId, createdAt: now, updatedAt: now },
     };
     await this.write(context, async (tx) => {
+      if (checkInTx) await checkInTx(tx);
       const { site, draft } = context;
       if (draft) {
         await this.store.insertChange(tx, {
@@ -106,33 +122,64 @@ export class TwinObjectService {
     return object;
   }
 
-  async update(principal: Principal, context: TwinContext, id: string, changes: ObjectFields): Promise<TwinObject> {
+  async update(
+    principal: Principal,
+    context: TwinContext,
+    id: string,
+    changes: ObjectFields,
+    checkInTx?: (tx: Tx) => Promise<void>,
+  ): Promise<TwinObject> {
     const now = this.twins.now();
-    const patch = { ...changes, updatedBy: principal.userId, updatedAt: now };
     return this.write(context, async (tx) => {
       const current = await this.find(context, id, tx);
       if (!current) throw new ApiError('NotFound', this.notFound);
-      const { site, draft } = context;
-      if (draft) {
-        const existing = await this.store.change(draft.id, id, tx);
-        const next = foldUpdate(folded(existing), patch);
-        await this.saveChange(tx, draft.id, id, existing, next, now);
-      } else {
-        await this.store.replaceObject(
-          tx,
-          rowOfObject({ ...current, fields: applyPatch(current.fields, patch) }, site.org_id, site.id),
-        );
-      }
+      if (checkInTx) await checkInTx(tx);
+      const updated = await this.patchIn(tx, principal, context, current, changes, now);
       await this.audit(tx, principal, context, 'updated', id, { name: current.fields.name, changed: Object.keys(changes) }, now);
-      return { ...current, fields: applyPatch(current.fields, patch) };
+      return updated;
     });
   }
 
-  async delete(principal: Principal, context: TwinContext, id: string): Promise<void> {
+  /**
+   * Inside a write's transaction: the object (as the context shows it) patched, live or as the
+   * draft's change; no audit event (the caller records its own). A zone's delete uses it for the
+   * children and points of interest it changes.
+   */
+  async patchIn(
+    tx: Tx,
+    principal: Principal,
+    context: TwinContext,
+    current: TwinObject,
+    changes: ObjectFields,
+    now: string,
+  ): Promise<TwinObject> {
+    const patch = { ...changes, updatedBy: principal.userId, updatedAt: now };
+    const { site, draft } = context;
+    if (draft) {
+      const existing = await this.store.change(draft.id, current.id, tx);
+      const next = foldUpdate(folded(existing), patch);
+      await this.saveChange(tx, draft.id, current.id, existing, next, now);
+    } else {
+      await this.store.replaceObject(
+        tx,
+        rowOfObject({ ...current, fields: applyPatch(current.fields, patch) }, site.org_id, site.id),
+      );
+    }
+    return { ...current, fields: applyPatch(current.fields, patch) };
+  }
+
+  /** alsoInTx runs in the delete's transaction first, with the object as the context shows it. */
+  async delete(
+    principal: Principal,
+    context: TwinContext,
+    id: string,
+    alsoInTx?: (tx: Tx, current: TwinObject, now: string) => Promise<Record<string, unknown> | undefined>,
+  ): Promise<void> {
     const now = this.twins.now();
     await this.write(context, async (tx) => {
       const current = await this.find(context, id, tx);
       if (!current) throw new ApiError('NotFound', this.notFound);
+      const extra = alsoInTx ? await alsoInTx(tx, current, now) : undefined;
       const { draft } = context;
       if (draft) {
         const existing = await this.store.change(draft.id, id, tx);
@@ -140,7 +187,7 @@ export class TwinObjectService {
       } else {
         await this.store.deleteObject(tx, id);
       }
-      await this.audit(tx, principal, context, 'deleted', id, { name: current.fields.name }, now);
+      await this.audit(tx, principal, context, 'deleted', id, { name: current.fields.name, ...extra }, now);
     });
   }
 
@@ -148,6 +195,7 @@ export class TwinObjectService {
   private write<T>(context: TwinContext, change: (tx: Tx) => Promise<T>): Promise<T> {
     return this.store.db.transaction().execute(async (tx) => {
       if (context.draft) await this.twins.lockOpen(tx, context.draft.id);
+      if (this.locksTwin) await this.store.lockTwin(tx, context.site.id);
       return change(tx);
     });
   }

@@ -1,11 +1,19 @@
 import { randomUUID } from 'node:crypto';
 import type { Transaction } from 'kysely';
 import type { TwinRepository } from '../../adapters/db/repositories/twin-repository.js';
-import type { AuditEventRow, NodeRow, RegionalSchema, TwinDraftRow, TwinRow } from '../../adapters/db/schema.js';
+import type {
+  AuditEventRow,
+  NodeRow,
+  RegionalSchema,
+  TwinDraftChangeRow,
+  TwinDraftRow,
+  TwinRow,
+} from '../../adapters/db/schema.js';
 import type { Permission } from '../../domain/access/permissions.js';
 import type { Principal } from '../../domain/access/principal.js';
 import { ApiError, validationError } from '../../domain/errors.js';
 import { applyPatch, objectOfRow, rowOfObject } from '../../domain/twins/twin-objects.js';
+import { checkChangeDependencies, checkZoneForest } from '../../domain/twins/zone-rules.js';
 import type { Platform, RegionContext } from '../../platform.js';
 import type { NodeService } from '../node-service.js';
 
@@ -133,6 +141,8 @@ export class TwinService {
     const skipped: string[] = [];
     await this.region.store.db.transaction().execute(async (tx) => {
       const locked = await this.lockOpen(tx, draft.id);
+      // As a zone write does: the draft, then the twin, then objects (docs/twins.md).
+      await this.twins.lockTwin(tx, site.id);
       const all = await this.twins.changes(locked.id, undefined, tx);
       let chosen = all;
       if (changeIds !== undefined) {
@@ -141,6 +151,8 @@ export class TwinService {
         if (unknown !== undefined) throw validationError(`body.changeIds: the draft has no change ${unknown}`);
         const wanted = new Set(changeIds);
         chosen = all.filter((change) => wanted.has(change.id));
+        const shape = (change: TwinDraftChangeRow) => ({ ...change, objectId: change.object_id });
+        checkChangeDependencies(all.map(shape), chosen.map(shape));
       }
       const live = new Map(
         (
@@ -165,8 +177,17 @@ export class TwinService {
           const patched = { ...object, fields: applyPatch(object.fields, { ...fields, ...stamp }) };
           await this.twins.replaceObject(tx, rowOfObject(patched, site.org_id, site.id));
         } else {
+          // A zone's removal re-attaches the live children and points of interest it has now.
+          if (current.object_type === 'zone') {
+            await this.twins.detachZone(tx, site.id, current.id, current.parent_zone_id, principal.userId, now);
+          }
           await this.twins.deleteObject(tx, current.id);
         }
+      }
+      // Zones' nesting rules hold on the live twin after the publish (it may have moved meanwhile).
+      if (chosen.some((change) => change.object_type === 'zone')) {
+        const zones = await this.twins.allObjects(site.id, 'zone', tx);
+        checkZoneForest(new Map(zones.map((zone) => [zone.id, zone.parent_zone_id])));
       }
       await this.twins.updateDraft(tx, locked.id, { status: 'published', updated_at: now, published_at: now });
       await this.twins.touchTwin(tx, site.id, now);

@@ -31,6 +31,12 @@ export class TwinRepository {
     return this.db.selectFrom('twins').selectAll().where('site_id', '=', siteId).executeTakeFirst();
   }
 
+  /** The site's twin row held FOR UPDATE on PostgreSQL (SQLite runs one write at a time): zone moves and publishes take turns. */
+  async lockTwin(tx: Tx, siteId: string): Promise<void> {
+    const query = tx.selectFrom('twins').select('id').where('site_id', '=', siteId);
+    await (this.dialect === 'postgres' ? query.forUpdate() : query).executeTakeFirst();
+  }
+
   async touchTwin(tx: Db, siteId: string, at: string): Promise<void> {
     await tx.updateTable('twins').set({ published_at: at, updated_at: at }).where('site_id', '=', siteId).execute();
   }
@@ -132,8 +138,8 @@ export class TwinRepository {
     return db.selectFrom('twin_objects').selectAll().where('site_id', '=', siteId).where('id', 'in', ids).execute();
   }
 
-  async allObjects(siteId: string, objectType: string): Promise<TwinObjectRow[]> {
-    return this.db
+  async allObjects(siteId: string, objectType: string, db: Db = this.db): Promise<TwinObjectRow[]> {
+    return db
       .selectFrom('twin_objects')
       .selectAll()
       .where('site_id', '=', siteId)
@@ -167,6 +173,25 @@ export class TwinRepository {
   async replaceObject(tx: Db, row: TwinObjectRow): Promise<void> {
     const { id, org_id: _org, site_id: _site, object_type: _type, ...fields } = row;
     await tx.updateTable('twin_objects').set(fields).where('id', '=', id).execute();
+  }
+
+  /**
+   * A live zone's delete (or a published removal): its children move to its parent and its
+   * points of interest leave it, stamped as changed by `by` at `at`.
+   */
+  async detachZone(tx: Db, siteId: string, zoneId: string, parentId: string | null, by: string, at: string): Promise<void> {
+    await tx
+      .updateTable('twin_objects')
+      .set({ parent_zone_id: parentId, updated_by: by, updated_at: at })
+      .where('site_id', '=', siteId)
+      .where('parent_zone_id', '=', zoneId)
+      .execute();
+    await tx
+      .updateTable('twin_objects')
+      .set({ zone_id: null, updated_by: by, updated_at: at })
+      .where('site_id', '=', siteId)
+      .where('zone_id', '=', zoneId)
+      .execute();
   }
 
   async deleteObject(tx: Db, id: string): Promise<void> {

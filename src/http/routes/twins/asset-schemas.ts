@@ -1,7 +1,6 @@
 import { type Static, Type } from '@sinclair/typebox';
 import type { TwinObject } from '../../../domain/twins/twin-objects.js';
-import { Description, Nullable, ObjectId, ObjectName } from './twin-value-schemas.js';
-import { Volume } from './volume-schemas.js';
+import { Description, Nullable, ObjectId, ObjectName, Volume } from './twin-value-schemas.js';
 
 export const CreateAssetBody = Type.Object(
   {

@@ -107,7 +107,7 @@ export default async function twinRoutes(app: RegionApp) {
         tags: ['Twins'],
         operationId: 'publishTwinDraft',
         summary: 'Publish a draft into the live twin',
-        description: `contextId is a draft id. All its changes, or the changeIds given, in one transaction: added objects inserted, changed fields patched onto the live objects as they are now, removed objects deleted; a change whose object the live twin has deleted meanwhile is skipped (listed in skipped). The draft is then published. 400 ValidationError naming changeIds: a change the draft does not hold. ${WRITE}`,
+        description: `contextId is a draft id. All its changes, or the changeIds given, in one transaction: added objects inserted, changed fields patched onto the live objects as they are now, removed objects deleted; a change whose object the live twin has deleted meanwhile is skipped (listed in skipped). The draft is then published. 400 ValidationError naming changeIds: a change the draft does not hold. 409 DraftChangeDependsOn: a chosen change names a zone the draft adds in a change left out (the message names both). 409 CircularityFound or MaxDepthExceeded: the live twin's zones after the publish would form a cycle or reach a ninth level (nothing published). A published zone removal re-attaches the live zone's children and points of interest as a live delete does. ${WRITE}`,
         params: ContextIdParams,
         body: PublishBody,
         response: { 200: Draft, ...errors(400, 401, 403, 404, 409) },

@@ -1,4 +1,5 @@
 import { type TSchema, Type } from '@sinclair/typebox';
+import { QUATERNION_NORM_TOLERANCE } from '../../../domain/twins/volume-rules.js';
 
 /**
  * The value types every kind of twin object shares (DESIGN.md section 11): every bound here, so
@@ -17,6 +18,39 @@ export const Vector3 = Type.Object(
     title: 'Vector3',
     description: `Metres in the site frame, Z up; each component within ±${COORDINATE_LIMIT}`,
   },
+);
+
+export const SIZE_LIMIT = 1e5;
+export const MAX_BOXES = 64;
+
+const Extent = Type.Number({ exclusiveMinimum: 0, maximum: SIZE_LIMIT });
+const QuaternionComponent = Type.Number({ minimum: -1 - QUATERNION_NORM_TOLERANCE, maximum: 1 + QUATERNION_NORM_TOLERANCE });
+
+// The norm check is a domain rule (src/domain/twins/zone-rules.ts): JSON Schema cannot say it.
+export const Quaternion = Type.Object(
+  { x: QuaternionComponent, y: QuaternionComponent, z: QuaternionComponent, w: QuaternionComponent },
+  {
+    additionalProperties: false,
+    title: 'Quaternion',
+    description: `A rotation; its norm must be within 1 ± ${QUATERNION_NORM_TOLERANCE} (400 otherwise); stored normalised`,
+  },
+);
+
+export const OrientedBox = Type.Object(
+  {
+    center: Vector3,
+    size: Type.Object(
+      { x: Extent, y: Extent, z: Extent },
+      { additionalProperties: false, description: `Metres along the box's axes, each > 0 and ≤ ${SIZE_LIMIT}` },
+    ),
+    rotation: Quaternion,
+  },
+  { additionalProperties: false, title: 'OrientedBox' },
+);
+
+export const Volume = Type.Object(
+  { boxes: Type.Array(OrientedBox, { minItems: 1, maxItems: MAX_BOXES }) },
+  { additionalProperties: false, title: 'Volume', description: `The union of 1 to ${MAX_BOXES} oriented boxes` },
 );
 
 export const Viewpoint = Type.Object(
