@@ -31,9 +31,23 @@ describe('processes that run some of the roles', () => {
   });
 
   afterAll(async () => {
-    for (const t of [worker, apiFromStore, apiEu]) await t?.close();
-    await auth?.close();
-  });
+    // Each close within its own deadline, so that a hang names the process that hung.
+    const closed = async (name: string, t: TestPlatform | undefined) => {
+      let timer: NodeJS.Timeout | undefined;
+      const late = new Promise((_, reject) => {
+        timer = setTimeout(() => reject(new Error(`the ${name} process did not close within 20 s`)), 20_000);
+      });
+      try {
+        await Promise.race([t?.close(), late]);
+      } finally {
+        clearTimeout(timer);
+      }
+    };
+    await closed('worker', worker);
+    await closed('api (key set from the global store)', apiFromStore);
+    await closed('api (key set over HTTP)', apiEu);
+    await closed('auth', auth);
+  }, 90_000);
 
   const get = (t: TestPlatform, path: string, bearer?: string) =>
     fetch(`${t.origin}${path}`, { headers: bearer ? { authorization: `Bearer ${bearer}` } : {} });
