@@ -1,6 +1,6 @@
 import { type Static, Type } from '@sinclair/typebox';
 import type { TwinObject } from '../../../domain/twins/twin-objects.js';
-import { Description, Nullable, ObjectId, ObjectName, Volume } from './twin-value-schemas.js';
+import { ContextIdParams, Description, Nullable, ObjectId, ObjectName, ObjectTrailFields, Volume } from './twin-value-schemas.js';
 
 export const CreateAssetBody = Type.Object(
   {
@@ -29,21 +29,13 @@ export const AssetSchema = Type.Object(
     description: Type.String(),
     metadataTypeId: Nullable(Type.String()),
     volume: Volume,
-    metadata: Type.Optional(
-      Type.Record(Type.String(), Type.Record(Type.String(), Type.Unknown()), {
-        description: 'Only with includeMetadata=true: the metadata sections (filled by the metadata routes, to come)',
-      }),
-    ),
-    createdBy: Type.String(),
-    updatedBy: Type.String(),
-    createdAt: Type.String({ format: 'date-time' }),
-    updatedAt: Type.String({ format: 'date-time' }),
+    ...ObjectTrailFields,
   },
   { $id: 'Asset', title: 'Asset' },
 );
 
 export const AssetParams = Type.Object({
-  contextId: Type.String({ minLength: 1, maxLength: 64 }),
+  ...ContextIdParams.properties,
   assetId: ObjectId,
 });
 

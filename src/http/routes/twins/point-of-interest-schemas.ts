@@ -1,6 +1,17 @@
 import { type Static, Type } from '@sinclair/typebox';
 import type { TwinObject } from '../../../domain/twins/twin-objects.js';
-import { Color, Description, Icon, Nullable, ObjectId, ObjectName, Vector3, Viewpoint } from './twin-value-schemas.js';
+import {
+  Color,
+  ContextIdParams,
+  Description,
+  Icon,
+  Nullable,
+  ObjectId,
+  ObjectName,
+  ObjectTrailFields,
+  Vector3,
+  Viewpoint,
+} from './twin-value-schemas.js';
 
 const ZoneId = ObjectId;
 
@@ -58,21 +69,13 @@ export const PointOfInterestSchema = Type.Object(
     icon: Nullable(Type.String()),
     zoneId: Nullable(Type.String()),
     metadataTypeId: Nullable(Type.String()),
-    metadata: Type.Optional(
-      Type.Record(Type.String(), Type.Record(Type.String(), Type.Unknown()), {
-        description: 'Only with includeMetadata=true: the metadata sections (filled by the metadata routes, to come)',
-      }),
-    ),
-    createdBy: Type.String(),
-    updatedBy: Type.String(),
-    createdAt: Type.String({ format: 'date-time' }),
-    updatedAt: Type.String({ format: 'date-time' }),
+    ...ObjectTrailFields,
   },
   { $id: 'PointOfInterest', title: 'PointOfInterest' },
 );
 
 export const PointOfInterestParams = Type.Object({
-  contextId: Type.String({ minLength: 1, maxLength: 64 }),
+  ...ContextIdParams.properties,
   pointOfInterestId: ObjectId,
 });
 

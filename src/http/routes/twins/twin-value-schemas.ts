@@ -88,6 +88,19 @@ export const ContextIdParams = Type.Object({
   }),
 });
 
+/** The fields every twin object's body ends with: its metadata on request, and who changed it when. */
+export const ObjectTrailFields = {
+  metadata: Type.Optional(
+    Type.Record(Type.String(), Type.Record(Type.String(), Type.Unknown()), {
+      description: 'Only with includeMetadata=true: the metadata sections (filled by the metadata routes, to come)',
+    }),
+  ),
+  createdBy: Type.String(),
+  updatedBy: Type.String(),
+  createdAt: Type.String({ format: 'date-time' }),
+  updatedAt: Type.String({ format: 'date-time' }),
+};
+
 /** includeMetadata adds the object's metadata; includeMetaData is the earlier spelling. */
 export const IncludeMetadata = {
   includeMetadata: Type.Optional(Type.Boolean({ description: "Add the object's metadata sections" })),

@@ -1,7 +1,17 @@
 import { type Static, Type } from '@sinclair/typebox';
 import type { ZoneTree, ZoneView } from '../../../services/twins/zone-service.js';
 import { Paging } from '../paging.js';
-import { Color, Description, IncludeMetadata, Nullable, ObjectId, ObjectName, Volume } from './twin-value-schemas.js';
+import {
+  Color,
+  ContextIdParams,
+  Description,
+  IncludeMetadata,
+  Nullable,
+  ObjectId,
+  ObjectName,
+  ObjectTrailFields,
+  Volume,
+} from './twin-value-schemas.js';
 
 const fields = {
   name: ObjectName,
@@ -45,15 +55,7 @@ const zoneFields = {
   childZoneIds: Type.Array(Type.String(), { description: 'The zones directly under this one, in list order' }),
   color: Nullable(Type.String()),
   metadataTypeId: Nullable(Type.String()),
-  metadata: Type.Optional(
-    Type.Record(Type.String(), Type.Record(Type.String(), Type.Unknown()), {
-      description: 'Only with includeMetadata=true: the metadata sections (filled by the metadata routes, to come)',
-    }),
-  ),
-  createdBy: Type.String(),
-  updatedBy: Type.String(),
-  createdAt: Type.String({ format: 'date-time' }),
-  updatedAt: Type.String({ format: 'date-time' }),
+  ...ObjectTrailFields,
 };
 
 export const ZoneSchema = Type.Object(zoneFields, { $id: 'Zone', title: 'Zone' });
@@ -64,7 +66,7 @@ export const ZoneTreeSchema = Type.Object(
 );
 
 export const ZoneParams = Type.Object({
-  contextId: Type.String({ minLength: 1, maxLength: 64 }),
+  ...ContextIdParams.properties,
   zoneId: ObjectId,
 });
 
