@@ -2,7 +2,7 @@ import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { detectPointCloudFormat } from '../../src/processing/point-clouds/detect-format.js';
+import { detectPointCloudFormat } from '../../src/domain/processing/point-cloud-formats.js';
 import { openPointCloud } from '../../src/processing/point-clouds/open-point-cloud.js';
 import type { PointCloudFormat } from '../../src/processing/point-clouds/point-cloud.js';
 import { ProcessingError } from '../../src/processing/processing-error.js';

@@ -1,4 +1,4 @@
-import { detectPointCloudFormat } from '../../processing/point-clouds/detect-format.js';
+import { detectPointCloudFormat } from '../processing/point-cloud-formats.js';
 
 /**
  * What a file really is, from its first bytes, and what its name promises. Finalize compares the
@@ -25,7 +25,7 @@ export type FileFormat =
   | 'text';
 
 /** How many leading bytes detectFormat needs. */
-export { DETECT_BYTES as FORMAT_PROBE_BYTES } from '../../processing/point-clouds/detect-format.js';
+export { DETECT_BYTES as FORMAT_PROBE_BYTES } from '../processing/point-cloud-formats.js';
 
 const EXTENSIONS: Record<string, FileFormat> = {
   las: 'las',

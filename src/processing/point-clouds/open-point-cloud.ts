@@ -1,6 +1,6 @@
 import { open } from 'node:fs/promises';
+import { DETECT_BYTES, detectPointCloudFormat } from '../../domain/processing/point-cloud-formats.js';
 import { notCompatible } from '../processing-error.js';
-import { DETECT_BYTES, detectPointCloudFormat } from './detect-format.js';
 import { openE57 } from './e57/e57-reader.js';
 import { openLas } from './las-reader.js';
 import type { LazChunkDecoder } from './laz-chunks.js';

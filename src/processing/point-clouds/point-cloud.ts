@@ -1,8 +1,9 @@
 import type { DeclaredCrs } from '../../domain/georeferencing/declared-crs.js';
+import type { PointCloudFormat } from '../../domain/processing/point-cloud-formats.js';
+
+export type { PointCloudFormat };
 
 /** What every point-cloud reader yields: a header read up front, then batches streamed from disk. */
-export type PointCloudFormat = 'las' | 'laz' | 'ply' | 'e57' | 'xyz' | 'pts';
-
 export type PointAttribute = 'position' | 'color' | 'intensity';
 
 export interface Bounds {

@@ -1,4 +1,5 @@
-import type { PointCloudFormat } from './point-cloud.js';
+/** The point-cloud formats the processing reads, known from a file's content. */
+export type PointCloudFormat = 'las' | 'laz' | 'ply' | 'e57' | 'xyz' | 'pts';
 
 /** Bytes a caller should read from the start of a file for detectPointCloudFormat. */
 export const DETECT_BYTES = 4096;
