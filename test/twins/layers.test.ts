@@ -269,14 +269,41 @@ describe('twin layers: PUT and DELETE /v1/twin/{siteId}/layers/{bundleId}, layer
     expect(await current()).toMatchObject({ nodeId: newest });
   });
 
+  it('a link and a move of the bundle out of the site at once: one wins, never a link to a bundle outside the site', async () => {
+    const otherSite = await createSite(org, 'Concurrent');
+    const inSite = async () => (await org.admin.get(`/v1/nodes/${local.bundleId}`)).body.parentId === siteId;
+    expect((await org.admin.delete(layerUrl(siteId, local.bundleId))).status).toBe(204);
+    for (let round = 0; round < 6; round += 1) {
+      const [linked, moved] = await Promise.all([
+        org.admin.request('PUT', layerUrl(siteId, local.bundleId)),
+        org.admin.patch(`/v1/nodes/${local.bundleId}/move/${otherSite}?force=true`),
+      ]);
+      const links = await twinLinks();
+      const isLinked = links.some((row) => row.from_id === local.bundleId);
+      if (linked.status === 201) {
+        expect(moved.body).toMatchObject({ statusCode: 409, error: 'DataBundleLinkedToTwin' });
+        expect(isLinked).toBe(true);
+        expect(await inSite()).toBe(true);
+        expect((await org.admin.delete(layerUrl(siteId, local.bundleId))).status).toBe(204);
+      } else {
+        expect(linked.body).toMatchObject({ statusCode: 409, error: 'DataBundleNotInSite' });
+        expect(moved.status, JSON.stringify(moved.body)).toBe(200);
+        expect(isLinked).toBe(false);
+        expect((await org.admin.patch(`/v1/nodes/${local.bundleId}/move/${siteId}?force=true`)).status).toBe(200);
+      }
+    }
+    // Without the link's lock on the bundle's branch, PostgreSQL answered 201 and 200 here (in two runs of two).
+    expect((await org.admin.request('PUT', layerUrl(siteId, local.bundleId))).status).toBe(201);
+  });
+
   it("a trashed bundle's layer is not served (restored, it is again); a hard-deleted bundle's link goes with it", async () => {
     expect((await org.admin.delete(`/v1/nodes/${folderId}`)).status).toBe(204);
     expect((await layers()).map((layer) => layer.bundleId)).toEqual([local.bundleId]);
     expect(await twinLinks()).toHaveLength(2);
     await refused(() => org.admin.request('PUT', layerUrl(siteId, placed.bundleId)), 404, 'Not Found');
     expect((await org.admin.patch(`/v1/nodes/${folderId}/restore`)).status).toBe(200);
-    // Relinked after the move above, so it comes second.
-    expect((await layers()).map((layer) => layer.bundleId)).toEqual([local.bundleId, placed.bundleId]);
+    // In link order: the local bundle was relinked last, in the test before.
+    expect((await layers()).map((layer) => layer.bundleId)).toEqual([placed.bundleId, local.bundleId]);
 
     expect((await org.admin.delete(`/v1/nodes/${folderId}`)).status).toBe(204);
     expect((await org.admin.delete(`/v1/nodes/${folderId}/hard`)).status).toBe(204);
