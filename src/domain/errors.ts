@@ -105,6 +105,11 @@ export const ERRORS = {
   // twins and their metadata (DESIGN.md section 11)
   DraftNotOpen: { status: 409, message: 'The draft is published or discarded: it takes no more changes' },
   DraftChangeDependsOn: { status: 409, message: 'A change to publish names an object the draft adds in a change not published' },
+  DataBundleNotInSite: { status: 409, message: "The data bundle is not in the twin's site (a nested site has its own twin)" },
+  DataBundleHasNoTileset: {
+    status: 409,
+    message: 'The data bundle has no processed derivative with a tileset: process its point cloud first',
+  },
   DuplicateMetadataTypeName: { status: 409, message: 'A metadata type with this name exists in the organization' },
   // operations (DESIGN.md section 14)
   DatabaseUnavailable: {

@@ -11,6 +11,7 @@ import type {
 } from 'fastify';
 import { GroupRepository } from '../adapters/db/repositories/group-repository.js';
 import { MetadataTypeRepository } from '../adapters/db/repositories/metadata-type-repository.js';
+import { TwinLayerRepository } from '../adapters/db/repositories/twin-layer-repository.js';
 import { TwinRepository } from '../adapters/db/repositories/twin-repository.js';
 import { SCOPES } from '../domain/access/scopes.js';
 import type { Region } from '../domain/regions.js';
@@ -31,6 +32,7 @@ import { TilesetService } from '../services/processing/tileset-service.js';
 import { ScimTokenService } from '../services/scim/scim-token-service.js';
 import { AssetService } from '../services/twins/asset-service.js';
 import { PointOfInterestService } from '../services/twins/point-of-interest-service.js';
+import { TwinLayerService } from '../services/twins/twin-layer-service.js';
 import { TwinService } from '../services/twins/twin-service.js';
 import { ZoneService } from '../services/twins/zone-service.js';
 import { AttachmentService } from '../services/uploads/attachment-service.js';
@@ -57,6 +59,7 @@ import processingRoutes from './routes/processing/processing-routes.js';
 import scimTokenRoutes from './routes/scim-tokens/scim-token-routes.js';
 import assetRoutes from './routes/twins/asset-routes.js';
 import pointOfInterestRoutes from './routes/twins/point-of-interest-routes.js';
+import twinLayerRoutes from './routes/twins/twin-layer-routes.js';
 import twinRoutes from './routes/twins/twin-routes.js';
 import zoneRoutes from './routes/twins/zone-routes.js';
 import attachmentRoutes from './routes/uploads/attachment-routes.js';
@@ -81,6 +84,7 @@ export interface RegionServices {
   groups: GroupService;
   metadataTypes: MetadataTypeService;
   twins: TwinService;
+  twinLayers: TwinLayerService;
   pointsOfInterest: PointOfInterestService;
   assets: AssetService;
   zones: ZoneService;
@@ -195,6 +199,7 @@ export function regionServices(platform: Platform, region: Region): RegionServic
     groups: new GroupService(platform, context, nodes, new GroupRepository(context.store.db, context.store.dialect)),
     metadataTypes: new MetadataTypeService(platform, context, nodes, metadataTypes),
     twins,
+    twinLayers: new TwinLayerService(platform, context, nodes, twins, new TwinLayerRepository(context.store.db)),
     pointsOfInterest: new PointOfInterestService(twins, metadataTypes),
     assets: new AssetService(twins, metadataTypes),
     zones: new ZoneService(twins, metadataTypes),
@@ -278,6 +283,7 @@ export async function regionApp(
   await groupRoutes(app);
   await metadataTypeRoutes(app);
   await twinRoutes(app);
+  await twinLayerRoutes(app);
   await pointOfInterestRoutes(app);
   await assetRoutes(app);
   await zoneRoutes(app);

@@ -117,6 +117,7 @@ async function runProcessing(platform: Platform, payload: Payload, context: JobC
       finished_at: now,
       // Where the point cloud sits (on the globe, or local and why): for the twin's layers.
       georeference: result.kind === 'point-cloud' ? JSON.stringify(result.georeference) : null,
+      bounds: result.kind === 'point-cloud' ? JSON.stringify({ min: result.bounds.min, max: result.bounds.max }) : null,
     });
     await bundles.setState(tx, source.id, { state: 'ready', isProcessing: 0, isFailed: 0, at: now });
     // In the same transaction: a bundle is never seen ready without its thumbnail.

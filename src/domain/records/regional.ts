@@ -145,7 +145,8 @@ export interface AuditEventRow {
     | 'twin-draft'
     | 'point-of-interest'
     | 'asset'
-    | 'zone';
+    | 'zone'
+    | 'twin-layer';
   target_id: string;
   details: string; // JSON object
 }
@@ -221,6 +222,8 @@ export interface ProcessingRow {
   derivative_node_id: string | null;
   /** JSON of the derivative's Georeference (domain/georeferencing/georeference.ts); null for other outputs and older rows. */
   georeference: string | null;
+  /** JSON `{min, max}` of a point cloud's points in the file's coordinates (regional migration 0016); null for other outputs and older rows. */
+  bounds: string | null;
   created_by: string;
   created_at: string;
   started_at: string | null;

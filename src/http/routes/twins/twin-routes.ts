@@ -22,7 +22,7 @@ export default async function twinRoutes(app: RegionApp) {
   app.addSchema(DraftSchema);
   const Twin = Type.Ref('Twin');
   const Draft = Type.Ref('TwinDraft');
-  const { twins } = app.services;
+  const { twins, twinLayers } = app.services;
 
   app.get(
     '/v1/twin/:contextId',
@@ -39,7 +39,7 @@ export default async function twinRoutes(app: RegionApp) {
     },
     async (request) => {
       const { twin, draftId } = await twins.get(request.principal, request.params.contextId);
-      return toTwinBody(twin, draftId);
+      return toTwinBody(twin, draftId, await twinLayers.ofSite(twin.site_id));
     },
   );
 

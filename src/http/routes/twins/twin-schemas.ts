@@ -1,6 +1,8 @@
 import { type Static, Type } from '@sinclair/typebox';
 import type { TwinRow } from '../../../domain/records/regional.js';
+import type { LayerView } from '../../../domain/twins/twin-layers.js';
 import type { DraftView } from '../../../services/twins/twin-service.js';
+import { LayerSchema } from './twin-layer-schemas.js';
 import { ObjectName } from './twin-value-schemas.js';
 
 const Timestamp = Type.String({ format: 'date-time' });
@@ -12,8 +14,9 @@ export const TwinSchema = Type.Object(
     siteId: Type.String(),
     name: Type.String(),
     draftId: Type.Union([Type.String(), Type.Null()], { description: 'The draft whose view this is; null for the live twin' }),
-    layers: Type.Array(Type.Object({}), {
-      description: 'The processed derivatives linked to the twin (empty until layers are built)',
+    layers: Type.Array(LayerSchema, {
+      description:
+        "The processed data bundles linked to the site's live twin (PUT /v1/twin/{siteId}/layers/{bundleId}), in the order they were linked; a draft's view shows the same. A bundle in the trash, or without a derivative serving a tileset, shows no layer.",
     }),
     units: Type.Literal('m'),
     upAxis: Type.Literal('Z'),
@@ -76,13 +79,13 @@ export const PublishBody = Type.Object(
 
 export const EmptyBody = Type.Object({}, { additionalProperties: false });
 
-export function toTwinBody(twin: TwinRow, draftId: string | null): Static<typeof TwinSchema> {
+export function toTwinBody(twin: TwinRow, draftId: string | null, layers: LayerView[]): Static<typeof TwinSchema> {
   return {
     id: twin.id,
     siteId: twin.site_id,
     name: twin.name,
     draftId,
-    layers: [],
+    layers,
     units: 'm',
     upAxis: 'Z',
     publishedAt: twin.published_at,

@@ -1,0 +1,46 @@
+import { describe, expect, it } from 'vitest';
+import { type LayerCandidate, layerFrame, layersOf } from './twin-layers.js';
+
+const API = 'https://api.example/eu/reality';
+const candidate = (bundleId: string, derivativeId: string, derivativeKind = 'pointCloud'): LayerCandidate => ({
+  bundleId,
+  derivativeId,
+  derivativeKind,
+  georeference: null,
+  bounds: null,
+});
+
+describe('twin layers', () => {
+  it("each bundle shows its newest derivative that serves a tileset, in the bundles' order; none, no layer", () => {
+    const newestFirst = [
+      candidate('b', 'mesh-1', 'mesh'),
+      candidate('a', 'cloud-2'),
+      candidate('b', 'cloud-1'),
+      candidate('a', 'cloud-0'),
+    ];
+    const layers = layersOf(['b', 'a', 'c'], newestFirst, API);
+    expect(layers.map((layer) => [layer.bundleId, layer.nodeId, layer.tilesetUrl])).toEqual([
+      ['b', 'cloud-1', `${API}/v1/nodes/cloud-1/tiles/tileset.json`],
+      ['a', 'cloud-2', `${API}/v1/nodes/cloud-2/tiles/tileset.json`],
+    ]);
+    expect(layers[0]?.boundingBox).toBeNull();
+  });
+
+  it('a frame: placed with its origin, local with the reason and any CRS declared, unknown (older rows) local', () => {
+    const placed = JSON.stringify({ georeferenced: true, crs: 'EPSG:32632', origin: [691000, 5335000, 520], transform: [] });
+    expect(layerFrame(placed)).toEqual({
+      georeferenced: true,
+      crs: 'EPSG:32632',
+      reason: null,
+      origin: { x: 691000, y: 5335000, z: 520 },
+    });
+    const unknown = JSON.stringify({ georeferenced: false, reason: 'unknownCoordinateSystem', crs: 'EPSG:31999' });
+    expect(layerFrame(unknown)).toEqual({
+      georeferenced: false,
+      crs: 'EPSG:31999',
+      reason: 'unknownCoordinateSystem',
+      origin: { x: 0, y: 0, z: 0 },
+    });
+    expect(layerFrame(null)).toEqual({ georeferenced: false, crs: null, reason: null, origin: { x: 0, y: 0, z: 0 } });
+  });
+});

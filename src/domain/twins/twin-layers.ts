@@ -1,0 +1,103 @@
+import { derivativeTilesetUrl } from '../nodes/content-urls.js';
+import { hasTileset } from '../processing/tileset-files.js';
+
+/**
+ * A twin's layers (docs/twins.md, "Layers"): a bundle linked to a site's twin shows the newest
+ * tileset its processings made. Plain functions over rows already read.
+ */
+
+export interface Vector3 {
+  x: number;
+  y: number;
+  z: number;
+}
+
+/** A succeeded processing of a linked bundle with its derivative node (not in the trash). */
+export interface LayerCandidate {
+  bundleId: string;
+  derivativeId: string;
+  derivativeKind: string;
+  /** processings.georeference and processings.bounds, JSON or null. */
+  georeference: string | null;
+  bounds: string | null;
+}
+
+export interface LayerFrame {
+  georeferenced: boolean;
+  crs: string | null;
+  /** Why a layer stays in its local frame (docs/processing.md, "Georeferencing"); null when placed. */
+  reason: string | null;
+  /** The twin point of the tileset's (0, 0, 0): a tileset point t is the twin point origin + t. */
+  origin: Vector3;
+}
+
+export interface LayerView {
+  bundleId: string;
+  nodeId: string;
+  kind: 'pointCloud' | 'mesh';
+  tilesetUrl: string;
+  boundingBox: { min: Vector3; max: Vector3 } | null;
+  frame: LayerFrame;
+}
+
+const ZERO: Vector3 = { x: 0, y: 0, z: 0 };
+
+function vector(values: unknown): Vector3 | undefined {
+  if (!Array.isArray(values) || values.length !== 3 || !values.every((v) => typeof v === 'number' && Number.isFinite(v))) {
+    return undefined;
+  }
+  const [x, y, z] = values as number[];
+  return { x: x as number, y: y as number, z: z as number };
+}
+
+/**
+ * Where a layer sits in the twin. Twin coordinates are the scan file's own coordinates (for a
+ * georeferenced cloud its CRS's grid, e.g. UTM easting, northing and height), so layers of one
+ * site in one CRS, or registered in one scanner frame, share the twin's frame whatever their
+ * tileset origins. A georeferenced tileset is relative to its cloud's centre (`origin`); a
+ * local one is in the file's coordinates as they are.
+ */
+export function layerFrame(georeference: string | null): LayerFrame {
+  const parsed = georeference === null ? undefined : (JSON.parse(georeference) as Record<string, unknown>);
+  if (!parsed) return { georeferenced: false, crs: null, reason: null, origin: ZERO };
+  const crs = typeof parsed.crs === 'string' ? parsed.crs : null;
+  if (parsed.georeferenced === true) return { georeferenced: true, crs, reason: null, origin: vector(parsed.origin) ?? ZERO };
+  return { georeferenced: false, crs, reason: typeof parsed.reason === 'string' ? parsed.reason : null, origin: ZERO };
+}
+
+/** The points' extent in twin coordinates (the file's), or null for a processing that did not record it. */
+export function layerBoundingBox(bounds: string | null): LayerView['boundingBox'] {
+  if (bounds === null) return null;
+  const parsed = JSON.parse(bounds) as { min?: unknown; max?: unknown };
+  const min = vector(parsed.min);
+  const max = vector(parsed.max);
+  return min && max ? { min, max } : null;
+}
+
+/**
+ * The layer each bundle shows: of its candidates (newest first), the first whose derivative
+ * serves a tileset. A bundle whose derivatives serve none shows nothing, so a layer never
+ * points to a tileset that is not there.
+ */
+export function layersOf(bundleIds: string[], newestFirst: LayerCandidate[], apiUrl: string): LayerView[] {
+  const chosen = new Map<string, LayerCandidate>();
+  for (const candidate of newestFirst) {
+    if (!chosen.has(candidate.bundleId) && hasTileset(candidate.derivativeKind)) chosen.set(candidate.bundleId, candidate);
+  }
+  return bundleIds.flatMap((bundleId) => {
+    const candidate = chosen.get(bundleId);
+    if (!candidate) return [];
+    const tilesetUrl = derivativeTilesetUrl(apiUrl, { id: candidate.derivativeId, kind: candidate.derivativeKind });
+    if (tilesetUrl === null) return [];
+    return [
+      {
+        bundleId,
+        nodeId: candidate.derivativeId,
+        kind: candidate.derivativeKind === 'mesh' ? ('mesh' as const) : ('pointCloud' as const),
+        tilesetUrl,
+        boundingBox: layerBoundingBox(candidate.bounds),
+        frame: layerFrame(candidate.georeference),
+      },
+    ];
+  });
+}

@@ -1,0 +1,49 @@
+import { Type } from '@sinclair/typebox';
+import { ContextIdParams } from './twin-value-schemas.js';
+
+// A layer's coordinates are the scan file's own (docs/twins.md, "Layers"): answered, never sent,
+// so they carry no input bound.
+const Point = Type.Object(
+  { x: Type.Number(), y: Type.Number(), z: Type.Number() },
+  { title: 'LayerPoint', description: "A point in twin coordinates: the scan file's own (grid units for a georeferenced layer)" },
+);
+
+export const LayerSchema = Type.Object(
+  {
+    bundleId: Type.String({ description: 'The data bundle linked to the twin' }),
+    nodeId: Type.String({ description: "The derivative node serving the tileset: the bundle's newest processed one" }),
+    kind: Type.Union([Type.Literal('pointCloud'), Type.Literal('mesh')]),
+    tilesetUrl: Type.String({ format: 'uri', description: 'Absolute; GET it with the bearer token, as a processing tilesetUrl' }),
+    boundingBox: Type.Union(
+      [
+        Type.Object({ min: Point, max: Point }, { description: "The points' axis-aligned extent in twin coordinates" }),
+        Type.Null(),
+      ],
+      { description: 'Null for a processing that did not record its extent (finished before regional migration 0016)' },
+    ),
+    frame: Type.Object(
+      {
+        georeferenced: Type.Boolean({ description: "True when the tileset's root transform places it on the globe" }),
+        crs: Type.Union([Type.String(), Type.Null()], {
+          description: 'The coordinate system the file declares ("EPSG:32632", "WKT", "PROJ"), placed or not; null when none',
+        }),
+        reason: Type.Union([Type.String(), Type.Null()], {
+          description:
+            'Why a layer stays in its local frame: noCoordinateSystem, unknownCoordinateSystem, unsupportedCoordinateSystem, outsideCoordinateSystem; null when georeferenced',
+        }),
+        origin: {
+          ...Point,
+          description:
+            "The twin point of the tileset's (0, 0, 0): a tileset point t is the twin point origin + t (the cloud's centre when georeferenced, else 0, 0, 0)",
+        },
+      },
+      { description: 'How the layer is placed. Without a CRS the local frame stays, and the layer says so' },
+    ),
+  },
+  { title: 'TwinLayer' },
+);
+
+export const LayerParams = Type.Object({
+  contextId: { ...ContextIdParams.properties.contextId, description: 'A site id: layers belong to the live twin' },
+  bundleId: Type.String({ minLength: 1, maxLength: 64, description: 'A processed data bundle of the site' }),
+});
