@@ -30,6 +30,7 @@ import { ProcessingService } from '../services/processing/processing-service.js'
 import { TilesetService } from '../services/processing/tileset-service.js';
 import { ScimTokenService } from '../services/scim/scim-token-service.js';
 import { AssetService } from '../services/twins/asset-service.js';
+import { ObjectMetadataService } from '../services/twins/object-metadata-service.js';
 import { PointOfInterestService } from '../services/twins/point-of-interest-service.js';
 import { TwinService } from '../services/twins/twin-service.js';
 import { ZoneService } from '../services/twins/zone-service.js';
@@ -56,6 +57,7 @@ import { UserSchema } from './routes/people/user-schemas.js';
 import processingRoutes from './routes/processing/processing-routes.js';
 import scimTokenRoutes from './routes/scim-tokens/scim-token-routes.js';
 import assetRoutes from './routes/twins/asset-routes.js';
+import objectMetadataRoutes from './routes/twins/object-metadata-routes.js';
 import pointOfInterestRoutes from './routes/twins/point-of-interest-routes.js';
 import twinRoutes from './routes/twins/twin-routes.js';
 import zoneRoutes from './routes/twins/zone-routes.js';
@@ -84,6 +86,7 @@ export interface RegionServices {
   pointsOfInterest: PointOfInterestService;
   assets: AssetService;
   zones: ZoneService;
+  objectMetadata: ObjectMetadataService;
 }
 
 export type RegionApp = FastifyInstance<
@@ -113,6 +116,7 @@ export const TAGS = [
   { name: 'Points of interest', description: 'Named points placed on a twin, through the live twin or a draft' },
   { name: 'Assets', description: 'Named volumes (oriented boxes) drawn on a twin, through the live twin or a draft' },
   { name: 'Zones', description: 'Nested named volumes outlined on a twin, through the live twin or a draft' },
+  { name: 'Object metadata', description: "A twin object's metadata sections, checked against its metadata type" },
 ];
 
 /** What each status means on every operation; routes may give a more precise description. */
@@ -185,7 +189,7 @@ export function regionServices(platform: Platform, region: Region): RegionServic
     bundles,
     processing: new ProcessingService(platform, context, bundles, uploads),
     tilesets: new TilesetService(platform, context, nodes),
-    attachments: new AttachmentService(platform, context, nodes, uploads),
+    attachments: new AttachmentService(platform, context, uploads, twins),
     audit: new AuditService(context, nodes),
     invitations: new InvitationService(platform, context, nodes),
     scimTokens: new ScimTokenService(platform, nodes),
@@ -198,6 +202,7 @@ export function regionServices(platform: Platform, region: Region): RegionServic
     pointsOfInterest: new PointOfInterestService(twins, metadataTypes),
     assets: new AssetService(twins, metadataTypes),
     zones: new ZoneService(twins, metadataTypes),
+    objectMetadata: new ObjectMetadataService(twins, metadataTypes, context.uploads),
   };
 }
 
@@ -281,6 +286,7 @@ export async function regionApp(
   await pointOfInterestRoutes(app);
   await assetRoutes(app);
   await zoneRoutes(app);
+  await objectMetadataRoutes(app);
 
   app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());
   // The page links its assets absolutely when opened without a trailing slash: from the public
