@@ -112,6 +112,10 @@ describe('object metadata: /v1/twin/{ctx}/object/{objectId}/metadata', () => {
         const listed = await ok(await org.admin.get(`/v1/twin/${siteId}/${ROUTES[kind]}?limit=500&${query}`));
         expect(listed.find((item: { id: string }) => item.id === object.id).metadata).toEqual(values);
       }
+      if (kind === 'zone') {
+        const tree = await ok(await org.admin.get(`/v1/twin/${siteId}/zones?tree=true&includeMetadata=true&limit=500`));
+        expect(tree.items.find((item: { id: string }) => item.id === object.id).metadata).toEqual(values);
+      }
       expect(await ok(await org.admin.get(one))).not.toHaveProperty('metadata');
 
       // A merge: properties set and removed (null), a section removed whole; sent as merge-patch+json.
