@@ -31,6 +31,7 @@ import { ProcessingService } from '../services/processing/processing-service.js'
 import { TilesetService } from '../services/processing/tileset-service.js';
 import { ScimTokenService } from '../services/scim/scim-token-service.js';
 import { AssetService } from '../services/twins/asset-service.js';
+import { ObjectMetadataService } from '../services/twins/object-metadata-service.js';
 import { PointOfInterestService } from '../services/twins/point-of-interest-service.js';
 import { TwinLayerService } from '../services/twins/twin-layer-service.js';
 import { TwinService } from '../services/twins/twin-service.js';
@@ -58,6 +59,7 @@ import { UserSchema } from './routes/people/user-schemas.js';
 import processingRoutes from './routes/processing/processing-routes.js';
 import scimTokenRoutes from './routes/scim-tokens/scim-token-routes.js';
 import assetRoutes from './routes/twins/asset-routes.js';
+import objectMetadataRoutes from './routes/twins/object-metadata-routes.js';
 import pointOfInterestRoutes from './routes/twins/point-of-interest-routes.js';
 import twinLayerRoutes from './routes/twins/twin-layer-routes.js';
 import twinRoutes from './routes/twins/twin-routes.js';
@@ -88,6 +90,7 @@ export interface RegionServices {
   pointsOfInterest: PointOfInterestService;
   assets: AssetService;
   zones: ZoneService;
+  objectMetadata: ObjectMetadataService;
 }
 
 export type RegionApp = FastifyInstance<
@@ -117,6 +120,7 @@ export const TAGS = [
   { name: 'Points of interest', description: 'Named points placed on a twin, through the live twin or a draft' },
   { name: 'Assets', description: 'Named volumes (oriented boxes) drawn on a twin, through the live twin or a draft' },
   { name: 'Zones', description: 'Nested named volumes outlined on a twin, through the live twin or a draft' },
+  { name: 'Object metadata', description: "A twin object's metadata sections, checked against its metadata type" },
 ];
 
 /** What each status means on every operation; routes may give a more precise description. */
@@ -189,7 +193,7 @@ export function regionServices(platform: Platform, region: Region): RegionServic
     bundles,
     processing: new ProcessingService(platform, context, bundles, uploads),
     tilesets: new TilesetService(platform, context, nodes),
-    attachments: new AttachmentService(platform, context, nodes, uploads),
+    attachments: new AttachmentService(platform, context, uploads, twins),
     audit: new AuditService(context, nodes),
     invitations: new InvitationService(platform, context, nodes),
     scimTokens: new ScimTokenService(platform, nodes),
@@ -203,6 +207,7 @@ export function regionServices(platform: Platform, region: Region): RegionServic
     pointsOfInterest: new PointOfInterestService(twins, metadataTypes),
     assets: new AssetService(twins, metadataTypes),
     zones: new ZoneService(twins, metadataTypes),
+    objectMetadata: new ObjectMetadataService(twins, metadataTypes, context.uploads),
   };
 }
 
@@ -287,6 +292,7 @@ export async function regionApp(
   await pointOfInterestRoutes(app);
   await assetRoutes(app);
   await zoneRoutes(app);
+  await objectMetadataRoutes(app);
 
   app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());
   // The page links its assets absolutely when opened without a trailing slash: from the public

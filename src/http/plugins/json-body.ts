@@ -9,9 +9,10 @@ const NUL = '\u0000';
  * every route: no NUL character in any key or string. PostgreSQL text cannot hold it, so it
  * is refused on every store alike, before any handler sees it.
  */
-export function registerJsonBodyParser(app: FastifyInstance): void {
-  app.removeContentTypeParser('application/json');
-  app.addContentTypeParser('application/json', { parseAs: 'string' }, (_request, text, done) => {
+export function registerJsonBodyParser(app: FastifyInstance, contentType = 'application/json'): void {
+  // Another JSON media type (application/merge-patch+json) is registered by the routes that take it.
+  if (app.hasContentTypeParser(contentType)) app.removeContentTypeParser(contentType);
+  app.addContentTypeParser(contentType, { parseAs: 'string' }, (_request, text, done) => {
     if ((text as string).length === 0) {
       done(new ApiError('BadRequest', 'The request body is empty but declared as JSON'), undefined);
       return;

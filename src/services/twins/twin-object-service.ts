@@ -129,13 +129,42 @@ export class TwinObjectService {
     changes: ObjectFields,
     checkInTx?: (tx: Tx) => Promise<void>,
   ): Promise<TwinObject> {
+    return this.updateWith(principal, context, id, 'updated', async (current, tx) => {
+      if (checkInTx) await checkInTx(tx);
+      // Metadata values were checked against the object's type: another type (or none) starts
+      // with no values (docs/twins.md), in the same patch, so a draft carries both together.
+      const retyped = changes.metadataTypeId !== undefined && changes.metadataTypeId !== (current.fields.metadataTypeId ?? null);
+      const hadValues = Object.keys((current.fields.metadata ?? {}) as object).length > 0;
+      return {
+        changes: retyped ? { ...changes, metadata: {} } : changes,
+        details: {
+          name: current.fields.name,
+          changed: Object.keys(changes),
+          ...(retyped && hadValues ? { metadataCleared: true } : {}),
+        },
+      };
+    });
+  }
+
+  /**
+   * A PATCH whose changes depend on the object as the transaction reads it (held on PostgreSQL
+   * through the live twin; through a draft, the draft's row is held): `change` answers the
+   * fields to patch and the audit details; the event is `<auditName>.<what>`.
+   */
+  async updateWith(
+    principal: Principal,
+    context: TwinContext,
+    id: string,
+    what: string,
+    change: (current: TwinObject, tx: Tx) => Promise<{ changes: ObjectFields; details: object }>,
+  ): Promise<TwinObject> {
     const now = this.twins.now();
     return this.write(context, async (tx) => {
       const current = await this.find(context, id, tx);
       if (!current) throw new ApiError('NotFound', this.notFound);
-      if (checkInTx) await checkInTx(tx);
+      const { changes, details } = await change(current, tx);
       const updated = await this.patchIn(tx, principal, context, current, changes, now);
-      await this.audit(tx, principal, context, 'updated', id, { name: current.fields.name, changed: Object.keys(changes) }, now);
+      await this.audit(tx, principal, context, what, id, details, now);
       return updated;
     });
   }

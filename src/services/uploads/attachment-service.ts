@@ -6,7 +6,7 @@ import type { Principal } from '../../domain/access/principal.js';
 import { ApiError } from '../../domain/errors.js';
 import { nodeBlobPrefix } from '../../domain/uploads/blob-key.js';
 import type { Platform, RegionContext } from '../../platform.js';
-import type { NodeService } from '../node-service.js';
+import type { TwinService } from '../twins/twin-service.js';
 import { type UploadService, uploadTarget } from './upload-service.js';
 
 export interface AttachmentView {
@@ -37,25 +37,28 @@ function view(row: StoredObjectRow): AttachmentView {
 
 /**
  * Files attached to a twin's objects, through the same upload machinery as site files. The
- * context is a site (twin drafts come with the twins); the bytes count on the site's node, so
- * they go to the trash, come back and leave with it. Identity: context, object and name.
+ * context is a site or a draft of it: either way the attachment is the site's (a draft's objects
+ * become the live twin's when it is published), listed and downloadable through the site and each
+ * of its drafts. The bytes count on the site's node, so they go to the trash, come back and leave
+ * with it. Identity: site, object and name.
  */
 export class AttachmentService {
   constructor(
     private readonly platform: Platform,
     private readonly region: RegionContext,
-    private readonly nodes: NodeService,
     private readonly uploads: UploadService,
+    private readonly twins: TwinService,
   ) {}
 
-  private async context(principal: Principal, contextId: string, permission: Permission) {
-    const node = await this.nodes.authorize(principal, contextId, permission);
-    if (node.kind !== 'site') throw new ApiError('NotFound', 'No twin with this context id');
-    return node;
+  /** The site a context names (a site, or a draft of it); an upload through a draft needs it open (409 DraftNotOpen). */
+  private async context(principal: Principal, contextId: string, permission: Permission, writing = false) {
+    const { site, draft } = await this.twins.context(principal, contextId, permission);
+    if (writing && draft && draft.status !== 'open') throw new ApiError('DraftNotOpen');
+    return site;
   }
 
   async initiate(principal: Principal, contextId: string, input: { objectId: string; name: string; size: number }) {
-    const site = await this.context(principal, contextId, 'upload');
+    const site = await this.context(principal, contextId, 'upload', true);
     const id = randomUUID();
     const opened = await this.uploads.open({
       id,
@@ -84,7 +87,7 @@ export class AttachmentService {
   }
 
   async finalize(principal: Principal, contextId: string, attachmentId: string, etag: string | undefined) {
-    const site = await this.context(principal, contextId, 'upload');
+    const site = await this.context(principal, contextId, 'upload', true);
     const row = await this.find(site.id, attachmentId);
     if (row.state === 'finalized') return view(row);
     const completed = await this.uploads.complete(row, etag, { etagRequired: true });

@@ -92,7 +92,8 @@ export const ContextIdParams = Type.Object({
 export const ObjectTrailFields = {
   metadata: Type.Optional(
     Type.Record(Type.String(), Type.Record(Type.String(), Type.Unknown()), {
-      description: 'Only with includeMetadata=true: the metadata sections (filled by the metadata routes, to come)',
+      description:
+        'Only with includeMetadata=true: the metadata sections, as GET /v1/twin/{contextId}/object/{objectId}/metadata answers them',
     }),
   ),
   createdBy: Type.String(),

@@ -40,7 +40,7 @@ export default async function attachmentRoutes(app: RegionApp) {
         operationId: 'initiateObjectAttachment',
         summary: 'Upload an attachment on a twin object',
         description:
-          'contextId: a site id (twin draft ids come with the twins). Reserves the size and answers with signed upload addresses; finalize with the ETag. 409 StorageLimitExceeded; 409 FileAlreadyExists when the object has an attachment of that name.',
+          "contextId: a site id, or a draft id of it: either way the attachment is the site's (listed and downloadable through the site and each of its drafts, and usable in the metadata of their objects). Reserves the size and answers with signed upload addresses; finalize with the ETag. 409 StorageLimitExceeded; 409 FileAlreadyExists when the object has an attachment of that name; 409 DraftNotOpen through a draft that is published or discarded.",
         params: ContextParams,
         body: Type.Object({ objectId: ObjectId, name: FileName, size: Size }, { additionalProperties: false }),
         response: { 201: Type.Object({ ...AttachmentFields, ...UploadTargetFields }), ...errors(400, 401, 403, 404, 409) },
@@ -58,10 +58,11 @@ export default async function attachmentRoutes(app: RegionApp) {
         tags: ['Twin attachments'],
         operationId: 'finalizeObjectAttachment',
         summary: 'Finalize an attachment',
-        description: '400 ValidationError for a missing, malformed or wrong ETag; 400 FileNotCompatible.',
+        description:
+          '400 ValidationError for a missing, malformed or wrong ETag; 400 FileNotCompatible; 409 DraftNotOpen through a draft that is published or discarded.',
         params: AttachmentParams,
         body: Type.Object({ etag: Type.Optional(Etag) }, { additionalProperties: false }),
-        response: { 200: Type.Ref('Attachment'), ...errors(400, 401, 403, 404) },
+        response: { 200: Type.Ref('Attachment'), ...errors(400, 401, 403, 404, 409) },
       },
     },
     async (request) =>

@@ -1,0 +1,147 @@
+import type { Transaction } from 'kysely';
+import type { MetadataTypeRepository } from '../../adapters/db/repositories/metadata-type-repository.js';
+import type { UploadRepository } from '../../adapters/db/repositories/upload-repository.js';
+import type { RegionalSchema } from '../../adapters/db/schema.js';
+import type { Principal } from '../../domain/access/principal.js';
+import { ApiError, validationError } from '../../domain/errors.js';
+import { isJsonObject } from '../../domain/metadata/merge-patch.js';
+import { definitionOf, type FieldError } from '../../domain/metadata/metadata-types.js';
+import {
+  ATTACHMENT_VALUE_TYPE,
+  type AttachmentValue,
+  applyMetadataPatch,
+  type MetadataSections,
+} from '../../domain/metadata/metadata-values.js';
+import type { TwinObject, TwinObjectType } from '../../domain/twins/twin-objects.js';
+import { TwinObjectService } from './twin-object-service.js';
+import type { TwinContext, TwinService } from './twin-service.js';
+
+type Tx = Transaction<RegionalSchema>;
+
+/** An object's metadata as answered: its sections, the type they were checked against, its last change. */
+export interface ObjectMetadataView {
+  objectId: string;
+  objectType: TwinObjectType;
+  metadataTypeId: string | null;
+  sections: MetadataSections;
+  updatedAt: string;
+}
+
+/** Each kind's name in audit actions (`<name>.metadata-updated`) and in its not-found message. */
+const KINDS: Record<TwinObjectType, { audit: string; notFound: string }> = {
+  asset: { audit: 'asset', notFound: 'Asset not found' },
+  pointOfInterest: { audit: 'point-of-interest', notFound: 'Point of interest not found' },
+  zone: { audit: 'zone', notFound: 'Zone not found' },
+  modelAsset: { audit: 'model-asset', notFound: 'Model asset not found' },
+};
+
+/** At most this many failures named in one answer; the rest are left to the next try. */
+const MAX_NAMED_FAILURES = 20;
+
+function failure(errors: FieldError[]): ApiError {
+  const named = errors.slice(0, MAX_NAMED_FAILURES).map((error) => `body.${error.path}: ${error.message}`);
+  if (errors.length > MAX_NAMED_FAILURES) named.push(`and ${errors.length - MAX_NAMED_FAILURES} more`);
+  return validationError(named.join('; '));
+}
+
+function view(object: TwinObject): ObjectMetadataView {
+  const { fields } = object;
+  return {
+    objectId: object.id,
+    objectType: object.objectType,
+    metadataTypeId: (fields.metadataTypeId ?? null) as string | null,
+    sections: (fields.metadata ?? {}) as MetadataSections,
+    updatedAt: fields.updatedAt as string,
+  };
+}
+
+/**
+ * Object metadata of any kind of twin object (DESIGN.md section 11, docs/twins.md): read as the
+ * context shows the object, changed by a JSON Merge Patch of its sections checked against the
+ * object's metadata type. Through a draft the new sections go into the draft's change, with the
+ * type they were checked against, and the live twin is untouched until the publish.
+ */
+export class ObjectMetadataService {
+  private readonly kinds: Record<TwinObjectType, TwinObjectService>;
+
+  constructor(
+    private readonly twins: TwinService,
+    private readonly metadataTypes: MetadataTypeRepository,
+    private readonly uploads: UploadRepository,
+  ) {
+    const of = (type: TwinObjectType) => new TwinObjectService(twins, type, KINDS[type].audit, KINDS[type].notFound);
+    this.kinds = { asset: of('asset'), pointOfInterest: of('pointOfInterest'), zone: of('zone'), modelAsset: of('modelAsset') };
+  }
+
+  /** `onlyKind`: the deprecated asset route, to which another kind's id is 404 like a missing one. */
+  async get(principal: Principal, contextId: string, objectId: string, onlyKind?: TwinObjectType): Promise<ObjectMetadataView> {
+    const context = await this.twins.context(principal, contextId, 'read');
+    const objects = await this.objectsOf(context, objectId, onlyKind);
+    return view(await objects.get(context, objectId));
+  }
+
+  async update(
+    principal: Principal,
+    contextId: string,
+    objectId: string,
+    patch: Record<string, unknown>,
+    onlyKind?: TwinObjectType,
+  ): Promise<ObjectMetadataView> {
+    const context = await this.twins.context(principal, contextId, 'edit');
+    const objects = await this.objectsOf(context, objectId, onlyKind);
+    const updated = await objects.updateWith(principal, context, objectId, 'metadata-updated', async (current, tx) => {
+      const typeId = current.fields.metadataTypeId;
+      if (typeof typeId !== 'string') {
+        throw validationError('body.sections: the object has no metadata type: give it a metadataTypeId first');
+      }
+      const type = await this.metadataTypes.find(principal.orgId, typeId, tx);
+      if (!type) throw validationError(`body.sections: the object's metadata type ${typeId} no longer exists`);
+      const result = applyMetadataPatch(definitionOf(type), (current.fields.metadata ?? {}) as MetadataSections, patch);
+      if (!result.ok) throw failure(result.errors);
+      await this.checkAttachments(tx, context, patch, result.sections);
+      return {
+        // The type goes with the values into a draft's change: a publish never pairs them with another type.
+        changes: { metadata: result.sections, metadataTypeId: typeId },
+        details: { name: current.fields.name, metadataTypeId: typeId, sections: Object.keys(patch) },
+      };
+    });
+    return view(updated);
+  }
+
+  /** The kind's objects the id is one of, as the context shows it; 404 when it shows none (or one of another kind than onlyKind). */
+  private async objectsOf(context: TwinContext, id: string, onlyKind?: TwinObjectType): Promise<TwinObjectService> {
+    const store = this.twins.twins;
+    const change = context.draft ? await store.change(context.draft.id, id) : undefined;
+    const type = (change?.object_type ?? (await store.objectsByIds(context.site.id, [id]))[0]?.object_type) as
+      | TwinObjectType
+      | undefined;
+    if (onlyKind !== undefined && type !== onlyKind) throw new ApiError('NotFound', KINDS[onlyKind].notFound);
+    if (type === undefined || !(type in this.kinds)) throw new ApiError('NotFound', 'Object not found');
+    return this.kinds[type];
+  }
+
+  /**
+   * Each attachment the patch sets must be one finalized on the context's site (a draft's
+   * attachments are its site's); 400 naming the property otherwise. Values kept from before were
+   * checked when they were set, and an attachment leaves only with its site.
+   */
+  private async checkAttachments(tx: Tx, context: TwinContext, patch: Record<string, unknown>, sections: MetadataSections) {
+    const errors: FieldError[] = [];
+    for (const [sectionName, patched] of Object.entries(patch)) {
+      if (!isJsonObject(patched)) continue;
+      for (const propertyName of Object.keys(patched)) {
+        const value = sections[sectionName]?.[propertyName];
+        if (!isJsonObject(value) || value._p3d_type !== ATTACHMENT_VALUE_TYPE) continue;
+        const path = `sections.${sectionName}.${propertyName}`;
+        const { id } = value as AttachmentValue;
+        const row = await this.uploads.findObject(id, tx);
+        if (row?.purpose !== 'attachment' || row.parent_id !== context.site.id) {
+          errors.push({ path, message: `no attachment ${id} in this context` });
+        } else if (row.state !== 'finalized') {
+          errors.push({ path, message: `attachment ${id} is not finalized: finalize its upload first` });
+        }
+      }
+    }
+    if (errors.length > 0) throw failure(errors);
+  }
+}
