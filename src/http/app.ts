@@ -112,6 +112,8 @@ export async function buildApp(platform: Platform, options: BuildOptions = {}): 
   await registerCors(app, config.corsOrigins);
   registerErrorHandling(app);
   registerJsonBodyParser(app);
+  // No route takes plain text: refused with 415 like any other media type, not parsed for a JSON route.
+  app.removeContentTypeParser('text/plain');
   const metrics = options.metrics ?? new PlatformMetrics(platform);
   const lifecycle = options.lifecycle ?? new Lifecycle();
   if (operationsHooks) registerOperationsHooks(app, metrics, lifecycle);

@@ -103,6 +103,8 @@ describe('error responses', () => {
   it('refuses a body of another media type with 415', async () => {
     const path = `/v1/nodes/${tree.siteId}/folder`;
     await expectRefused(() => org.admin.request('POST', path, 'name', { 'content-type': 'application/xml' }), 415);
+    // Fastify parses text/plain by default; a JSON route then answered 400 "body: must be object".
+    await expectRefused(() => org.admin.request('POST', path, '{"name":"x"}', { 'content-type': 'text/plain' }), 415);
   });
 
   it('refuses text PostgreSQL cannot store (NUL) as a client error, not a 500', async () => {
