@@ -9,6 +9,7 @@ import type {
   RawRequestDefaultExpression,
   RawServerDefault,
 } from 'fastify';
+import { BusinessObjectRepository } from '../adapters/db/repositories/business-object-repository.js';
 import { GroupRepository } from '../adapters/db/repositories/group-repository.js';
 import { MetadataTypeRepository } from '../adapters/db/repositories/metadata-type-repository.js';
 import { TwinRepository } from '../adapters/db/repositories/twin-repository.js';
@@ -30,6 +31,7 @@ import { ProcessingService } from '../services/processing/processing-service.js'
 import { TilesetService } from '../services/processing/tileset-service.js';
 import { ScimTokenService } from '../services/scim/scim-token-service.js';
 import { AssetService } from '../services/twins/asset-service.js';
+import { BusinessObjectSearchService } from '../services/twins/business-object-search-service.js';
 import { PointOfInterestService } from '../services/twins/point-of-interest-service.js';
 import { TwinService } from '../services/twins/twin-service.js';
 import { ZoneService } from '../services/twins/zone-service.js';
@@ -56,6 +58,7 @@ import { UserSchema } from './routes/people/user-schemas.js';
 import processingRoutes from './routes/processing/processing-routes.js';
 import scimTokenRoutes from './routes/scim-tokens/scim-token-routes.js';
 import assetRoutes from './routes/twins/asset-routes.js';
+import businessObjectRoutes from './routes/twins/business-object-routes.js';
 import pointOfInterestRoutes from './routes/twins/point-of-interest-routes.js';
 import twinRoutes from './routes/twins/twin-routes.js';
 import zoneRoutes from './routes/twins/zone-routes.js';
@@ -84,6 +87,7 @@ export interface RegionServices {
   pointsOfInterest: PointOfInterestService;
   assets: AssetService;
   zones: ZoneService;
+  businessObjects: BusinessObjectSearchService;
 }
 
 export type RegionApp = FastifyInstance<
@@ -113,6 +117,10 @@ export const TAGS = [
   { name: 'Points of interest', description: 'Named points placed on a twin, through the live twin or a draft' },
   { name: 'Assets', description: 'Named volumes (oriented boxes) drawn on a twin, through the live twin or a draft' },
   { name: 'Zones', description: 'Nested named volumes outlined on a twin, through the live twin or a draft' },
+  {
+    name: 'Business objects',
+    description: "Search an organization's live assets and points of interest by name, creator and dates",
+  },
 ];
 
 /** What each status means on every operation; routes may give a more precise description. */
@@ -198,6 +206,11 @@ export function regionServices(platform: Platform, region: Region): RegionServic
     pointsOfInterest: new PointOfInterestService(twins, metadataTypes),
     assets: new AssetService(twins, metadataTypes),
     zones: new ZoneService(twins, metadataTypes),
+    businessObjects: new BusinessObjectSearchService(
+      context,
+      twins,
+      new BusinessObjectRepository(context.store.db, context.store.dialect),
+    ),
   };
 }
 
@@ -281,6 +294,7 @@ export async function regionApp(
   await pointOfInterestRoutes(app);
   await assetRoutes(app);
   await zoneRoutes(app);
+  await businessObjectRoutes(app);
 
   app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());
   // The page links its assets absolutely when opened without a trailing slash: from the public
