@@ -27,6 +27,7 @@ describe('business-object search: GET /v1/business-objects', () => {
   let siteA: string;
   let siteB: string;
   let editor: { client: ApiClient; userId: string };
+  let draftId: string;
   /** Every object of the organization's live twins, by name. */
   const objects = new Map<string, Item>();
   withPlatformAndOrg((started) => ({ t, org } = started));
@@ -85,6 +86,7 @@ describe('business-object search: GET /v1/business-objects', () => {
     const zone = await org.admin.post(`/v1/twin/${siteA}/zones`, { name: 'Pump zone', volume });
     expect(zone.status).toBe(201);
     const draft = await openDraft(org, siteA);
+    draftId = draft.id;
     expect((await org.admin.post(`/v1/twin/${draft.id}/assets`, { name: 'Pump in a draft', volume })).status).toBe(201);
   });
 
@@ -319,6 +321,23 @@ describe('business-object search: GET /v1/business-objects', () => {
     expect((await org.admin.delete(`/v1/nodes/${site}`)).status).toBe(204);
     objects.delete(item.name);
     expect(names((await search('searchNameQuery=pump')).items)).toEqual(['Pump P-101', 'pump room door']);
+  });
+
+  it('follows the live twin: a published draft object appears, a renamed one is found by its new name only, a deleted one is gone', async () => {
+    const published = await org.admin.post(`/v1/twin/${draftId}/publish`, {});
+    expect(published.status, JSON.stringify(published.body)).toBe(200);
+    const found = async (text: string) => names((await search(`searchNameQuery=${q(text)}&sortBy=name`)).items);
+    expect(await found('in a draft')).toEqual(['Pump in a draft']);
+    const item = (await search(`searchNameQuery=${q('pump in a draft')}&searchNameMatch=exact`)).items[0] as Item;
+    expect(item).toMatchObject({ type: 'asset', contextId: siteA });
+    const renamed = await org.admin.patch(`/v1/twin/${siteA}/assets/${item.id}`, { name: 'Boiler feed B-12' });
+    expect(renamed.status).toBe(200);
+    expect(await found('in a draft')).toEqual([]);
+    expect(await found('boiler feed')).toEqual(['Boiler feed B-12']);
+    expect(await found('feed b-1')).toEqual(['Boiler feed B-12']);
+    expect((await org.admin.delete(`/v1/twin/${siteA}/assets/${item.id}`)).status).toBe(204);
+    expect(await found('boiler feed')).toEqual([]);
+    expect((await search()).total).toBe(7);
   });
 
   it('scopes: read:hierarchy is needed (403), a token too (401)', async () => {
