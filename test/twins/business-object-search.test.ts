@@ -229,6 +229,8 @@ describe('business-object search: GET /v1/business-objects', () => {
       expect(whole.total).toBe(3);
       const paged = [...(await search(`${fuzzy}&limit=2`)).items, ...(await search(`${fuzzy}&limit=2&page=2`)).items];
       expect(paged).toEqual(whole.items);
+      expect(await search(`${fuzzy}&limit=2&page=2`)).toMatchObject({ page: 2, limit: 2, total: 3 });
+      expect(await search(`${fuzzy}&limit=2&page=3`)).toEqual({ items: [], page: 3, limit: 2, total: 3 });
       expect(await search('limit=5&page=3')).toEqual({ items: [], page: 3, limit: 5, total: 10 });
     } finally {
       for (const name of ['Same 1', 'Same 2', 'Same 3']) {

@@ -100,13 +100,24 @@ export class BusinessObjectRepository {
       'o.updated_at',
     ]);
     if (query.name) page = page.select(sql<number>`similarity(o.name, ${query.name.text})`.as('closeness'));
+    // SQLite's fuzzy search computes every name's closeness (no index): counted in the same pass
+    // (a window over the matches) rather than by a second scan. Elsewhere the page may stop early
+    // along an index, which a window would prevent.
+    const counting = this.dialect === 'sqlite' && query.name?.match === 'fuzzy';
+    if (counting) page = page.select(sql<number>`count(*) OVER ()`.as('total'));
     const direction = query.descending ? 'desc' : 'asc';
     const rows = (await page
       .orderBy(sql.ref(SORT_COLUMNS[query.sortBy]), direction)
       .orderBy('o.id', direction)
       .limit(query.limit)
       .offset(query.offset)
-      .execute()) as BusinessObjectRow[];
+      .execute()) as (BusinessObjectRow & { total?: number })[];
+    const first = rows[0];
+    if (counting && first) {
+      const total = Number(first.total);
+      for (const row of rows) delete row.total;
+      return { rows, total };
+    }
     const counted = await base.select(sql<number | string>`count(*)`.as('total')).executeTakeFirst();
     return { rows, total: Number(counted?.total ?? 0) };
   }
