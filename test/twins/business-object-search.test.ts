@@ -307,6 +307,19 @@ describe('business-object search: GET /v1/business-objects', () => {
     expect((await search('searchNameQuery=pump')).total).toBe(2);
   });
 
+  it("through a group: a member sees the sites the group's role reaches, and no more once removed", async () => {
+    const member = await org.serviceClient({ scopes: 'read:hierarchy' });
+    const group = await org.admin.post('/v1/groups', { name: 'Site B readers' });
+    expect(group.status).toBe(201);
+    await t.admin.grantMembership({ nodeId: siteB, principalId: group.body.id, roleId: org.roles.Viewer as string });
+    expect((await search('', member.client)).total).toBe(0);
+    expect((await org.admin.request('PUT', `/v1/groups/${group.body.id}/users/${member.userId}`)).status).toBe(200);
+    const fromB = all().filter((item) => item.contextId === siteB);
+    expect((await search('', member.client)).items).toEqual(byUpdatedDesc(fromB));
+    expect((await org.admin.delete(`/v1/groups/${group.body.id}/users/${member.userId}`)).status).toBe(204);
+    expect((await search('', member.client)).total).toBe(0);
+  });
+
   it('leaves out trashed sites and sites restricted to another identity provider', async () => {
     const site = await createSite(org, 'Short-lived');
     const item = await make(site, 'asset', 'Pump in the trash');
