@@ -1,5 +1,6 @@
 import { runBrowse } from './browse.js';
 import { runBundle } from './bundle.js';
+import { runBusinessObjects } from './business-objects.js';
 import { runDownload } from './download.js';
 import { runJobs } from './jobs.js';
 import { runLists } from './lists.js';
@@ -30,6 +31,7 @@ export async function runAll(): Promise<SummaryRow[]> {
     runToken,
     runScale,
     runLists,
+    runBusinessObjects,
     runScaleOut,
     runStartup,
     runUpload,

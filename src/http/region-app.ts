@@ -9,6 +9,7 @@ import type {
   RawRequestDefaultExpression,
   RawServerDefault,
 } from 'fastify';
+import { BusinessObjectRepository } from '../adapters/db/repositories/business-object-repository.js';
 import { GroupRepository } from '../adapters/db/repositories/group-repository.js';
 import { MetadataTypeRepository } from '../adapters/db/repositories/metadata-type-repository.js';
 import { TwinLayerRepository } from '../adapters/db/repositories/twin-layer-repository.js';
@@ -31,6 +32,7 @@ import { ProcessingService } from '../services/processing/processing-service.js'
 import { TilesetService } from '../services/processing/tileset-service.js';
 import { ScimTokenService } from '../services/scim/scim-token-service.js';
 import { AssetService } from '../services/twins/asset-service.js';
+import { BusinessObjectSearchService } from '../services/twins/business-object-search-service.js';
 import { ObjectMetadataService } from '../services/twins/object-metadata-service.js';
 import { PointOfInterestService } from '../services/twins/point-of-interest-service.js';
 import { TwinLayerService } from '../services/twins/twin-layer-service.js';
@@ -59,6 +61,7 @@ import { UserSchema } from './routes/people/user-schemas.js';
 import processingRoutes from './routes/processing/processing-routes.js';
 import scimTokenRoutes from './routes/scim-tokens/scim-token-routes.js';
 import assetRoutes from './routes/twins/asset-routes.js';
+import businessObjectRoutes from './routes/twins/business-object-routes.js';
 import objectMetadataRoutes from './routes/twins/object-metadata-routes.js';
 import pointOfInterestRoutes from './routes/twins/point-of-interest-routes.js';
 import twinLayerRoutes from './routes/twins/twin-layer-routes.js';
@@ -91,6 +94,7 @@ export interface RegionServices {
   assets: AssetService;
   zones: ZoneService;
   objectMetadata: ObjectMetadataService;
+  businessObjects: BusinessObjectSearchService;
 }
 
 export type RegionApp = FastifyInstance<
@@ -121,6 +125,10 @@ export const TAGS = [
   { name: 'Assets', description: 'Named volumes (oriented boxes) drawn on a twin, through the live twin or a draft' },
   { name: 'Zones', description: 'Nested named volumes outlined on a twin, through the live twin or a draft' },
   { name: 'Object metadata', description: "A twin object's metadata sections, checked against its metadata type" },
+  {
+    name: 'Business objects',
+    description: "Search an organization's live assets and points of interest by name, creator and dates",
+  },
 ];
 
 /** What each status means on every operation; routes may give a more precise description. */
@@ -208,6 +216,11 @@ export function regionServices(platform: Platform, region: Region): RegionServic
     assets: new AssetService(twins, metadataTypes),
     zones: new ZoneService(twins, metadataTypes),
     objectMetadata: new ObjectMetadataService(twins, metadataTypes, context.uploads),
+    businessObjects: new BusinessObjectSearchService(
+      context,
+      twins,
+      new BusinessObjectRepository(context.store.db, context.store.dialect),
+    ),
   };
 }
 
@@ -293,6 +306,7 @@ export async function regionApp(
   await assetRoutes(app);
   await zoneRoutes(app);
   await objectMetadataRoutes(app);
+  await businessObjectRoutes(app);
 
   app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());
   // The page links its assets absolutely when opened without a trailing slash: from the public

@@ -30,7 +30,10 @@ export interface ShellRun {
 /** Runs the blocks as one bash script that stops at the first failing command. */
 export function runShellBlocks(blocks: string[], env: Record<string, string>, cwd: string): Promise<ShellRun> {
   const script = `set -euo pipefail\n${blocks.join('\n')}`;
-  const child = spawn('bash', ['-c', script], { cwd, env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/tmp', ...env } });
+  const child = spawn('bash', ['-c', script], {
+    cwd,
+    env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/tmp', ...env },
+  });
   let stdout = '';
   let stderr = '';
   child.stdout.on('data', (chunk) => (stdout += chunk));

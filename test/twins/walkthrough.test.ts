@@ -35,7 +35,7 @@ describe('the twins walk-through in docs/twins.md', () => {
       block.replaceAll('http://127.0.0.1:8080', t.origin),
     );
     expect(blocks.length).toBeGreaterThan(3);
-    const run = await runShellBlocks(blocks, { TOKEN: org.admin.token, SITE_ID: siteId, BUNDLE_ID: bundleId }, ROOT);
+    const run = await runShellBlocks(blocks, { TOKEN: org.admin.token ?? '', SITE_ID: siteId, BUNDLE_ID: bundleId }, ROOT);
     expect(run.stderr).toBe('');
     expect(run.code, run.stdout).toBe(0);
     expect(run.stdout.trimEnd().split('\n')).toEqual(expectedPrints(blocks));
