@@ -165,6 +165,29 @@ describe('twins and drafts: /v1/twin/{ctx}', () => {
     expect((await org.admin.get(`/v1/twin/${site}/drafts`)).body[0].changes).toEqual({ added: 1, modified: 1, removed: 1 });
   });
 
+  it("pages a draft's view exactly as the whole view, whatever it removes before the page", async () => {
+    const site = await createSite(org, 'Paged plant');
+    const live = [];
+    for (let i = 0; i < 6; i += 1) live.push(await poi(site, `Live ${i}`, i));
+    const draft = await openDraft(org, site, 'Paged');
+    for (const removed of live.slice(0, 3)) {
+      expect((await org.admin.delete(`/v1/twin/${draft.id}/points-of-interest/${removed.id}`)).status).toBe(204);
+    }
+    expect((await org.admin.patch(`/v1/twin/${draft.id}/points-of-interest/${live[4].id}`, { name: 'Changed' })).status).toBe(
+      200,
+    );
+    await poi(draft.id, 'Added 0');
+    await poi(draft.id, 'Added 1');
+    const whole = (await org.admin.get(`/v1/twin/${draft.id}/points-of-interest?limit=500`)).body;
+    expect(whole.map((item: { name: string }) => item.name)).toEqual(['Live 3', 'Changed', 'Live 5', 'Added 0', 'Added 1']);
+    for (let offset = 0; offset <= 6; offset += 1) {
+      for (let limit = 1; limit <= 4; limit += 1) {
+        const page = await org.admin.get(`/v1/twin/${draft.id}/points-of-interest?limit=${limit}&offset=${offset}`);
+        expect(page.body, `limit ${limit}, offset ${offset}`).toEqual(whole.slice(offset, offset + limit));
+      }
+    }
+  });
+
   it('folds changes: added then patched stays added, added then deleted leaves nothing, modified then deleted is removed', async () => {
     const site = await createSite(org);
     const live = await poi(site, 'Live', 1);
