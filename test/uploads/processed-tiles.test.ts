@@ -213,6 +213,24 @@ describe.each(BLOB_BACKENDS.filter((backend) => backend.available))(
       }
     });
 
+    it("keeps a caller's admitted read of the tiles for a second at most: a revoked role refuses them after it", async () => {
+      const uri = contentUris(JSON.parse((await stored('tileset.json')).toString()))[0] as string;
+      const url = `${apiUrl}/v1/nodes/${derivativeId}/tiles/${uri}`;
+      const viewer = await org.serviceClient({ roleName: 'Viewer', nodeId: siteId });
+      const allowed = await get(url, {}, viewer.client.token);
+      expect(allowed.status).toBe(200);
+      await allowed.arrayBuffer();
+      expect((await org.admin.delete(`/v1/nodes/${siteId}/memberships/${viewer.userId}`)).status).toBe(204);
+      await new Promise((resolve) => setTimeout(resolve, 1100));
+      const refused = await get(url, {}, viewer.client.token);
+      expectErrorShape({ status: refused.status, body: await refused.json() }, [403, 404]);
+      expect(refused.status).toBe((await get(`${apiUrl}/v1/nodes/${derivativeId}`, {}, viewer.client.token)).status);
+      // Another caller is checked on its own: the administrator still reads the tile.
+      const admin = await get(url);
+      expect(admin.status).toBe(200);
+      await admin.arrayBuffer();
+    });
+
     it('serves a tile again from its remembered size and ETag, and a remembered tile whose file is gone answers 404 in the error shape', async () => {
       const tileset = JSON.parse((await stored('tileset.json')).toString());
       const uri = contentUris(tileset).at(-1) as string;

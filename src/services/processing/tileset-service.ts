@@ -1,3 +1,5 @@
+import { performance } from 'node:perf_hooks';
+import type { NodeRow } from '../../adapters/db/schema.js';
 import type { Principal } from '../../domain/access/principal.js';
 import { ApiError } from '../../domain/errors.js';
 import { hasTileset, tilesetFile } from '../../domain/processing/tileset-files.js';
@@ -16,6 +18,12 @@ export interface TilesetFileToSend {
 
 /** How many files' size and ETag are kept: a viewer of a few large tilesets, each of thousands of tiles. */
 const KNOWN_FILES = 50_000;
+/**
+ * How long a caller's admitted read of a derivative is reused for its next tiles: the staleness the
+ * access-token verifier already allows for a revocation (REVOCATION_TTL_MS in oauth/access-tokens.ts).
+ */
+const ADMITTED_MS = 1000;
+const ADMITTED_ENTRIES = 10_000;
 
 /**
  * The tileset and tiles that processing wrote for a point cloud, served to whoever may read the
@@ -31,6 +39,13 @@ export class TilesetService {
   private readonly known = new Map<string, BlobInfo>();
   /** Each derivative's tileset folder, by node id (see folder()). */
   private readonly folders = new Map<string, string>();
+  /**
+   * Reads admitted in the last second, by caller and derivative: a viewer fetches tens of tiles a
+   * second with one token, and on PostgreSQL the exact access cache still costs a round trip each
+   * (the organization's version). A refusal is never kept; a revoked role, a trashed derivative
+   * or a deleted one shows within the second. Monotonic time: a test clock never freezes it.
+   */
+  private readonly admitted = new Map<string, { node: NodeRow; until: number }>();
 
   constructor(
     private readonly platform: Platform,
@@ -44,7 +59,7 @@ export class TilesetService {
    * `rawPath` is relative to the tileset's folder, as the request sent it (domain tilesetFile).
    */
   async file(principal: Principal, derivativeId: string, rawPath: string): Promise<TilesetFileToSend> {
-    const node = await this.nodes.authorize(principal, derivativeId, 'read');
+    const node = await this.authorizeRead(principal, derivativeId);
     const notFound = () => new ApiError('NotFound', 'No such file in the tileset of this node');
     const file = tilesetFile(rawPath);
     if (!file || !hasTileset(node.kind)) throw notFound();
@@ -54,6 +69,18 @@ export class TilesetService {
     const info = this.known.get(key) ?? (await this.head(key));
     if (!info) throw notFound();
     return { key, contentType: file.contentType, size: info.size, etag: info.etag };
+  }
+
+  private async authorizeRead(principal: Principal, derivativeId: string): Promise<NodeRow> {
+    // Everything of the caller that the access check reads: its organization, user and sign-in's provider.
+    const key = `${principal.orgId}\n${principal.userId}\n${principal.identityProvider}\n${derivativeId}`;
+    const now = performance.now();
+    const recent = this.admitted.get(key);
+    if (recent && recent.until > now) return recent.node;
+    const node = await this.nodes.authorize(principal, derivativeId, 'read');
+    this.admitted.delete(key);
+    remember(this.admitted, key, { node, until: now + ADMITTED_MS }, ADMITTED_ENTRIES);
+    return node;
   }
 
   /**
