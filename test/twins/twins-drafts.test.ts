@@ -168,22 +168,27 @@ describe('twins and drafts: /v1/twin/{ctx}', () => {
   it("pages a draft's view exactly as the whole view, whatever it removes before the page", async () => {
     const site = await createSite(org, 'Paged plant');
     const live = [];
-    for (let i = 0; i < 6; i += 1) live.push(await poi(site, `Live ${i}`, i));
-    const draft = await openDraft(org, site, 'Paged');
-    for (const removed of live.slice(0, 3)) {
-      expect((await org.admin.delete(`/v1/twin/${draft.id}/points-of-interest/${removed.id}`)).status).toBe(204);
-    }
-    expect((await org.admin.patch(`/v1/twin/${draft.id}/points-of-interest/${live[4].id}`, { name: 'Changed' })).status).toBe(
-      200,
-    );
-    await poi(draft.id, 'Added 0');
-    await poi(draft.id, 'Added 1');
-    const whole = (await org.admin.get(`/v1/twin/${draft.id}/points-of-interest?limit=500`)).body;
-    expect(whole.map((item: { name: string }) => item.name)).toEqual(['Live 3', 'Changed', 'Live 5', 'Added 0', 'Added 1']);
-    for (let offset = 0; offset <= 6; offset += 1) {
-      for (let limit = 1; limit <= 4; limit += 1) {
-        const page = await org.admin.get(`/v1/twin/${draft.id}/points-of-interest?limit=${limit}&offset=${offset}`);
-        expect(page.body, `limit ${limit}, offset ${offset}`).toEqual(whole.slice(offset, offset + limit));
+    for (let i = 0; i < 26; i += 1) live.push(await poi(site, `Live ${i}`, i));
+    // A few removals (within the first read's slack), and more than it (a second read).
+    for (const removing of [3, 22]) {
+      const draft = await openDraft(org, site, `Removes ${removing}`);
+      for (const removed of live.slice(0, removing)) {
+        expect((await org.admin.delete(`/v1/twin/${draft.id}/points-of-interest/${removed.id}`)).status).toBe(204);
+      }
+      const changed = live[removing + 1];
+      expect((await org.admin.patch(`/v1/twin/${draft.id}/points-of-interest/${changed.id}`, { name: 'Changed' })).status).toBe(
+        200,
+      );
+      await poi(draft.id, 'Added 0');
+      await poi(draft.id, 'Added 1');
+      const whole = (await org.admin.get(`/v1/twin/${draft.id}/points-of-interest?limit=500`)).body;
+      const names = live.slice(removing).map((item, i) => (i === 1 ? 'Changed' : item.name));
+      expect(whole.map((item: { name: string }) => item.name)).toEqual([...names, 'Added 0', 'Added 1']);
+      for (let offset = 0; offset <= whole.length; offset += 1) {
+        for (const limit of [1, 2, 3, 4, 25]) {
+          const page = await org.admin.get(`/v1/twin/${draft.id}/points-of-interest?limit=${limit}&offset=${offset}`);
+          expect(page.body, `${removing} removed, limit ${limit}, offset ${offset}`).toEqual(whole.slice(offset, offset + limit));
+        }
       }
     }
   });
