@@ -2,6 +2,7 @@ import { runBrowse } from './browse.js';
 import { runBundle } from './bundle.js';
 import { runBusinessObjects } from './business-objects.js';
 import { runDownload } from './download.js';
+import { runDraftPublish } from './draft-publish.js';
 import { runJobs } from './jobs.js';
 import { runLists } from './lists.js';
 import { runOperationsOverhead } from './operations-overhead.js';
@@ -12,7 +13,9 @@ import { runScale } from './scale.js';
 import { runScaleOut } from './scale-out.js';
 import { runStartup } from './startup.js';
 import { log, quick, runMain, type SummaryRow } from './support/report.js';
+import { runTiles } from './tiles.js';
 import { runToken } from './token.js';
+import { runTwinLists } from './twin-lists.js';
 import { runUpload } from './upload.js';
 
 /**
@@ -39,6 +42,9 @@ export async function runAll(): Promise<SummaryRow[]> {
     runBundle,
     runJobs,
     runPointCloud,
+    runTwinLists,
+    runTiles,
+    runDraftPublish,
   ]) {
     rows.push(...(await bench()));
     log('');

@@ -39,6 +39,11 @@ export interface BlobStore {
   head(key: string): Promise<BlobInfo | undefined>;
   /** The bytes, or those of the inclusive range; BlobNotFoundError when there is no such object. */
   read(key: string, range?: { start: number; end: number }): Promise<Readable>;
+  /**
+   * Optional: the bytes of an object of `size` bytes (or of the inclusive range) in one buffer, for
+   * small objects (sendBlob, up to SMALL_BLOB_BYTES); BlobNotFoundError when there is no such object.
+   */
+  readBuffer?(key: string, size: number, range?: { start: number; end: number }): Promise<Buffer>;
   /** For outputs made on the server (derivatives, thumbnails); replaces any object under the key. */
   write(key: string, body: Readable | Buffer): Promise<BlobInfo>;
   /** A signed, expiring GET answering with this file name (Content-Disposition) and type. */

@@ -165,6 +165,34 @@ describe('twins and drafts: /v1/twin/{ctx}', () => {
     expect((await org.admin.get(`/v1/twin/${site}/drafts`)).body[0].changes).toEqual({ added: 1, modified: 1, removed: 1 });
   });
 
+  it("pages a draft's view exactly as the whole view, whatever it removes before the page", async () => {
+    const site = await createSite(org, 'Paged plant');
+    const live = [];
+    for (let i = 0; i < 26; i += 1) live.push(await poi(site, `Live ${i}`, i));
+    // A few removals (within the first read's slack), and more than it (a second read).
+    for (const removing of [3, 22]) {
+      const draft = await openDraft(org, site, `Removes ${removing}`);
+      for (const removed of live.slice(0, removing)) {
+        expect((await org.admin.delete(`/v1/twin/${draft.id}/points-of-interest/${removed.id}`)).status).toBe(204);
+      }
+      const changed = live[removing + 1];
+      expect((await org.admin.patch(`/v1/twin/${draft.id}/points-of-interest/${changed.id}`, { name: 'Changed' })).status).toBe(
+        200,
+      );
+      await poi(draft.id, 'Added 0');
+      await poi(draft.id, 'Added 1');
+      const whole = (await org.admin.get(`/v1/twin/${draft.id}/points-of-interest?limit=500`)).body;
+      const names = live.slice(removing).map((item, i) => (i === 1 ? 'Changed' : item.name));
+      expect(whole.map((item: { name: string }) => item.name)).toEqual([...names, 'Added 0', 'Added 1']);
+      for (let offset = 0; offset <= whole.length; offset += 1) {
+        for (const limit of [1, 2, 3, 4, 25]) {
+          const page = await org.admin.get(`/v1/twin/${draft.id}/points-of-interest?limit=${limit}&offset=${offset}`);
+          expect(page.body, `${removing} removed, limit ${limit}, offset ${offset}`).toEqual(whole.slice(offset, offset + limit));
+        }
+      }
+    }
+  });
+
   it('folds changes: added then patched stays added, added then deleted leaves nothing, modified then deleted is removed', async () => {
     const site = await createSite(org);
     const live = await poi(site, 'Live', 1);

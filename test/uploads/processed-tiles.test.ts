@@ -213,6 +213,51 @@ describe.each(BLOB_BACKENDS.filter((backend) => backend.available))(
       }
     });
 
+    it("keeps a caller's admitted read of the tiles for a second at most: a revoked role refuses them after it", async () => {
+      const uri = contentUris(JSON.parse((await stored('tileset.json')).toString()))[0] as string;
+      const url = `${apiUrl}/v1/nodes/${derivativeId}/tiles/${uri}`;
+      const viewer = await org.serviceClient({ roleName: 'Viewer', nodeId: siteId });
+      const allowed = await get(url, {}, viewer.client.token);
+      expect(allowed.status).toBe(200);
+      await allowed.arrayBuffer();
+      expect((await org.admin.delete(`/v1/nodes/${siteId}/memberships/${viewer.userId}`)).status).toBe(204);
+      await new Promise((resolve) => setTimeout(resolve, 1100));
+      const refused = await get(url, {}, viewer.client.token);
+      expectErrorShape({ status: refused.status, body: await refused.json() }, [403, 404]);
+      expect(refused.status).toBe((await get(`${apiUrl}/v1/nodes/${derivativeId}`, {}, viewer.client.token)).status);
+      // Another caller is checked on its own: the administrator still reads the tile.
+      const admin = await get(url);
+      expect(admin.status).toBe(200);
+      await admin.arrayBuffer();
+    });
+
+    it('serves a tile again from its remembered size and ETag, and a remembered tile whose file is gone answers 404 in the error shape', async () => {
+      const tileset = JSON.parse((await stored('tileset.json')).toString());
+      const uri = contentUris(tileset).at(-1) as string;
+      const url = `${apiUrl}/v1/nodes/${derivativeId}/tiles/${uri}`;
+      const bytes = await stored(uri);
+      const first = await get(url);
+      expect(first.status).toBe(200);
+      expect(Buffer.from(await first.arrayBuffer()).equals(bytes)).toBe(true);
+      const etag = first.headers.get('etag') as string;
+      // The second answer is the same file, whole and by range, with the same ETag and length.
+      const again = await get(url);
+      expect(again.status).toBe(200);
+      expect(again.headers.get('etag')).toBe(etag);
+      expect(again.headers.get('content-length')).toBe(String(bytes.length));
+      expect(Buffer.from(await again.arrayBuffer()).equals(bytes)).toBe(true);
+      const range = await get(url, { range: 'bytes=4-11' });
+      expect(range.status).toBe(206);
+      expect(range.headers.get('content-range')).toBe(`bytes 4-11/${bytes.length}`);
+      expect(Buffer.from(await range.arrayBuffer()).equals(bytes.subarray(4, 12))).toBe(true);
+      expect((await get(url, { 'if-none-match': etag })).status).toBe(304);
+      // Only the size and ETag are remembered: a file deleted behind the API's back is a 404, never a broken 200.
+      await t.platform.blobs.delete(`orgs/${org.orgId}/nodes/${derivativeId}/${uri}`);
+      const gone = await get(url);
+      expectErrorShape({ status: gone.status, body: await gone.json() }, [404]);
+      expect((await get(tilesetUrl)).status).toBe(200);
+    });
+
     it('answers 404 for the tiles of a node that is not a processed point cloud', async () => {
       const missing = '00000000-0000-4000-8000-000000000000';
       for (const nodeId of [siteId, bundleId, org.orgId, missing]) {

@@ -329,14 +329,51 @@ export class FilesystemBlobStore implements BlobStore {
     return { size: blob.size, etag: blob.etag };
   }
 
+  /** The bytes only: no ETag, so the metadata file is not read (a tile's GET paid for it on every request). */
   async read(key: string, range?: { start: number; end: number }): Promise<Readable> {
-    const blob = await this.open(key);
-    if (!blob) throw new BlobNotFoundError(key);
-    if (blob.size === 0) {
-      await blob.close();
-      return Readable.from([]);
+    let handle: FileHandle;
+    try {
+      handle = await fs.open(this.objectPath(key), 'r');
+    } catch (error) {
+      if (missing(error) || (error as NodeJS.ErrnoException).code === 'ENOTDIR') throw new BlobNotFoundError(key);
+      throw error;
     }
-    return blob.stream(range);
+    try {
+      const stat = await handle.stat();
+      if (!stat.isFile()) throw new Error(`blob "${key}" is not a file`);
+      if (stat.size === 0) {
+        await handle.close();
+        return Readable.from([]);
+      }
+      const start = range?.start ?? 0;
+      const end = range?.end ?? stat.size - 1;
+      // A buffer no larger than what is read: small files (tiles) need no 256 KiB buffer each.
+      return handle.createReadStream({ start, end, highWaterMark: Math.min(256 * 1024, end - start + 1) });
+    } catch (error) {
+      await handle.close();
+      throw error;
+    }
+  }
+
+  /** One open, one read, one close: for a tile, far less work than a read stream. */
+  async readBuffer(key: string, size: number, range?: { start: number; end: number }): Promise<Buffer> {
+    let handle: FileHandle;
+    try {
+      handle = await fs.open(this.objectPath(key), 'r');
+    } catch (error) {
+      if (missing(error) || (error as NodeJS.ErrnoException).code === 'ENOTDIR') throw new BlobNotFoundError(key);
+      throw error;
+    }
+    try {
+      const start = range?.start ?? 0;
+      const length = (range?.end ?? size - 1) - start + 1;
+      const buffer = Buffer.allocUnsafe(length);
+      const { bytesRead } = await handle.read(buffer, 0, length, start);
+      if (bytesRead !== length) throw new Error(`blob "${key}" is shorter than ${size} bytes`);
+      return buffer;
+    } finally {
+      await handle.close();
+    }
   }
 
   write(key: string, body: Readable | Buffer): Promise<BlobInfo> {

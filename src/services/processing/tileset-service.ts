@@ -1,7 +1,10 @@
+import { performance } from 'node:perf_hooks';
+import type { NodeRow } from '../../adapters/db/schema.js';
 import type { Principal } from '../../domain/access/principal.js';
 import { ApiError } from '../../domain/errors.js';
 import { hasTileset, tilesetFile } from '../../domain/processing/tileset-files.js';
 import type { Platform, RegionContext } from '../../platform.js';
+import type { BlobInfo } from '../../ports/blob-store.js';
 import type { NodeService } from '../node-service.js';
 
 /** A file of a derivative's tileset, ready to send: where its bytes are and what they are. */
@@ -13,11 +16,37 @@ export interface TilesetFileToSend {
   etag: string;
 }
 
+/** How many files' size and ETag are kept: a viewer of a few large tilesets, each of thousands of tiles. */
+const KNOWN_FILES = 50_000;
+/**
+ * How long a caller's admitted read of a derivative is reused for its next tiles: the staleness the
+ * access-token verifier already allows for a revocation (REVOCATION_TTL_MS in oauth/access-tokens.ts).
+ */
+const ADMITTED_MS = 1000;
+const ADMITTED_ENTRIES = 10_000;
+
 /**
  * The tileset and tiles that processing wrote for a point cloud, served to whoever may read the
  * derivative node (node reads' rules: another organization's node answers like a missing one).
  */
 export class TilesetService {
+  /**
+   * Size and ETag of the files already served, by blob key. A derivative's files never change
+   * (tile-routes.ts), so an entry stays true while the file exists; the access check still runs
+   * on every request, and a file deleted since is the read's 404. It saves the blob store's HEAD per tile: on the filesystem an open, a stat and the
+   * metadata file's read; on S3 a round trip.
+   */
+  private readonly known = new Map<string, BlobInfo>();
+  /** Each derivative's tileset folder, by node id (see folder()). */
+  private readonly folders = new Map<string, string>();
+  /**
+   * Reads admitted in the last second, by caller and derivative: a viewer fetches tens of tiles a
+   * second with one token, and on PostgreSQL the exact access cache still costs a round trip each
+   * (the organization's version). A refusal is never kept; a revoked role, a trashed derivative
+   * or a deleted one shows within the second. Monotonic time: a test clock never freezes it.
+   */
+  private readonly admitted = new Map<string, { node: NodeRow; until: number }>();
+
   constructor(
     private readonly platform: Platform,
     private readonly region: RegionContext,
@@ -30,16 +59,51 @@ export class TilesetService {
    * `rawPath` is relative to the tileset's folder, as the request sent it (domain tilesetFile).
    */
   async file(principal: Principal, derivativeId: string, rawPath: string): Promise<TilesetFileToSend> {
-    const node = await this.nodes.authorize(principal, derivativeId, 'read');
+    const node = await this.authorizeRead(principal, derivativeId);
     const notFound = () => new ApiError('NotFound', 'No such file in the tileset of this node');
     const file = tilesetFile(rawPath);
     if (!file || !hasTileset(node.kind)) throw notFound();
-    // The derivative's stored object (its id is the node's) holds the folder processing wrote.
-    const output = await this.region.uploads.findObject(node.id);
-    if (output?.purpose !== 'derivative' || output.state !== 'finalized' || output.format !== '3d-tiles') throw notFound();
-    const key = `${output.blob_key}${file.path}`;
-    const info = await this.platform.blobs.head(key);
+    const folder = this.folders.get(node.id) ?? (await this.folder(node.id));
+    if (folder === undefined) throw notFound();
+    const key = `${folder}${file.path}`;
+    const info = this.known.get(key) ?? (await this.head(key));
     if (!info) throw notFound();
     return { key, contentType: file.contentType, size: info.size, etag: info.etag };
   }
+
+  private async authorizeRead(principal: Principal, derivativeId: string): Promise<NodeRow> {
+    // Everything of the caller that the access check reads: its organization, user and sign-in's provider.
+    const key = `${principal.orgId}\n${principal.userId}\n${principal.identityProvider}\n${derivativeId}`;
+    const now = performance.now();
+    const recent = this.admitted.get(key);
+    if (recent && recent.until > now) return recent.node;
+    const node = await this.nodes.authorize(principal, derivativeId, 'read');
+    this.admitted.delete(key);
+    remember(this.admitted, key, { node, until: now + ADMITTED_MS }, ADMITTED_ENTRIES);
+    return node;
+  }
+
+  /**
+   * The folder processing wrote, from the derivative's stored object (its id is the node's). Only
+   * a finalized one is remembered: nothing changes it after (it goes only with its node, which the
+   * access check then refuses).
+   */
+  private async folder(derivativeId: string): Promise<string | undefined> {
+    const output = await this.region.uploads.findObject(derivativeId);
+    if (output?.purpose !== 'derivative' || output.state !== 'finalized' || output.format !== '3d-tiles') return undefined;
+    remember(this.folders, derivativeId, output.blob_key, KNOWN_FILES / 10);
+    return output.blob_key;
+  }
+
+  private async head(key: string): Promise<BlobInfo | undefined> {
+    const info = await this.platform.blobs.head(key);
+    if (info) remember(this.known, key, { size: info.size, etag: info.etag }, KNOWN_FILES);
+    return info;
+  }
+}
+
+/** Adds an entry, the oldest going first when full (a Map iterates in insertion order). */
+function remember<T>(map: Map<string, T>, key: string, value: T, limit: number): void {
+  if (map.size >= limit) map.delete(map.keys().next().value as string);
+  map.set(key, value);
 }

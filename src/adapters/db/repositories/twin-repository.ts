@@ -1,16 +1,77 @@
 import { type Kysely, sql, type Transaction } from 'kysely';
 import type { Dialect } from '../database.js';
 import type { RegionalSchema, TwinDraftChangeRow, TwinDraftRow, TwinObjectRow, TwinRow } from '../schema.js';
+import { precompiled } from './access-statements.js';
 
 type Db = Kysely<RegionalSchema> | Transaction<RegionalSchema>;
 type Tx = Transaction<RegionalSchema>;
 
+/** Named, never `*`: the hot reads below are prepared statements on PostgreSQL. */
+const OBJECT_COLUMNS = [
+  'id',
+  'org_id',
+  'site_id',
+  'object_type',
+  'name',
+  'name_key',
+  'description',
+  'body',
+  'parent_zone_id',
+  'zone_id',
+  'metadata_type_id',
+  'metadata',
+  'created_by',
+  'updated_by',
+  'created_at',
+  'updated_at',
+] as const;
+
+const DRAFT_COLUMNS = [
+  'id',
+  'org_id',
+  'site_id',
+  'twin_id',
+  'name',
+  'status',
+  'created_by',
+  'created_at',
+  'updated_at',
+  'published_at',
+] as const;
+
 /** Twins, drafts, their changes and the live objects. No rules here: the twin services apply them. */
 export class TwinRepository {
+  /** Every twin read starts with the draft lookup and a list reads a page: both compiled once (Kysely's build cost more than SQLite's run). */
+  private readonly draftQuery;
+  private readonly pageQuery;
+
   constructor(
     readonly db: Kysely<RegionalSchema>,
     private readonly dialect: Dialect,
-  ) {}
+  ) {
+    const postgres = dialect === 'postgres';
+    this.draftQuery = precompiled(
+      (orgId: string, id: string) =>
+        db.selectFrom('twin_drafts').select(DRAFT_COLUMNS).where('org_id', '=', orgId).where('id', '=', id).compile(),
+      ['\u0000org', '\u0000id'],
+      postgres,
+    );
+    this.pageQuery = precompiled(
+      (siteId: string, objectType: string, limit: number, offset: number) =>
+        db
+          .selectFrom('twin_objects')
+          .select(OBJECT_COLUMNS)
+          .where('site_id', '=', siteId)
+          .where('object_type', '=', objectType)
+          .orderBy('created_at')
+          .orderBy('id')
+          .limit(limit)
+          .offset(offset)
+          .compile(),
+      ['\u0000site', '\u0000type', -101, -102],
+      postgres,
+    );
+  }
 
   /**
    * The site's twin, made unless it exists: read first (the common case writes nothing); two first
@@ -43,7 +104,7 @@ export class TwinRepository {
 
   /** The organization's draft with that id: another organization's answers like a missing one. */
   async findDraft(orgId: string, id: string, db: Db = this.db): Promise<TwinDraftRow | undefined> {
-    return db.selectFrom('twin_drafts').selectAll().where('org_id', '=', orgId).where('id', '=', id).executeTakeFirst();
+    return (await db.executeQuery<TwinDraftRow>(this.draftQuery(orgId, id))).rows[0];
   }
 
   /** The draft's row for a change: on PostgreSQL held FOR UPDATE, so a write and a publish take turns. */
@@ -120,16 +181,7 @@ export class TwinRepository {
 
   /** A page of the site's live objects of one kind, along (site_id, object_type, created_at, id). */
   async listObjects(siteId: string, objectType: string, limit: number, offset: number): Promise<TwinObjectRow[]> {
-    return this.db
-      .selectFrom('twin_objects')
-      .selectAll()
-      .where('site_id', '=', siteId)
-      .where('object_type', '=', objectType)
-      .orderBy('created_at')
-      .orderBy('id')
-      .limit(limit)
-      .offset(offset)
-      .execute();
+    return (await this.db.executeQuery<TwinObjectRow>(this.pageQuery(siteId, objectType, limit, offset))).rows;
   }
 
   /** Every live object of the given ids (a draft's view reads the ones its changes touch). */

@@ -1,0 +1,116 @@
+import { randomUUID } from 'node:crypto';
+import type { Kysely } from 'kysely';
+import { newNodeRow } from '../../src/adapters/db/repositories/node-rows.js';
+import type { NodeRow, RegionalSchema, TwinDraftChangeRow, TwinObjectRow } from '../../src/adapters/db/schema.js';
+import { ORGANIZATION_ADMINISTRATOR_ROLE_ID } from '../../src/domain/people/roles.js';
+import { type ObjectFields, rowOfObject } from '../../src/domain/twins/twin-objects.js';
+import type { Platform } from '../../src/platform.js';
+import { AdminService } from '../../src/services/admin-service.js';
+import type { BenchClient } from './permission-store.js';
+
+/** Rows go in by the thousand, each batch one statement. */
+const BATCH = 500;
+
+async function inBatches<Row>(rows: Row[], write: (batch: Row[]) => Promise<unknown>): Promise<void> {
+  for (let i = 0; i < rows.length; i += BATCH) await write(rows.slice(i, i + BATCH));
+}
+
+/** An organization with an administrator application (read and write), made in an open platform. */
+export async function seedTwinOrganization(platform: Platform): Promise<{ orgId: string; client: BenchClient; root: NodeRow }> {
+  const admin = new AdminService(platform);
+  const org = await admin.createOrganization({ name: 'Twin Bench Ltd', region: 'eu' });
+  const app = await admin.createApplication({
+    orgId: org.id,
+    name: 'Twin bench',
+    flow: 'client-credentials',
+    scopes: ['read:hierarchy', 'write:hierarchy'],
+  });
+  const userId = app.serviceUserId as string;
+  await admin.grantMembership({ nodeId: org.id, principalId: userId, roleId: ORGANIZATION_ADMINISTRATOR_ROLE_ID });
+  const root = (await platform.region('eu').nodes.findById(org.id)) as NodeRow;
+  return { orgId: org.id, client: { clientId: app.clientId, clientSecret: app.clientSecret as string, userId }, root };
+}
+
+function regionDb(platform: Platform): Kysely<RegionalSchema> {
+  return platform.region('eu').store.db as Kysely<RegionalSchema>;
+}
+
+/** Nodes written straight in the store (a division, sites, a folder and its children). */
+export async function insertNodes(platform: Platform, rows: NodeRow[]): Promise<void> {
+  await inBatches(rows, (batch) => regionDb(platform).insertInto('nodes').values(batch).execute());
+}
+
+/** A point of interest's fields as the API stores them, created at `createdAt`. */
+export function pointOfInterestFields(name: string, by: string, createdAt: string, i: number): ObjectFields {
+  return {
+    name,
+    description: `Bench point ${i}`,
+    position: { x: i % 100, y: Math.floor(i / 100), z: 1.5 },
+    normal: null,
+    viewpoint: null,
+    color: '#ff8800',
+    icon: null,
+    zoneId: null,
+    metadataTypeId: null,
+    metadata: {},
+    createdBy: by,
+    updatedBy: by,
+    createdAt,
+    updatedAt: createdAt,
+  };
+}
+
+/** `count` live points of interest of the site, created a millisecond apart from `from`; their rows in list order. */
+export async function insertPointsOfInterest(
+  platform: Platform,
+  site: NodeRow,
+  by: string,
+  count: number,
+  from = Date.UTC(2026, 0, 1),
+): Promise<TwinObjectRow[]> {
+  const rows: TwinObjectRow[] = [];
+  for (let i = 0; i < count; i += 1) {
+    const createdAt = new Date(from + i).toISOString();
+    const fields = pointOfInterestFields(`Point ${String(i).padStart(5, '0')}`, by, createdAt, i);
+    rows.push(rowOfObject({ id: randomUUID(), objectType: 'pointOfInterest', fields }, site.org_id, site.id));
+  }
+  await inBatches(rows, (batch) => regionDb(platform).insertInto('twin_objects').values(batch).execute());
+  return rows;
+}
+
+/** A draft's change rows written straight in the store (the fold's result: added whole, modified as a patch, removed). */
+export async function insertDraftChanges(
+  platform: Platform,
+  draftId: string,
+  changes: { objectId: string; kind: 'added' | 'modified' | 'removed'; fields: ObjectFields | null }[],
+  now: string,
+): Promise<void> {
+  const rows: TwinDraftChangeRow[] = changes.map((change) => ({
+    id: randomUUID(),
+    draft_id: draftId,
+    object_id: change.objectId,
+    object_type: 'pointOfInterest',
+    kind: change.kind,
+    fields: change.fields === null ? null : JSON.stringify(change.fields),
+    created_at: now,
+    updated_at: now,
+  }));
+  await inBatches(rows, (batch) => regionDb(platform).insertInto('twin_draft_changes').values(batch).execute());
+}
+
+/** A site under a new division of the root, with `children` nodes in a folder of it to browse. */
+export function siteRows(
+  root: NodeRow,
+  name: string,
+  children: number,
+  now: string,
+): { rows: NodeRow[]; site: NodeRow; folder: NodeRow } {
+  const division = newNodeRow(root, { kind: 'division', name: `Division of ${name}`, now });
+  const site = newNodeRow(division, { kind: 'site', name, now, address: '1 Bench Road' });
+  const folder = newNodeRow(site, { kind: 'folder', name: 'Scans', now });
+  const rows = [division, site, folder];
+  for (let i = 0; i < children; i += 1) {
+    rows.push(newNodeRow(folder, { kind: 'pointCloud', name: `Scan ${String(i).padStart(3, '0')}`, now }));
+  }
+  return { rows, site, folder };
+}
