@@ -5,6 +5,7 @@ import { Kysely, PostgresDialect, sql } from 'kysely';
 import pg from 'pg';
 import type { Config } from '../../config/config.js';
 import { REGIONS, type Region } from '../../domain/regions.js';
+import { FUZZY_CLOSENESS } from '../../domain/search/trigrams.js';
 import type { PoolUse } from '../../ports/job-queue.js';
 import { migrateGlobal, migrateRegional } from './migrations/index.js';
 import { connectOrExplain, openPool, ResilientPool } from './postgres-pool.js';
@@ -86,7 +87,13 @@ async function openPostgres<Schema>(config: Config, schema: string, onError?: (e
     await bootstrap.end();
   }
   const pool = openPool(
-    { connectionString: url, options: `-c search_path="${schema}"`, max: config.databasePoolSize, application_name: 'rdp' },
+    {
+      connectionString: url,
+      // The threshold of pg_trgm's `%` (a placeholder setting until the extension loads) is ours, not the server's.
+      options: `-c search_path="${schema}" -c pg_trgm.similarity_threshold=${FUZZY_CLOSENESS}`,
+      max: config.databasePoolSize,
+      application_name: 'rdp',
+    },
     onError,
   );
   const db = new Kysely<Schema>({ dialect: new PostgresDialect({ pool: new ResilientPool(pool) }) });

@@ -1,6 +1,13 @@
 import { WORD_CHARACTER_RANGES } from './word-characters.js';
 
 /**
+ * The least closeness a fuzzy name match keeps (DESIGN.md section 11). PostgreSQL connections set
+ * pg_trgm's similarity_threshold to it, so the `%` operator finds exactly these candidates whatever
+ * the server's setting.
+ */
+export const FUZZY_CLOSENESS = 0.3;
+
+/**
  * Name closeness: PostgreSQL pg_trgm's `similarity(a, b)` (pg_trgm 1.6, PostgreSQL 15), number
  * for number, so that SQLite (where this function is registered) and PostgreSQL (where pg_trgm
  * computes it) give the same values and the same order. pg_trgm, in trgm_op.c:

@@ -1,4 +1,5 @@
 import { type Expression, type Kysely, type SqlBool, sql } from 'kysely';
+import { FUZZY_CLOSENESS } from '../../../domain/search/trigrams.js';
 import type { Dialect } from '../database.js';
 import type { RegionalSchema } from '../schema.js';
 import { escapeLike, trigramMatch } from './node-repository.js';
@@ -38,9 +39,6 @@ export interface BusinessObjectRow {
   /** similarity(name, text) when the search has a name text: a float4 on PostgreSQL, its double on SQLite. */
   closeness?: number;
 }
-
-/** The least closeness a fuzzy match keeps (DESIGN.md section 11). */
-export const FUZZY_CLOSENESS = 0.3;
 
 /** Up to this many trigram candidates (all organizations), SQLite's contains starts from them (as node search). */
 const FEW_CANDIDATES = 5000;
@@ -161,8 +159,8 @@ export class BusinessObjectRepository {
         );
       }
     } else if (name?.match === 'fuzzy') {
-      // On PostgreSQL the operator lets the GIN index find the candidates (with pg_trgm's
-      // similarity_threshold, 0.3 unless the server was set otherwise); the comparison decides.
+      // On PostgreSQL the operator lets the GIN index find the candidates (pg_trgm's
+      // similarity_threshold, set to FUZZY_CLOSENESS on every connection); the comparison decides.
       if (postgres) list.push(sql<SqlBool>`o.name ${sql.raw(await this.similar())} ${name.text}`);
       list.push(sql<SqlBool>`similarity(o.name, ${name.text}) >= ${sql.lit(FUZZY_CLOSENESS)}`);
     }
