@@ -10,6 +10,7 @@ import { NodeTreeRepository } from './adapters/db/repositories/node-tree-reposit
 import { OrganizationMemberRepository } from './adapters/db/repositories/organization-member-repository.js';
 import { RoleRepository } from './adapters/db/repositories/role-repository.js';
 import { ServerSecretRepository } from './adapters/db/repositories/server-secret-repository.js';
+import { SessionRepository } from './adapters/db/repositories/session-repository.js';
 import { TokenRepository } from './adapters/db/repositories/token-repository.js';
 import { UploadRepository } from './adapters/db/repositories/upload-repository.js';
 import type { RegionalSchema } from './adapters/db/schema.js';
@@ -56,6 +57,8 @@ export interface Platform {
   /** Deactivations and removals made in this process, for its token caches. */
   principalChanges: PrincipalChanges;
   tokens: TokenRepository;
+  /** Signed-in sessions of the consent and settings pages. */
+  sessions: SessionRepository;
   /**
    * The regions whose stores this process opened (storesFor): config.regions in a server, all
    * four in the command line. Read them through region() and openedRegions(), never by looping
@@ -171,6 +174,7 @@ export async function openPlatform(config: Config, clock: Clock = systemClock, o
     recentDirectory,
     principalChanges,
     tokens: new TokenRepository(stores.global.db),
+    sessions: new SessionRepository(stores.global.db),
     regions,
     region(name) {
       const context = regions[name];

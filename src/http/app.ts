@@ -3,7 +3,6 @@ import Ajv from 'ajv';
 import addFormats from 'ajv-formats';
 import Fastify, { type FastifyInstance, type FastifySchemaCompiler, type FastifyServerOptions } from 'fastify';
 import { FilesystemBlobStore } from '../adapters/blobs/filesystem-blob-store.js';
-import { SessionRepository } from '../adapters/db/repositories/session-repository.js';
 import { type LimiterStore, openLimiterStore } from '../adapters/limits/limiter-store.js';
 import type { Config } from '../config/config.js';
 import { issuerOf } from '../domain/oauth/issuer.js';
@@ -170,7 +169,7 @@ async function registerAuthRole(app: FastifyInstance, platform: Platform, shared
   const loginThrottle = new LoginThrottle(shared.limiterStore, config.loginThrottle);
   const tokenIssuer = new AccessTokenIssuer(keys, issuerOf(config.publicUrl), config.accessTokenTtlSeconds, clock);
   const tokenEndpoint = new TokenEndpoint(platform, tokenIssuer, loginThrottle);
-  const sessions = new Sessions(new SessionRepository(platform.stores.global.db), {
+  const sessions = new Sessions(platform.sessions, {
     ttlSeconds: config.sessionTtlSeconds,
     secure: config.publicUrl.startsWith('https:'),
     clock,

@@ -9,39 +9,12 @@ import type {
   RawRequestDefaultExpression,
   RawServerDefault,
 } from 'fastify';
-import { BusinessObjectRepository } from '../adapters/db/repositories/business-object-repository.js';
-import { GroupRepository } from '../adapters/db/repositories/group-repository.js';
-import { MetadataTypeRepository } from '../adapters/db/repositories/metadata-type-repository.js';
-import { TwinLayerRepository } from '../adapters/db/repositories/twin-layer-repository.js';
-import { TwinRepository } from '../adapters/db/repositories/twin-repository.js';
 import { SCOPES } from '../domain/access/scopes.js';
 import type { Region } from '../domain/regions.js';
 import type { AccessTokenVerifier } from '../oauth/access-tokens.js';
 import type { Platform } from '../platform.js';
-import { MetadataTypeService } from '../services/metadata/metadata-type-service.js';
-import { NodeService } from '../services/node-service.js';
-import { NodeTreeService } from '../services/node-tree-service.js';
 import type { OrganizationRateLimiter } from '../services/organization-rate-limiter.js';
-import { AuditService } from '../services/people/audit-service.js';
-import { GroupService } from '../services/people/group-service.js';
-import { InvitationService } from '../services/people/invitation-service.js';
-import { MembershipService } from '../services/people/membership-service.js';
-import { RoleService } from '../services/people/role-service.js';
-import { UserService } from '../services/people/user-service.js';
-import { ProcessingService } from '../services/processing/processing-service.js';
-import { TilesetService } from '../services/processing/tileset-service.js';
-import { ScimTokenService } from '../services/scim/scim-token-service.js';
-import { AssetService } from '../services/twins/asset-service.js';
-import { BusinessObjectSearchService } from '../services/twins/business-object-search-service.js';
-import { ObjectMetadataService } from '../services/twins/object-metadata-service.js';
-import { PointOfInterestService } from '../services/twins/point-of-interest-service.js';
-import { TwinLayerService } from '../services/twins/twin-layer-service.js';
-import { TwinService } from '../services/twins/twin-service.js';
-import { ZoneService } from '../services/twins/zone-service.js';
-import { AttachmentService } from '../services/uploads/attachment-service.js';
-import { BundleService } from '../services/uploads/bundle-service.js';
-import { SiteFileService } from '../services/uploads/site-file-service.js';
-import { UploadService } from '../services/uploads/upload-service.js';
+import { type RegionServices, regionServices } from '../services/region-services.js';
 import { registerAuthentication, SECURITY_SCHEME } from './plugins/authenticate.js';
 import type { PlatformMetrics } from './plugins/metrics.js';
 import { registerRateLimit } from './plugins/rate-limit.js';
@@ -70,32 +43,6 @@ import zoneRoutes from './routes/twins/zone-routes.js';
 import attachmentRoutes from './routes/uploads/attachment-routes.js';
 import bundleRoutes from './routes/uploads/bundle-routes.js';
 import siteFileRoutes from './routes/uploads/site-file-routes.js';
-
-export interface RegionServices {
-  nodes: NodeService;
-  tree: NodeTreeService;
-  uploads: UploadService;
-  siteFiles: SiteFileService;
-  bundles: BundleService;
-  processing: ProcessingService;
-  tilesets: TilesetService;
-  attachments: AttachmentService;
-  audit: AuditService;
-  invitations: InvitationService;
-  scimTokens: ScimTokenService;
-  roles: RoleService;
-  memberships: MembershipService;
-  users: UserService;
-  groups: GroupService;
-  metadataTypes: MetadataTypeService;
-  twins: TwinService;
-  twinLayers: TwinLayerService;
-  pointsOfInterest: PointOfInterestService;
-  assets: AssetService;
-  zones: ZoneService;
-  objectMetadata: ObjectMetadataService;
-  businessObjects: BusinessObjectSearchService;
-}
 
 export type RegionApp = FastifyInstance<
   RawServerDefault,
@@ -183,45 +130,6 @@ function namedWildcard<Schema extends { params?: unknown } | undefined>(url: str
     required: (params.required ?? []).map((name) => (name === '*' ? 'path' : name)),
   };
   return { url: `${url.slice(0, -1)}:path`, schema: { ...schema, params: renamed } };
-}
-
-export function regionServices(platform: Platform, region: Region): RegionServices {
-  const context = platform.region(region);
-  const nodes = new NodeService(platform, context);
-  const uploads = new UploadService(platform, context, context.uploads);
-  const bundles = new BundleService(platform, context, nodes, uploads, context.bundles);
-  const memberships = new MembershipService(platform, context, nodes);
-  const metadataTypes = new MetadataTypeRepository(context.store.db, context.store.dialect);
-  const twins = new TwinService(platform, context, nodes, new TwinRepository(context.store.db, context.store.dialect));
-  return {
-    nodes,
-    tree: new NodeTreeService(platform, context, nodes),
-    uploads,
-    siteFiles: new SiteFileService(platform, context, nodes, uploads),
-    bundles,
-    processing: new ProcessingService(platform, context, bundles, uploads),
-    tilesets: new TilesetService(platform, context, nodes),
-    attachments: new AttachmentService(platform, context, uploads, twins),
-    audit: new AuditService(context, nodes),
-    invitations: new InvitationService(platform, context, nodes),
-    scimTokens: new ScimTokenService(platform, nodes),
-    roles: new RoleService(platform, context, nodes),
-    memberships,
-    users: new UserService(platform, context, nodes, memberships.changes),
-    groups: new GroupService(platform, context, nodes, new GroupRepository(context.store.db, context.store.dialect)),
-    metadataTypes: new MetadataTypeService(platform, context, nodes, metadataTypes),
-    twins,
-    twinLayers: new TwinLayerService(platform, context, nodes, twins, new TwinLayerRepository(context.store.db)),
-    pointsOfInterest: new PointOfInterestService(twins, metadataTypes),
-    assets: new AssetService(twins, metadataTypes),
-    zones: new ZoneService(twins, metadataTypes),
-    objectMetadata: new ObjectMetadataService(twins, metadataTypes, context.uploads),
-    businessObjects: new BusinessObjectSearchService(
-      context,
-      twins,
-      new BusinessObjectRepository(context.store.db, context.store.dialect),
-    ),
-  };
 }
 
 /** One regional resource API, mounted under its service path prefix (e.g. /eu/reality). */

@@ -1,6 +1,5 @@
 import { randomUUID } from 'node:crypto';
 import { InvitationRepository } from '../adapters/db/repositories/invitation-repository.js';
-import { SessionRepository } from '../adapters/db/repositories/session-repository.js';
 import type { BlobDeletionRow } from '../adapters/db/schema.js';
 import { STALE_SENDING_MS } from '../domain/people/invitation-rules.js';
 import type { Platform } from '../platform.js';
@@ -23,7 +22,7 @@ const EXPIRED_GRANT_GRACE_MS = 86_400_000;
 /** Removes expired browser sessions, and refresh tokens and authorization codes a day past expiry. */
 export async function purgeExpiredGrants(platform: Platform): Promise<number> {
   const now = platform.clock.now();
-  const sessions = await new SessionRepository(platform.stores.global.db).deleteExpired(now.toISOString());
+  const sessions = await platform.sessions.deleteExpired(now.toISOString());
   const cutoff = new Date(now.getTime() - EXPIRED_GRANT_GRACE_MS).toISOString();
   return sessions + (await platform.tokens.deleteExpired(cutoff));
 }

@@ -1,0 +1,99 @@
+import { BusinessObjectRepository } from '../adapters/db/repositories/business-object-repository.js';
+import { GroupRepository } from '../adapters/db/repositories/group-repository.js';
+import { MetadataTypeRepository } from '../adapters/db/repositories/metadata-type-repository.js';
+import { TwinLayerRepository } from '../adapters/db/repositories/twin-layer-repository.js';
+import { TwinRepository } from '../adapters/db/repositories/twin-repository.js';
+import type { Region } from '../domain/regions.js';
+import type { Platform } from '../platform.js';
+import { MetadataTypeService } from './metadata/metadata-type-service.js';
+import { NodeService } from './node-service.js';
+import { NodeTreeService } from './node-tree-service.js';
+import { AuditService } from './people/audit-service.js';
+import { GroupService } from './people/group-service.js';
+import { InvitationService } from './people/invitation-service.js';
+import { MembershipService } from './people/membership-service.js';
+import { RoleService } from './people/role-service.js';
+import { UserService } from './people/user-service.js';
+import { ProcessingService } from './processing/processing-service.js';
+import { TilesetService } from './processing/tileset-service.js';
+import { ScimTokenService } from './scim/scim-token-service.js';
+import { AssetService } from './twins/asset-service.js';
+import { BusinessObjectSearchService } from './twins/business-object-search-service.js';
+import { ObjectMetadataService } from './twins/object-metadata-service.js';
+import { PointOfInterestService } from './twins/point-of-interest-service.js';
+import { TwinLayerService } from './twins/twin-layer-service.js';
+import { TwinService } from './twins/twin-service.js';
+import { ZoneService } from './twins/zone-service.js';
+import { AttachmentService } from './uploads/attachment-service.js';
+import { BundleService } from './uploads/bundle-service.js';
+import { SiteFileService } from './uploads/site-file-service.js';
+import { UploadService } from './uploads/upload-service.js';
+
+/**
+ * The operations of one regional API, built over that region's store: the composition the HTTP
+ * routes call (app.services), kept here so the HTTP layer never builds repositories itself.
+ */
+export interface RegionServices {
+  nodes: NodeService;
+  tree: NodeTreeService;
+  uploads: UploadService;
+  siteFiles: SiteFileService;
+  bundles: BundleService;
+  processing: ProcessingService;
+  tilesets: TilesetService;
+  attachments: AttachmentService;
+  audit: AuditService;
+  invitations: InvitationService;
+  scimTokens: ScimTokenService;
+  roles: RoleService;
+  memberships: MembershipService;
+  users: UserService;
+  groups: GroupService;
+  metadataTypes: MetadataTypeService;
+  twins: TwinService;
+  twinLayers: TwinLayerService;
+  pointsOfInterest: PointOfInterestService;
+  assets: AssetService;
+  zones: ZoneService;
+  objectMetadata: ObjectMetadataService;
+  businessObjects: BusinessObjectSearchService;
+}
+
+export function regionServices(platform: Platform, region: Region): RegionServices {
+  const context = platform.region(region);
+  const nodes = new NodeService(platform, context);
+  const uploads = new UploadService(platform, context, context.uploads);
+  const bundles = new BundleService(platform, context, nodes, uploads, context.bundles);
+  const memberships = new MembershipService(platform, context, nodes);
+  const metadataTypes = new MetadataTypeRepository(context.store.db, context.store.dialect);
+  const twins = new TwinService(platform, context, nodes, new TwinRepository(context.store.db, context.store.dialect));
+  return {
+    nodes,
+    tree: new NodeTreeService(platform, context, nodes),
+    uploads,
+    siteFiles: new SiteFileService(platform, context, nodes, uploads),
+    bundles,
+    processing: new ProcessingService(platform, context, bundles, uploads),
+    tilesets: new TilesetService(platform, context, nodes),
+    attachments: new AttachmentService(platform, context, uploads, twins),
+    audit: new AuditService(context, nodes),
+    invitations: new InvitationService(platform, context, nodes),
+    scimTokens: new ScimTokenService(platform, nodes),
+    roles: new RoleService(platform, context, nodes),
+    memberships,
+    users: new UserService(platform, context, nodes, memberships.changes),
+    groups: new GroupService(platform, context, nodes, new GroupRepository(context.store.db, context.store.dialect)),
+    metadataTypes: new MetadataTypeService(platform, context, nodes, metadataTypes),
+    twins,
+    twinLayers: new TwinLayerService(platform, context, nodes, twins, new TwinLayerRepository(context.store.db)),
+    pointsOfInterest: new PointOfInterestService(twins, metadataTypes),
+    assets: new AssetService(twins, metadataTypes),
+    zones: new ZoneService(twins, metadataTypes),
+    objectMetadata: new ObjectMetadataService(twins, metadataTypes, context.uploads),
+    businessObjects: new BusinessObjectSearchService(
+      context,
+      twins,
+      new BusinessObjectRepository(context.store.db, context.store.dialect),
+    ),
+  };
+}
