@@ -3,9 +3,8 @@ import { isDeepStrictEqual } from 'node:util';
 import { fetchToken } from './support/bench-store.js';
 import { seedProcessedBundle } from './support/bundle-store.js';
 import { type ChildServer, startChildServer } from './support/child-server.js';
-import { type LoadResult, warmedLoad } from './support/load.js';
-import { log, pct, quick, runMain, type SummaryRow } from './support/report.js';
-import { median, medianRatio, pairedRounds } from './support/rounds.js';
+import { type Endpoint, pairedLoad } from './support/paired-load.js';
+import { log, quick, runMain, type SummaryRow } from './support/report.js';
 import { onEachStore, type StoreUnderTest } from './support/stores.js';
 
 /**
@@ -25,11 +24,6 @@ const EXPAND = 'processings,components,thumbnail';
 /** The platform's base address of the region, given to both servers: the bodies hold absolute URLs. */
 const API_URL = 'http://bench.invalid/eu/reality';
 
-interface Endpoint {
-  url: string;
-  headers: Record<string, string>;
-}
-
 async function withServer<T>(
   file: string,
   env: Record<string, string>,
@@ -48,10 +42,6 @@ async function body({ url, headers }: Endpoint): Promise<unknown> {
   const response = await fetch(url, { headers });
   if (response.status !== 200) throw new Error(`${url}: ${response.status} ${await response.text()}`);
   return response.json();
-}
-
-function cpuText(result: LoadResult): string {
-  return result.cpuMicrosPerRequest === undefined ? '' : `, ${result.cpuMicrosPerRequest.toFixed(0)} us CPU/request`;
 }
 
 async function onStore(store: StoreUnderTest): Promise<SummaryRow[]> {
@@ -87,52 +77,20 @@ async function onStore(store: StoreUnderTest): Promise<SummaryRow[]> {
     throw new Error(`the bare server's body differs:\n${JSON.stringify(answered)}\n${JSON.stringify(expected)}`);
   }
 
-  const load = (endpoint: Endpoint, server: ChildServer) =>
-    warmedLoad(endpoint.url, {
+  return pairedLoad(
+    {
+      bench: 'bundle',
+      measure: `GET bundle ?expand=${EXPAND}`,
+      baseline: 'bare Fastify',
+      storeLabel: store.label,
+      rounds: ROUNDS,
       connections: CONNECTIONS,
       seconds: SECONDS,
       warmupSeconds: WARMUP_SECONDS,
-      headers: endpoint.headers,
-      serverPid: server.child.pid,
-    });
-  const measured = await pairedRounds<LoadResult>(
-    ROUNDS,
-    () => bare(load),
-    () => platform(load),
-    (round, base, ours) =>
-      log(
-        `  ${store.label} round ${round}: bare ${base.requestsPerSecond.toFixed(0)} req/s (p99 ${base.p99} ms${cpuText(base)}), ` +
-          `platform ${ours.requestsPerSecond.toFixed(0)} req/s (p99 ${ours.p99} ms${cpuText(ours)})`,
-      ),
-  );
-  const ratio = medianRatio(measured, (result) => result.requestsPerSecond);
-  const rates = (results: LoadResult[]) => median(results.map((result) => result.requestsPerSecond)).toFixed(0);
-  log(`  ${store.label}: platform / bare ${pct(ratio)} by req/s, median of ${ROUNDS} rounds`);
-  const rows: SummaryRow[] = [
-    {
-      bench: 'bundle',
-      measure: `GET bundle ?expand=all, platform req/s / bare Fastify, ${store.label} (medians ${rates(measured.target)} / ${rates(measured.baseline)})`,
-      ratio: pct(ratio),
-      target: 'info',
-      met: undefined,
     },
-  ];
-  const cpu = (results: LoadResult[]) => results.map((result) => result.cpuMicrosPerRequest);
-  if ([...cpu(measured.target), ...cpu(measured.baseline)].every((micros) => micros !== undefined)) {
-    // Bare CPU over ours, so that like req/s a higher figure is better: the steadier figure on a shared machine.
-    const cpuRatio = 1 / medianRatio(measured, (result) => result.cpuMicrosPerRequest as number);
-    const ours = median(cpu(measured.target) as number[]);
-    const theirs = median(cpu(measured.baseline) as number[]);
-    log(`  ${store.label}: server CPU per request, platform ${ours.toFixed(0)} us, bare ${theirs.toFixed(0)} us`);
-    rows.push({
-      bench: 'bundle',
-      measure: `GET bundle ?expand=all, bare / platform server CPU per request, ${store.label} (${theirs.toFixed(0)} / ${ours.toFixed(0)} us)`,
-      ratio: pct(cpuRatio),
-      target: 'info',
-      met: undefined,
-    });
-  }
-  return rows;
+    bare,
+    platform,
+  );
 }
 
 export async function runBundle(): Promise<SummaryRow[]> {

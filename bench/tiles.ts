@@ -5,9 +5,8 @@ import { openPlatform } from '../src/platform.js';
 import { fetchToken } from './support/bench-store.js';
 import { seedProcessedBundle } from './support/bundle-store.js';
 import { type ChildServer, startChildServer } from './support/child-server.js';
-import { type LoadResult, warmedLoad } from './support/load.js';
-import { log, pct, quick, runMain, type SummaryRow } from './support/report.js';
-import { median, medianRatio, pairedRounds } from './support/rounds.js';
+import { type Endpoint, pairedLoad } from './support/paired-load.js';
+import { log, quick, runMain, type SummaryRow } from './support/report.js';
 import { onEachStore, type StoreUnderTest } from './support/stores.js';
 
 /**
@@ -24,11 +23,6 @@ const SECONDS = quick ? 2 : 5;
 const WARMUP_SECONDS = quick ? 1 : 2;
 const ROUNDS = quick ? 3 : 5;
 const TARGET = 0.8;
-
-interface Endpoint {
-  url: string;
-  headers: Record<string, string>;
-}
 
 function filesUnder(dir: string, prefix = ''): string[] {
   return fs.readdirSync(path.join(dir, prefix), { withFileTypes: true }).flatMap((entry) => {
@@ -75,10 +69,6 @@ async function bytesOf({ url, headers }: Endpoint): Promise<Buffer> {
   return Buffer.from(await response.arrayBuffer());
 }
 
-function cpuText(result: LoadResult): string {
-  return result.cpuMicrosPerRequest === undefined ? '' : `, ${result.cpuMicrosPerRequest.toFixed(0)} us CPU/request`;
-}
-
 async function onStore(store: StoreUnderTest): Promise<SummaryRow[]> {
   const bundle = await seedProcessedBundle(store);
   const { derivativeId, folder } = await derivativeOf(store);
@@ -113,52 +103,21 @@ async function onStore(store: StoreUnderTest): Promise<SummaryRow[]> {
       throw new Error('a server sent other bytes than the file');
   }
 
-  const load = (endpoint: Endpoint, server: ChildServer) =>
-    warmedLoad(endpoint.url, {
+  return pairedLoad(
+    {
+      bench: 'tiles',
+      measure: `tile GET (${(size / 1024).toFixed(0)} KiB)`,
+      baseline: 'bare node:http',
+      storeLabel: store.label,
+      rounds: ROUNDS,
       connections: CONNECTIONS,
       seconds: SECONDS,
       warmupSeconds: WARMUP_SECONDS,
-      headers: endpoint.headers,
-      serverPid: server.child.pid,
-    });
-  const measured = await pairedRounds<LoadResult>(
-    ROUNDS,
-    () => bare(load),
-    () => platform(load),
-    (round, base, ours) =>
-      log(
-        `  ${store.label} round ${round}: bare ${base.requestsPerSecond.toFixed(0)} req/s (p99 ${base.p99} ms${cpuText(base)}), ` +
-          `platform ${ours.requestsPerSecond.toFixed(0)} req/s (p99 ${ours.p99} ms${cpuText(ours)})`,
-      ),
-  );
-  const ratio = medianRatio(measured, (result) => result.requestsPerSecond);
-  const rates = (results: LoadResult[]) => median(results.map((result) => result.requestsPerSecond)).toFixed(0);
-  log(`  ${store.label}: platform / bare ${pct(ratio)} by req/s, median of ${ROUNDS} rounds, target >= ${pct(TARGET)}`);
-  const rows: SummaryRow[] = [
-    {
-      bench: 'tiles',
-      measure: `tile GET (${(size / 1024).toFixed(0)} KiB), platform req/s / bare node:http, ${store.label} (medians ${rates(measured.target)} / ${rates(measured.baseline)})`,
-      ratio: pct(ratio),
-      target: `>= ${pct(TARGET)}`,
-      met: ratio >= TARGET,
+      target: TARGET,
     },
-  ];
-  const cpu = (results: LoadResult[]) => results.map((result) => result.cpuMicrosPerRequest);
-  if ([...cpu(measured.target), ...cpu(measured.baseline)].every((micros) => micros !== undefined)) {
-    // Bare CPU over ours, so that like req/s a higher figure is better.
-    const cpuRatio = 1 / medianRatio(measured, (result) => result.cpuMicrosPerRequest as number);
-    const ours = median(cpu(measured.target) as number[]);
-    const theirs = median(cpu(measured.baseline) as number[]);
-    log(`  ${store.label}: server CPU per request, platform ${ours.toFixed(0)} us, bare ${theirs.toFixed(0)} us`);
-    rows.push({
-      bench: 'tiles',
-      measure: `tile GET, bare / platform server CPU per request, ${store.label} (${theirs.toFixed(0)} / ${ours.toFixed(0)} us)`,
-      ratio: pct(cpuRatio),
-      target: 'info',
-      met: undefined,
-    });
-  }
-  return rows;
+    bare,
+    platform,
+  );
 }
 
 export async function runTiles(): Promise<SummaryRow[]> {

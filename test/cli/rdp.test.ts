@@ -9,16 +9,11 @@ import { dropPostgresSchemas } from '../../src/adapters/db/database.js';
 import { REGIONS } from '../../src/domain/regions.js';
 import { ApiClient, clientCredentialsToken } from '../support/fixtures.js';
 import { startPlatform, type TestPlatform } from '../support/platform.js';
+import { outputOf, type ProcessOutput } from '../support/process-output.js';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 const databaseUrl = process.env.RDP_TEST_DATABASE_URL;
-
-interface Run {
-  code: number | null;
-  stdout: string;
-  stderr: string;
-}
 
 describe('the rdp admin command line', () => {
   // The command line and a server share one store, as in the README's first call.
@@ -32,21 +27,14 @@ describe('the rdp admin command line', () => {
   let t: TestPlatform;
 
   /** Runs the command line from source, as a separate process with only the store's environment. */
-  function rdp(args: string[], env: Record<string, string> = {}): Promise<Run> {
+  function rdp(args: string[], env: Record<string, string> = {}): Promise<ProcessOutput> {
     const fullEnv = { PATH: process.env.PATH ?? '', ...storeEnv, RDP_PUBLIC_URL: t.origin, ...env };
     const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli/rdp.ts', ...args], { cwd: ROOT, env: fullEnv });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (chunk) => (stdout += chunk));
-    child.stderr.on('data', (chunk) => (stderr += chunk));
-    return new Promise((resolve, reject) => {
-      child.on('error', reject);
-      child.on('close', (code) => resolve({ code, stdout, stderr }));
-    });
+    return outputOf(child);
   }
 
   /** The one JSON object a successful --json command prints, and nothing else. */
-  function printed(run: Run): Record<string, any> {
+  function printed(run: ProcessOutput): Record<string, any> {
     expect(run.stderr).toBe('');
     expect(run.code).toBe(0);
     expect(run.stdout.trim().split('\n')).toHaveLength(1);

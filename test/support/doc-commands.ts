@@ -1,5 +1,6 @@
 import { spawn } from 'node:child_process';
 import fs from 'node:fs';
+import { outputOf, type ProcessOutput } from './process-output.js';
 
 /**
  * The `sh` blocks of one section of a markdown page, in order: what a reader copies. A page's
@@ -21,25 +22,12 @@ export function expectedPrints(blocks: string[]): string[] {
   return blocks.flatMap((block) => [...block.matchAll(/^# prints: (.*)$/gm)].map((match) => match[1]!));
 }
 
-export interface ShellRun {
-  code: number | null;
-  stdout: string;
-  stderr: string;
-}
-
 /** Runs the blocks as one bash script that stops at the first failing command. */
-export function runShellBlocks(blocks: string[], env: Record<string, string>, cwd: string): Promise<ShellRun> {
+export function runShellBlocks(blocks: string[], env: Record<string, string>, cwd: string): Promise<ProcessOutput> {
   const script = `set -euo pipefail\n${blocks.join('\n')}`;
   const child = spawn('bash', ['-c', script], {
     cwd,
     env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/tmp', ...env },
   });
-  let stdout = '';
-  let stderr = '';
-  child.stdout.on('data', (chunk) => (stdout += chunk));
-  child.stderr.on('data', (chunk) => (stderr += chunk));
-  return new Promise((resolve, reject) => {
-    child.on('error', reject);
-    child.on('close', (code) => resolve({ code, stdout, stderr }));
-  });
+  return outputOf(child);
 }

@@ -1,20 +1,15 @@
 import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import type { TestPlatform } from './platform.js';
+import { outputOf, type ProcessOutput } from './process-output.js';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
-
-export interface RdpRun {
-  code: number | null;
-  stdout: string;
-  stderr: string;
-}
 
 /**
  * Runs the command line from source as a process of its own, with only the environment of the
  * platform's stores and its public address: what a deployment's admin would have.
  */
-export function runRdp(t: TestPlatform, args: string[]): Promise<RdpRun> {
+export function runRdp(t: TestPlatform, args: string[]): Promise<ProcessOutput> {
   const { config } = t.platform;
   const env = {
     PATH: process.env.PATH ?? '',
@@ -26,14 +21,7 @@ export function runRdp(t: TestPlatform, args: string[]): Promise<RdpRun> {
       : {}),
   };
   const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli/rdp.ts', ...args], { cwd: ROOT, env });
-  let stdout = '';
-  let stderr = '';
-  child.stdout.on('data', (chunk) => (stdout += chunk));
-  child.stderr.on('data', (chunk) => (stderr += chunk));
-  return new Promise((resolve, reject) => {
-    child.on('error', reject);
-    child.on('close', (code) => resolve({ code, stdout, stderr }));
-  });
+  return outputOf(child);
 }
 
 /** `rdp admin … --json` that must succeed; returns its JSON. */
