@@ -111,6 +111,8 @@ export const ERRORS = {
     message: 'The data bundle has no processed derivative with a tileset: process its point cloud first',
   },
   DuplicateMetadataTypeName: { status: 409, message: 'A metadata type with this name exists in the organization' },
+  // asset library (DESIGN.md section 12)
+  DuplicateTagName: { status: 409, message: 'A tag with this name exists in the organization' },
   // operations (DESIGN.md section 14)
   DatabaseUnavailable: {
     status: 503,

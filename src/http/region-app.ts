@@ -18,6 +18,7 @@ import { type RegionServices, regionServices } from '../services/region-services
 import { registerAuthentication, SECURITY_SCHEME } from './plugins/authenticate.js';
 import type { PlatformMetrics } from './plugins/metrics.js';
 import { registerRateLimit } from './plugins/rate-limit.js';
+import libraryTagRoutes from './routes/library/library-tag-routes.js';
 import metadataTypeRoutes from './routes/metadata/metadata-type-routes.js';
 import { ErrorSchema, NodeSchema } from './routes/nodes/node-schemas.js';
 import readRoutes from './routes/nodes/read-routes.js';
@@ -76,6 +77,7 @@ export const TAGS = [
     name: 'Business objects',
     description: "Search an organization's live assets and points of interest by name, creator and dates",
   },
+  { name: 'Asset library tags', description: "Tags of the organization's asset library, each counting the models that carry it" },
 ];
 
 /** What each status means on every operation; routes may give a more precise description. */
@@ -215,6 +217,7 @@ export async function regionApp(
   await zoneRoutes(app);
   await objectMetadataRoutes(app);
   await businessObjectRoutes(app);
+  await libraryTagRoutes(app);
 
   app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());
   // The page links its assets absolutely when opened without a trailing slash: from the public

@@ -1,10 +1,12 @@
 import { BusinessObjectRepository } from '../adapters/db/repositories/business-object-repository.js';
 import { GroupRepository } from '../adapters/db/repositories/group-repository.js';
+import { LibraryTagRepository } from '../adapters/db/repositories/library-tag-repository.js';
 import { MetadataTypeRepository } from '../adapters/db/repositories/metadata-type-repository.js';
 import { TwinLayerRepository } from '../adapters/db/repositories/twin-layer-repository.js';
 import { TwinRepository } from '../adapters/db/repositories/twin-repository.js';
 import type { Region } from '../domain/regions.js';
 import type { Platform } from '../platform.js';
+import { LibraryTagService } from './library/library-tag-service.js';
 import { MetadataTypeService } from './metadata/metadata-type-service.js';
 import { NodeService } from './node-service.js';
 import { NodeTreeService } from './node-tree-service.js';
@@ -57,6 +59,7 @@ export interface RegionServices {
   zones: ZoneService;
   objectMetadata: ObjectMetadataService;
   businessObjects: BusinessObjectSearchService;
+  libraryTags: LibraryTagService;
 }
 
 export function regionServices(platform: Platform, region: Region): RegionServices {
@@ -94,6 +97,12 @@ export function regionServices(platform: Platform, region: Region): RegionServic
       context,
       twins,
       new BusinessObjectRepository(context.store.db, context.store.dialect),
+    ),
+    libraryTags: new LibraryTagService(
+      platform,
+      context,
+      nodes,
+      new LibraryTagRepository(context.store.db, context.store.dialect),
     ),
   };
 }

@@ -22,6 +22,9 @@ import type {
   GroupRow,
   InvitationRow,
   InvitationState,
+  LibraryModelRow,
+  LibraryModelTagRow,
+  LibraryTagRow,
   MembershipRow,
   MetadataTypeRow,
   NodeLinkRow,
@@ -52,6 +55,9 @@ export type {
   InvitationState,
   JobRow,
   JobWorkerRow,
+  LibraryModelRow,
+  LibraryModelTagRow,
+  LibraryTagRow,
   MailOutboxRow,
   MembershipRow,
   MetadataTypeRow,
@@ -136,4 +142,7 @@ export interface RegionalSchema {
   twin_drafts: TwinDraftRow;
   twin_objects: TwinObjectRow;
   twin_draft_changes: TwinDraftChangeRow;
+  library_models: LibraryModelRow;
+  library_tags: LibraryTagRow;
+  library_model_tags: LibraryModelTagRow;
 }

@@ -146,7 +146,9 @@ export interface AuditEventRow {
     | 'point-of-interest'
     | 'asset'
     | 'zone'
-    | 'twin-layer';
+    | 'twin-layer'
+    | 'library-tag'
+    | 'library-model';
   target_id: string;
   details: string; // JSON object
 }
@@ -318,4 +320,62 @@ export interface TwinDraftChangeRow {
   fields: string | null; // JSON: the whole object (added), the changed fields (modified), null (removed)
   created_at: string;
   updated_at: string;
+}
+
+export type LibraryModelStatus = 'pendingUpload' | 'processing' | 'ready' | 'failed';
+export type PreviewUnavailableReason = 'OriginalTooLarge' | 'UnsupportedFormat' | 'Processing';
+
+/** A model of the organization's asset library: its upload, its format and its preview (docs/asset-library.md). */
+export interface LibraryModelRow {
+  id: string;
+  org_id: string;
+  name: string;
+  /** Lower-cased name: the list's order. */
+  name_key: string;
+  description: string;
+  status: LibraryModelStatus;
+  file_name: string;
+  declared_bytes: number;
+  /** Counted against the organization's storage quota while the upload is open. */
+  reserved_bytes: number;
+  stored_bytes: number | null;
+  blob_key: string;
+  multipart_upload_id: string | null;
+  upload_expires_at: string | null;
+  etag: string | null;
+  /** Read from the bytes at finalize (domain/library/model-formats.ts). */
+  format: string | null;
+  previewable: number;
+  preview_unavailable_reason: PreviewUnavailableReason | null;
+  preview_blob_key: string | null;
+  preview_bytes: number | null;
+  thumbnail_blob_key: string | null;
+  thumbnail_bytes: number | null;
+  failure_reason: string | null;
+  created_by: string;
+  updated_by: string;
+  created_at: string;
+  updated_at: string;
+  finalized_at: string | null;
+}
+
+/** A tag of the organization's asset library. */
+export interface LibraryTagRow {
+  id: string;
+  org_id: string;
+  name: string;
+  /** Lower-cased name: unique within the organization. */
+  name_key: string;
+  color: string | null;
+  created_by: string;
+  updated_by: string;
+  created_at: string;
+  updated_at: string;
+}
+
+/** A tag carried by a library model. */
+export interface LibraryModelTagRow {
+  model_id: string;
+  tag_id: string;
+  created_at: string;
 }

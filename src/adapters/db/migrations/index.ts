@@ -28,6 +28,7 @@ import * as regional0014 from './regional-0014-metadata-types.js';
 import * as regional0015 from './regional-0015-twins.js';
 import * as regional0016 from './regional-0016-processing-bounds.js';
 import * as regional0017 from './regional-0017-business-object-search.js';
+import * as regional0018 from './regional-0018-asset-library.js';
 
 /** A migration that may need to know the dialect (column types, collations, indexes). */
 export interface DialectMigration {
@@ -107,5 +108,6 @@ export function migrateRegional(store: AnyStore): Promise<void> {
     '0015-twins': regional0015,
     '0016-processing-bounds': regional0016,
     '0017-business-object-search': regional0017,
+    '0018-asset-library': regional0018,
   });
 }
