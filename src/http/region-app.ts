@@ -66,7 +66,10 @@ export const TAGS = [
   { name: 'Groups', description: 'Groups of users, owned by a division or by the whole organization' },
   { name: 'Invitations', description: 'Invitations by e-mail to a node or to the organization' },
   { name: 'SCIM tokens', description: "Bearer tokens of the organization's identity provider for /scim/v2" },
-  { name: 'Audit', description: 'Who changed what in people, permissions, metadata types, twins and the asset library, and when' },
+  {
+    name: 'Audit',
+    description: 'Who changed what in people, permissions, metadata types, twins and the asset library, and when',
+  },
   { name: 'Metadata types', description: "The organization's typed property sets that twin objects fill in as metadata" },
   { name: 'Twins', description: "A site's live twin and its drafts: changes kept apart until they are published" },
   { name: 'Points of interest', description: 'Named points placed on a twin, through the live twin or a draft' },
