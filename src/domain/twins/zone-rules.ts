@@ -100,3 +100,21 @@ export function checkChangeDependencies(all: PublishedChange[], chosen: Publishe
     }
   }
 }
+
+/** The fields that name a zone: a point of interest's zone, a zone's parent. */
+const ZONE_REFERENCES = ['zoneId', 'parentZoneId'] as const;
+
+/**
+ * A published change's fields with each zone reference that names no zone of the live twin after
+ * the publish (one the live twin deleted after the draft named it) set to null, as a live zone
+ * delete clears them; and the fields so cleared. The deleted zone's own parent is gone with its
+ * row, so a child goes to the top level rather than to it.
+ */
+export function withoutMissingZones(
+  fields: Record<string, unknown>,
+  zoneIds: ReadonlySet<string>,
+): { fields: Record<string, unknown>; cleared: string[] } {
+  const cleared = ZONE_REFERENCES.filter((field) => typeof fields[field] === 'string' && !zoneIds.has(fields[field]));
+  if (cleared.length === 0) return { fields, cleared };
+  return { fields: { ...fields, ...Object.fromEntries(cleared.map((field) => [field, null])) }, cleared };
+}

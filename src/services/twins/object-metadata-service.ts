@@ -89,7 +89,7 @@ export class ObjectMetadataService {
   ): Promise<ObjectMetadataView> {
     const context = await this.twins.context(principal, contextId, 'edit');
     const objects = await this.objectsOf(context, objectId, onlyKind);
-    const updated = await objects.updateWith(principal, context, objectId, 'metadata-updated', async (current, tx) => {
+    const updated = await objects.updateWith(principal, context, objectId, 'metadata-updated', false, async (current, tx) => {
       const typeId = current.fields.metadataTypeId;
       if (typeof typeId !== 'string') {
         throw validationError('body.sections: the object has no metadata type: give it a metadataTypeId first');

@@ -39,9 +39,18 @@ export class TwinObjectService {
     readonly objectType: TwinObjectType,
     private readonly auditName: string,
     private readonly notFound: string,
-    /** Zones: every write holds the twin's row first (after the draft's), so nesting checks and publishes take turns. */
-    private readonly locksTwin = false,
+    /**
+     * Which writes hold the twin's row first (after the draft's), so checks that read the zones
+     * take turns with zone writes and publishes: zones' every write; points of interest's creates
+     * and PATCHes naming a zone (docs/twins.md, "Locks"). Taken before any object row, as zone
+     * writes do, so the two never wait on each other in opposite orders.
+     */
+    private readonly locksTwin: boolean | ((fields: ObjectFields) => boolean) = false,
   ) {}
+
+  private locks(fields: ObjectFields): boolean {
+    return typeof this.locksTwin === 'function' ? this.locksTwin(fields) : this.locksTwin;
+  }
 
   private get store() {
     return this.twins.twins;
@@ -119,7 +128,7 @@ export class TwinObjectService {
       objectType: this.objectType,
       fields: { ...input, createdBy: principal.userId, updatedBy: principal.userId, createdAt: now, updatedAt: now },
     };
-    await this.write(context, async (tx) => {
+    await this.write(context, this.locks(input), async (tx) => {
       if (checkInTx) await checkInTx(tx);
       const { site, draft } = context;
       if (draft) {
@@ -148,7 +157,7 @@ export class TwinObjectService {
     changes: ObjectFields,
     checkInTx?: (tx: Tx) => Promise<void>,
   ): Promise<TwinObject> {
-    return this.updateWith(principal, context, id, 'updated', async (current, tx) => {
+    return this.updateWith(principal, context, id, 'updated', this.locks(changes), async (current, tx) => {
       if (checkInTx) await checkInTx(tx);
       // Metadata values were checked against the object's type: another type (or none) starts
       // with no values (docs/twins.md), in the same patch, so a draft carries both together.
@@ -168,17 +177,19 @@ export class TwinObjectService {
   /**
    * A PATCH whose changes depend on the object as the transaction reads it (held on PostgreSQL
    * through the live twin; through a draft, the draft's row is held): `change` answers the
-   * fields to patch and the audit details; the event is `<auditName>.<what>`.
+   * fields to patch and the audit details; the event is `<auditName>.<what>`. lockTwin: the
+   * twin's row is held first (see locksTwin).
    */
   async updateWith(
     principal: Principal,
     context: TwinContext,
     id: string,
     what: string,
+    lockTwin: boolean,
     change: (current: TwinObject, tx: Tx) => Promise<{ changes: ObjectFields; details: object }>,
   ): Promise<TwinObject> {
     const now = this.twins.now();
-    return this.write(context, async (tx) => {
+    return this.write(context, lockTwin, async (tx) => {
       const current = await this.find(context, id, tx);
       if (!current) throw new ApiError('NotFound', this.notFound);
       const { changes, details } = await change(current, tx);
@@ -224,7 +235,8 @@ export class TwinObjectService {
     alsoInTx?: (tx: Tx, current: TwinObject, now: string) => Promise<Record<string, unknown> | undefined>,
   ): Promise<void> {
     const now = this.twins.now();
-    await this.write(context, async (tx) => {
+    // A delete names no zone: it locks the twin only for a kind whose every write does (zones).
+    await this.write(context, this.locks({}), async (tx) => {
       const current = await this.find(context, id, tx);
       if (!current) throw new ApiError('NotFound', this.notFound);
       const extra = alsoInTx ? await alsoInTx(tx, current, now) : undefined;
@@ -239,11 +251,11 @@ export class TwinObjectService {
     });
   }
 
-  /** One write transaction; through a draft, its row is locked and checked open first. */
-  private write<T>(context: TwinContext, change: (tx: Tx) => Promise<T>): Promise<T> {
+  /** One write transaction; through a draft, its row is locked and checked open first, then the twin's if lockTwin. */
+  private write<T>(context: TwinContext, lockTwin: boolean, change: (tx: Tx) => Promise<T>): Promise<T> {
     return this.store.db.transaction().execute(async (tx) => {
       if (context.draft) await this.twins.lockOpen(tx, context.draft.id);
-      if (this.locksTwin) await this.store.lockTwin(tx, context.site.id);
+      if (lockTwin) await this.store.lockTwin(tx, context.site.id);
       return change(tx);
     });
   }

@@ -13,7 +13,7 @@ import type { Permission } from '../../domain/access/permissions.js';
 import type { Principal } from '../../domain/access/principal.js';
 import { ApiError, validationError } from '../../domain/errors.js';
 import { applyPatch, objectOfRow, rowOfObject } from '../../domain/twins/twin-objects.js';
-import { checkChangeDependencies, checkZoneForest } from '../../domain/twins/zone-rules.js';
+import { checkChangeDependencies, checkZoneForest, withoutMissingZones } from '../../domain/twins/zone-rules.js';
 import type { Platform, RegionContext } from '../../platform.js';
 import type { NodeService } from '../node-service.js';
 
@@ -163,9 +163,22 @@ export class TwinService {
           )
         ).map((row) => [row.id, row]),
       );
+      // The zones the live twin holds after the publish: a change naming another (deleted live
+      // since the draft named it) has that reference cleared, as the live delete cleared the rest.
+      const zoneIds = new Set((await this.twins.allObjects(site.id, 'zone', tx)).map((zone) => zone.id));
+      for (const change of chosen) {
+        if (change.object_type !== 'zone') continue;
+        if (change.kind === 'added') zoneIds.add(change.object_id);
+        if (change.kind === 'removed') zoneIds.delete(change.object_id);
+      }
+      const cleared: { changeId: string; objectId: string; fields: string[] }[] = [];
       for (const change of chosen) {
         const current = live.get(change.object_id);
-        const fields = change.fields === null ? {} : (JSON.parse(change.fields) as Record<string, unknown>);
+        const stored = change.fields === null ? {} : (JSON.parse(change.fields) as Record<string, unknown>);
+        const { fields, cleared: clearedFields } = withoutMissingZones(stored, zoneIds);
+        if (clearedFields.length > 0 && (change.kind === 'added' || current)) {
+          cleared.push({ changeId: change.id, objectId: change.object_id, fields: clearedFields });
+        }
         const stamp = { updatedBy: principal.userId, updatedAt: now };
         if (change.kind === 'added') {
           const object = { id: change.object_id, objectType: change.object_type as never, fields: { ...fields, ...stamp } };
@@ -196,7 +209,12 @@ export class TwinService {
         principal,
         'twin-draft.published',
         locked.id,
-        { siteId: site.id, published: chosen.length - skipped.length, skipped },
+        {
+          siteId: site.id,
+          published: chosen.length - skipped.length,
+          skipped,
+          ...(cleared.length > 0 ? { clearedZoneReferences: cleared } : {}),
+        },
         now,
       );
     });

@@ -12,7 +12,7 @@ import {
 import { ContextIdParams, IncludeMetadata } from './twin-value-schemas.js';
 
 const CONTEXT = "contextId is a site id (the live twin) or a draft id (the draft's view: writes change only the draft).";
-const WRITE = `${CONTEXT} Needs edit on the site. 400 ValidationError naming zoneId (no such zone in the context) or metadataTypeId (no such type in the organization, or one that does not apply to points of interest). 409 DraftNotOpen: the draft is published or discarded.`;
+const WRITE = `${CONTEXT} Needs edit on the site. 400 ValidationError naming zoneId (no such zone in the context, also one deleted while the write waited for it) or metadataTypeId (no such type in the organization, or one that does not apply to points of interest). 409 DraftNotOpen: the draft is published or discarded.`;
 
 export default async function pointOfInterestRoutes(app: RegionApp) {
   app.addSchema(PointOfInterestSchema);
