@@ -1,3 +1,4 @@
+import { FilesystemBlobStore } from './adapters/blobs/filesystem-blob-store.js';
 import { openBlobStore } from './adapters/blobs/open-blob-store.js';
 import { openStores, type Store, type Stores } from './adapters/db/database.js';
 import { AuditRepository } from './adapters/db/repositories/audit-repository.js';
@@ -15,15 +16,17 @@ import { TokenRepository } from './adapters/db/repositories/token-repository.js'
 import { UploadRepository } from './adapters/db/repositories/upload-repository.js';
 import type { RegionalSchema } from './adapters/db/schema.js';
 import { openJobStore } from './adapters/jobs/open-job-store.js';
+import { openLimiterStore } from './adapters/limits/limiter-store.js';
 import { openMailer } from './adapters/mail/open-mailer.js';
 import type { Config } from './config/config.js';
 import { ApiError } from './domain/errors.js';
 import { REGIONS, type Region } from './domain/regions.js';
 import { PrincipalChanges } from './oauth/principal-changes.js';
 import { RecentDirectory } from './oauth/recent-directory.js';
-import type { BlobStore } from './ports/blob-store.js';
+import type { BlobStore, EmbeddedBlobEndpoint } from './ports/blob-store.js';
 import { type Clock, systemClock } from './ports/clock.js';
 import type { JobStore } from './ports/job-queue.js';
+import type { LimiterStore } from './ports/limiter-store.js';
 import type { Mailer } from './ports/mailer.js';
 
 /** One region's store and the repositories over it. */
@@ -73,6 +76,13 @@ export interface Platform {
   secrets: PlatformSecrets;
   /** Upload and derivative bytes. */
   blobs: BlobStore;
+  /** The filesystem store, whose signed addresses this process serves (http/blob-routes.ts); none with S3. */
+  blobEndpoint: EmbeddedBlobEndpoint | undefined;
+  /**
+   * Opens the store of the request buckets and sign-in counters: this process's memory, or Redis
+   * (RDP_REDIS_URL) shared by every copy. The serving roles open one each.
+   */
+  openLimiterStore(onError: (error: Error) => void): Promise<LimiterStore>;
   /** The durable job queue: the API side enqueues, the worker (src/jobs/worker.ts) runs. */
   jobs: JobStore;
   /** Outgoing mail: SMTP (RDP_SMTP_URL) or the store's outbox. */
@@ -184,6 +194,8 @@ export async function openPlatform(config: Config, clock: Clock = systemClock, o
     openedRegions: () => opened,
     secrets,
     blobs,
+    blobEndpoint: blobs instanceof FilesystemBlobStore ? blobs : undefined,
+    openLimiterStore: (onError) => openLimiterStore(config, onError),
     jobs,
     mailer,
     async close() {

@@ -2,8 +2,6 @@ import { randomUUID } from 'node:crypto';
 import Ajv from 'ajv';
 import addFormats from 'ajv-formats';
 import Fastify, { type FastifyInstance, type FastifySchemaCompiler, type FastifyServerOptions } from 'fastify';
-import { FilesystemBlobStore } from '../adapters/blobs/filesystem-blob-store.js';
-import { type LimiterStore, openLimiterStore } from '../adapters/limits/limiter-store.js';
 import type { Config } from '../config/config.js';
 import { issuerOf } from '../domain/oauth/issuer.js';
 import { Lifecycle } from '../lifecycle.js';
@@ -13,6 +11,7 @@ import { publishedKeys } from '../oauth/published-keys.js';
 import { SigningKeys } from '../oauth/signing-keys.js';
 import { TokenEndpoint } from '../oauth/token-endpoint.js';
 import { type Platform, storesFor } from '../platform.js';
+import type { LimiterStore } from '../ports/limiter-store.js';
 import { LoginThrottle } from '../services/login-throttle.js';
 import { type LimitsSource, OrganizationRateLimiter } from '../services/organization-rate-limiter.js';
 import { SignInGate } from '../services/sign-in.js';
@@ -121,7 +120,7 @@ export async function buildApp(platform: Platform, options: BuildOptions = {}): 
   // Request buckets and sign-in throttles: what the serving roles share (through Redis when configured).
   const limiterStore =
     roles.has('auth') || roles.has('api')
-      ? await openLimiterStore(config, (error) => app.log.warn({ err: error }, 'rate-limit store unavailable'))
+      ? await platform.openLimiterStore((error) => app.log.warn({ err: error }, 'rate-limit store unavailable'))
       : undefined;
   if (limiterStore) app.addHook('onClose', () => limiterStore.close());
   // Every role, the worker alone included: health, readiness and metrics.
@@ -194,7 +193,7 @@ async function registerApiRole(app: FastifyInstance, platform: Platform, shared:
   }
   // The embedded blob endpoint serves the filesystem store's signed upload and download addresses,
   // which the regional APIs hand out (one machine only); S3 serves its own.
-  if (platform.blobs instanceof FilesystemBlobStore) {
-    await app.register(blobRoutes, { prefix: '/blob', store: platform.blobs });
+  if (platform.blobEndpoint) {
+    await app.register(blobRoutes, { prefix: '/blob', store: platform.blobEndpoint });
   }
 }

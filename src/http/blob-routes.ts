@@ -1,14 +1,14 @@
 import { Readable } from 'node:stream';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { type FilesystemBlobStore, SizeMismatchError, UploadNotFoundError } from '../adapters/blobs/filesystem-blob-store.js';
 import { ApiError } from '../domain/errors.js';
 import { contentRange, parseByteRange } from '../domain/uploads/byte-range.js';
 import { attachmentDisposition } from '../domain/uploads/content-disposition.js';
 import { quoteEtag } from '../domain/uploads/etag.js';
 import type { BlobGrant } from '../domain/uploads/signed-url.js';
+import { type EmbeddedBlobEndpoint, SizeMismatchError, UploadNotFoundError } from '../ports/blob-store.js';
 
 export interface BlobRoutesOptions {
-  store: FilesystemBlobStore;
+  store: EmbeddedBlobEndpoint;
 }
 
 /** The query as signed: one value per name (a repeated name cannot smuggle in a second meaning). */
@@ -17,7 +17,7 @@ function queryOf(request: FastifyRequest): Record<string, string> {
   return at < 0 ? {} : Object.fromEntries(new URLSearchParams(request.url.slice(at + 1)));
 }
 
-function authorize(store: FilesystemBlobStore, request: FastifyRequest): BlobGrant {
+function authorize(store: EmbeddedBlobEndpoint, request: FastifyRequest): BlobGrant {
   const key = (request.params as { '*': string })['*'];
   const check = store.authorize(request.method, key, queryOf(request));
   if (!check.ok) {

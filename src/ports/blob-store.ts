@@ -1,4 +1,5 @@
 import type { Readable } from 'node:stream';
+import type { BlobGrant, GrantCheck } from '../domain/uploads/signed-url.js';
 
 /**
  * Where the bytes of uploads and derivatives live: the filesystem under the data directory
@@ -61,3 +62,34 @@ export class BlobNotFoundError extends Error {
     super(`no blob under key "${key}"`);
   }
 }
+
+/** An object opened for reading: what it is, and its bytes on demand (the handle closes with the stream). */
+export interface OpenedBlob extends BlobInfo {
+  stream(range?: { start: number; end: number }): Readable;
+  close(): Promise<void>;
+}
+
+/**
+ * A store whose signed addresses this process serves itself (the filesystem store, through
+ * http/blob-routes.ts); S3 serves its own and has none.
+ */
+export interface EmbeddedBlobEndpoint {
+  /** Whether the signed query grants this method on this key (and what it grants). */
+  authorize(method: string, key: string, query: Record<string, string | undefined>): GrantCheck;
+  /** Stores a granted PUT's body; SizeMismatchError or UploadNotFoundError refuse it. */
+  receive(grant: BlobGrant, body: Readable): Promise<BlobInfo>;
+  open(key: string): Promise<OpenedBlob | undefined>;
+}
+
+/** A body longer or shorter than the size its address was signed for. */
+export class SizeMismatchError extends Error {
+  constructor(
+    readonly expected: number,
+    readonly received: string,
+  ) {
+    super(`the body has ${received} bytes where ${expected} were signed`);
+  }
+}
+
+/** A part sent for a multipart upload that is not (or no longer) open. */
+export class UploadNotFoundError extends Error {}

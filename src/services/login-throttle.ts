@@ -1,6 +1,6 @@
 import type { RateLimiterAbstract } from 'rate-limiter-flexible';
-import type { LimiterStore } from '../adapters/limits/limiter-store.js';
 import type { Config } from '../config/config.js';
+import type { LimiterStore } from '../ports/limiter-store.js';
 
 /**
  * What a failed credential is counted against: the account or client id it named, and the

@@ -1,7 +1,7 @@
-import type { LimiterStore } from '../adapters/limits/limiter-store.js';
 import type { Config } from '../config/config.js';
 import type { BucketLimits, BucketState } from '../domain/limits/token-bucket.js';
 import type { Clock } from '../ports/clock.js';
+import type { LimiterStore } from '../ports/limiter-store.js';
 
 export type { BucketLimits, BucketState };
 

@@ -4,6 +4,7 @@ import type { FileHandle } from 'node:fs/promises';
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import type { Readable } from 'node:stream';
+import { SizeMismatchError } from '../../ports/blob-store.js';
 
 /**
  * Crash-safe files: every file is written under a temporary name in the store's own tmp/
@@ -11,14 +12,6 @@ import type { Readable } from 'node:stream';
  * at any point leaves either the old file or the new one under the final name, never half of
  * one; what it leaves in tmp/ is swept at the next start.
  */
-export class SizeMismatchError extends Error {
-  constructor(
-    readonly expected: number,
-    readonly received: string,
-  ) {
-    super(`the body has ${received} bytes where ${expected} were signed`);
-  }
-}
 
 export interface Received {
   size: number;

@@ -8,12 +8,10 @@ import { assertBlobKey, blobPrefixProblem } from '../../domain/uploads/blob-key.
 import { multipartEtag, singlePutEtag } from '../../domain/uploads/etag.js';
 import { type BlobGrant, type GrantCheck, signBlobUrl, verifyBlobUrl } from '../../domain/uploads/signed-url.js';
 import { isMultipart, type PlannedPart, partSizeFor, planParts, uploadSizeProblem } from '../../domain/uploads/upload-parts.js';
-import type { BlobInfo, BlobStore, UploadPlan } from '../../ports/blob-store.js';
-import { BlobNotFoundError } from '../../ports/blob-store.js';
+import type { BlobInfo, BlobStore, EmbeddedBlobEndpoint, OpenedBlob, UploadPlan } from '../../ports/blob-store.js';
+import { BlobNotFoundError, SizeMismatchError, UploadNotFoundError } from '../../ports/blob-store.js';
 import { type Clock, systemClock } from '../../ports/clock.js';
-import { publish, SizeMismatchError, sweepTemporaryFiles, TempFile, writeFileDurably } from './durable-files.js';
-
-export { SizeMismatchError };
+import { publish, sweepTemporaryFiles, TempFile, writeFileDurably } from './durable-files.js';
 
 /**
  * Blobs as files under `<dataDir>/blobs`, uploaded and downloaded through the embedded blob
@@ -53,21 +51,13 @@ interface Meta {
   ino: number;
 }
 
-/** An object opened for reading: what it is, and its bytes on demand (the handle closes with the stream). */
-export interface OpenedBlob extends BlobInfo {
-  stream(range?: { start: number; end: number }): Readable;
-  close(): Promise<void>;
-}
-
-export class UploadNotFoundError extends Error {}
-
 const UPLOAD_ID = /^[0-9a-f]{32}$/;
 
 function missing(error: unknown): boolean {
   return (error as NodeJS.ErrnoException).code === 'ENOENT';
 }
 
-export class FilesystemBlobStore implements BlobStore {
+export class FilesystemBlobStore implements BlobStore, EmbeddedBlobEndpoint {
   private readonly clock: Clock;
   private readonly dirs: { objects: string; meta: string; uploads: string; tmp: string };
   private readonly changing = new Map<string, Promise<void>>();

@@ -1,23 +1,8 @@
 import { Redis } from 'ioredis';
-import { type RateLimiterAbstract, RateLimiterMemory, RateLimiterRedis } from 'rate-limiter-flexible';
+import { RateLimiterMemory, RateLimiterRedis } from 'rate-limiter-flexible';
 import type { Config } from '../../config/config.js';
-import { memoryTokenBuckets, redisTokenBuckets, type TokenBuckets } from './token-buckets.js';
-
-/**
- * Where the request buckets and the counters of rate-limiter-flexible live: this process's memory
- * (the embedded default) or Redis (RDP_REDIS_URL), so that every API process of a deployment
- * draws on the same ones.
- */
-export interface LimiterStore {
-  /** Token buckets: the organizations' request budgets. */
-  buckets: TokenBuckets;
-  /** A fixed-window counter of `points` per `durationSeconds`, under its own key namespace (failed sign-ins). */
-  limiter(namespace: string, points: number, durationSeconds: number): RateLimiterAbstract;
-  readonly shared: boolean;
-  /** Rejects when the store does not answer (Redis down): what readiness asks. */
-  ping(): Promise<void>;
-  close(): Promise<void>;
-}
+import type { LimiterStore } from '../../ports/limiter-store.js';
+import { memoryTokenBuckets, redisTokenBuckets } from './token-buckets.js';
 
 const CONNECT_WAIT_MS = 2000;
 

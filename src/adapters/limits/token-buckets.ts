@@ -1,17 +1,6 @@
 import type { Redis } from 'ioredis';
-import {
-  type BucketLevel,
-  type BucketLimits,
-  type BucketState,
-  bucketState,
-  fillMilliseconds,
-  takeToken,
-} from '../../domain/limits/token-bucket.js';
-
-/** Token buckets by key: in this process, or in Redis for every process of a deployment. */
-export interface TokenBuckets {
-  take(key: string, limits: BucketLimits): Promise<BucketState>;
-}
+import { type BucketLevel, bucketState, fillMilliseconds, takeToken } from '../../domain/limits/token-bucket.js';
+import type { TokenBuckets } from '../../ports/limiter-store.js';
 
 const MAX_MEMORY_BUCKETS = 100_000;
 
