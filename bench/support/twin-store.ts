@@ -92,6 +92,7 @@ export async function insertDraftChanges(
     object_type: 'pointOfInterest',
     kind: change.kind,
     fields: change.fields === null ? null : JSON.stringify(change.fields),
+    library_model_id: null,
     created_at: now,
     updated_at: now,
   }));
