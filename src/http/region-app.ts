@@ -78,7 +78,8 @@ export const TAGS = [
   { name: 'Zones', description: 'Nested named volumes outlined on a twin, through the live twin or a draft' },
   {
     name: 'Model assets',
-    description: "Models of the organization's asset library placed in a twin (position, rotation, scale), through the live twin or a draft",
+    description:
+      "Models of the organization's asset library placed in a twin (position, rotation, scale), through the live twin or a draft",
   },
   { name: 'Object metadata', description: "A twin object's metadata sections, checked against its metadata type" },
   {

@@ -4,7 +4,7 @@ import { LibraryModelRepository } from '../../src/adapters/db/repositories/libra
 import { createOrg, type OrgFixture } from '../support/fixtures.js';
 import { deleteLibraryModel, insertLibraryModel, setLibraryModelStatus } from '../support/library-models.js';
 import { type TestPlatform, usingPostgres, withPlatformAndOrg } from '../support/platform.js';
-import { auditOf, createSite, openDraft, refusedTwinRequest, twinSnapshot } from '../support/twins.js';
+import { auditOf, createSite, openDraft, refusedTwinRequest } from '../support/twins.js';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 const identity = { x: 0, y: 0, z: 0, w: 1 };
@@ -27,7 +27,12 @@ describe('model assets: /v1/twin/{ctx}/model-assets', () => {
     refusedTwinRequest(t, org, send, status, error, message);
 
   async function create(ctx: string, body: object = {}, owner: OrgFixture = org) {
-    const response = await owner.admin.post(`/v1/twin/${ctx}/model-assets`, { libraryModelId: modelId, name: 'Pump', position, ...body });
+    const response = await owner.admin.post(`/v1/twin/${ctx}/model-assets`, {
+      libraryModelId: modelId,
+      name: 'Pump',
+      position,
+      ...body,
+    });
     expect(response.status, JSON.stringify(response.body)).toBe(201);
     return response.body;
   }
@@ -72,11 +77,20 @@ describe('model assets: /v1/twin/{ctx}/model-assets', () => {
         });
         expect((await org.admin.get(`/v1/twin/${ctx}/model-assets/${created.body.id}`)).body).toEqual(created.body);
         const bare = await create(ctx, { name: 'Bare' });
-        expect(bare).toMatchObject({ libraryModelId: modelId, position, rotation: identity, scale: unitScale, metadataTypeId: null });
+        expect(bare).toMatchObject({
+          libraryModelId: modelId,
+          position,
+          rotation: identity,
+          scale: unitScale,
+          metadataTypeId: null,
+        });
         expect((await org.admin.get(`/v1/twin/${ctx}/model-assets`)).body).toEqual([created.body, bare]);
         expect((await org.admin.get(`/v1/twin/${ctx}/model-assets?limit=1&offset=1`)).body).toEqual([bare]);
         for (const query of ['includeMetadata=true', 'includeMetaData=true']) {
-          expect((await org.admin.get(`/v1/twin/${ctx}/model-assets/${bare.id}?${query}`)).body).toEqual({ ...bare, metadata: {} });
+          expect((await org.admin.get(`/v1/twin/${ctx}/model-assets/${bare.id}?${query}`)).body).toEqual({
+            ...bare,
+            metadata: {},
+          });
           expect((await org.admin.get(`/v1/twin/${ctx}/model-assets?${query}`)).body[1]).toEqual({ ...bare, metadata: {} });
         }
         const [event] = await auditOf(t, org, created.body.id);
@@ -92,7 +106,9 @@ describe('model assets: /v1/twin/{ctx}/model-assets', () => {
         const created = await create(ctx, { rotation: { x: 0, y: 0, z: 0.7075, w: 0.7075 } }); // norm 1.00056
         expectUnit(created.rotation, { x: 0, y: 0, z: s, w: s });
         expect((await org.admin.get(`/v1/twin/${ctx}/model-assets/${created.id}`)).body).toEqual(created);
-        const patched = await org.admin.patch(`/v1/twin/${ctx}/model-assets/${created.id}`, { rotation: { x: 0, y: 0, z: 0, w: 0.9991 } });
+        const patched = await org.admin.patch(`/v1/twin/${ctx}/model-assets/${created.id}`, {
+          rotation: { x: 0, y: 0, z: 0, w: 0.9991 },
+        });
         expect(patched.status, JSON.stringify(patched.body)).toBe(200);
         expectUnit(patched.body.rotation, identity);
       });
@@ -122,14 +138,22 @@ describe('model assets: /v1/twin/{ctx}/model-assets', () => {
         expect(read.body).toEqual({ ...patched.body, metadata });
         // The object metadata routes see the same sections, of kind modelAsset.
         const objectPath = `/v1/twin/${ctx}/object/${created.id}/metadata`;
-        expect((await org.admin.get(objectPath)).body).toMatchObject({ objectType: 'modelAsset', metadataTypeId: typeId, sections: metadata });
+        expect((await org.admin.get(objectPath)).body).toMatchObject({
+          objectType: 'modelAsset',
+          metadataTypeId: typeId,
+          sections: metadata,
+        });
         const merged = await org.admin.patch(objectPath, { sections: { Maintenance: { Power: null } } });
         expect(merged.status, JSON.stringify(merged.body)).toBe(200);
         expect(merged.body.sections).toEqual({ Maintenance: { 'Serial number': 'SN-4711' } });
         // A metadata PATCH merges; null clears metadataTypeId and with it the sections.
-        const again = await org.admin.patch(`/v1/twin/${ctx}/model-assets/${created.id}`, { metadata: { Maintenance: { Power: 3 } } });
+        const again = await org.admin.patch(`/v1/twin/${ctx}/model-assets/${created.id}`, {
+          metadata: { Maintenance: { Power: 3 } },
+        });
         expect(again.status, JSON.stringify(again.body)).toBe(200);
-        expect((await org.admin.get(objectPath)).body.sections).toEqual({ Maintenance: { 'Serial number': 'SN-4711', Power: 3 } });
+        expect((await org.admin.get(objectPath)).body.sections).toEqual({
+          Maintenance: { 'Serial number': 'SN-4711', Power: 3 },
+        });
         const cleared = await org.admin.patch(`/v1/twin/${ctx}/model-assets/${created.id}`, { metadataTypeId: null });
         expect(cleared.body.metadataTypeId).toBeNull();
         expect((await org.admin.get(objectPath)).body.sections).toEqual({});
@@ -196,18 +220,28 @@ describe('model assets: /v1/twin/{ctx}/model-assets', () => {
         // NaN is no JSON: the body is refused before any field is read.
         await refused(
           () =>
-            org.admin.request('POST', `/v1/twin/${ctx}/model-assets`, `{"libraryModelId":"${modelId}","name":"A","position":{"x":NaN,"y":0,"z":0}}`, {
-              'content-type': 'application/json',
-            }),
+            org.admin.request(
+              'POST',
+              `/v1/twin/${ctx}/model-assets`,
+              `{"libraryModelId":"${modelId}","name":"A","position":{"x":NaN,"y":0,"z":0}}`,
+              {
+                'content-type': 'application/json',
+              },
+            ),
           400,
           'BadRequest',
         );
         // 1e400 is valid JSON that parses to Infinity: out of every bound.
         await refused(
           () =>
-            org.admin.request('POST', `/v1/twin/${ctx}/model-assets`, `{"libraryModelId":"${modelId}","name":"A","position":{"x":1e400,"y":0,"z":0}}`, {
-              'content-type': 'application/json',
-            }),
+            org.admin.request(
+              'POST',
+              `/v1/twin/${ctx}/model-assets`,
+              `{"libraryModelId":"${modelId}","name":"A","position":{"x":1e400,"y":0,"z":0}}`,
+              {
+                'content-type': 'application/json',
+              },
+            ),
           400,
           'ValidationError',
           /body\.position\.x/,
@@ -232,7 +266,10 @@ describe('model assets: /v1/twin/{ctx}/model-assets', () => {
         }
         // A metadata type of another organization, or one that does not apply to model assets.
         const other = await createOrg(t);
-        for (const typeId of [await metadataType(['modelAsset'], other), await metadataType(['asset', 'pointOfInterest', 'zone'])]) {
+        for (const typeId of [
+          await metadataType(['modelAsset'], other),
+          await metadataType(['asset', 'pointOfInterest', 'zone']),
+        ]) {
           await refused(post({ ...base, metadataTypeId: typeId }), 400, 'ValidationError', /body\.metadataTypeId/);
           await refused(patch({ metadataTypeId: typeId }), 400, 'ValidationError', /body\.metadataTypeId/);
         }
@@ -290,7 +327,12 @@ describe('model assets: /v1/twin/{ctx}/model-assets', () => {
     const live = (await org.admin.get(`/v1/twin/${site}/model-assets`)).body;
     expect(live.map((a: { name: string }) => a.name)).toEqual(['Kept', 'Renamed live', 'Added']);
     expect(live[1]).toMatchObject({ id: moved.id, position: { x: 100, y: 0, z: 0 }, createdAt: moved.createdAt });
-    expect(live[2]).toMatchObject({ id: added.id, libraryModelId: modelId, scale: { x: 3, y: 3, z: 3 }, createdAt: added.createdAt });
+    expect(live[2]).toMatchObject({
+      id: added.id,
+      libraryModelId: modelId,
+      scale: { x: 3, y: 3, z: 3 },
+      createdAt: added.createdAt,
+    });
     const row = await t.platform.regions[org.region].store.db
       .selectFrom('twin_objects')
       .select(['library_model_id', 'body'])
@@ -299,14 +341,20 @@ describe('model assets: /v1/twin/{ctx}/model-assets', () => {
     expect(row.library_model_id).toBe(modelId);
     expect(JSON.parse(row.body)).not.toHaveProperty('libraryModelId');
 
-    await refused(() => org.admin.post(`/v1/twin/${draft.id}/model-assets`, { libraryModelId: modelId, name: 'Late', position }), 409, 'DraftNotOpen');
+    await refused(
+      () => org.admin.post(`/v1/twin/${draft.id}/model-assets`, { libraryModelId: modelId, name: 'Late', position }),
+      409,
+      'DraftNotOpen',
+    );
     await refused(() => org.admin.patch(`/v1/twin/${draft.id}/model-assets/${kept.id}`, { name: 'Late' }), 409, 'DraftNotOpen');
     await refused(() => org.admin.delete(`/v1/twin/${draft.id}/model-assets/${kept.id}`), 409, 'DraftNotOpen');
   });
 
   it('refuses a publish whose added model asset names a model deleted or not ready meanwhile (409), publishing nothing', async () => {
     for (const [what, change, error] of [
-      ...NOT_READY.map((status) => [status, (id: string) => setLibraryModelStatus(t, org, id, status), 'LibraryModelNotReady'] as const),
+      ...NOT_READY.map(
+        (status) => [status, (id: string) => setLibraryModelStatus(t, org, id, status), 'LibraryModelNotReady'] as const,
+      ),
       ['deleted', (id: string) => deleteLibraryModel(t, org, id), 'LibraryModelDeleted'] as const,
     ]) {
       const site = await createSite(org);
@@ -330,7 +378,10 @@ describe('model assets: /v1/twin/{ctx}/model-assets', () => {
   });
 
   it("counts a model's placements: live ones and open drafts' added ones, each object once", async () => {
-    const repository = new LibraryModelRepository(t.platform.regions[org.region].store.db, t.platform.regions[org.region].store.dialect);
+    const repository = new LibraryModelRepository(
+      t.platform.regions[org.region].store.db,
+      t.platform.regions[org.region].store.dialect,
+    );
     const model = await insertLibraryModel(t, org, { name: 'Counted' });
     const unplaced = await insertLibraryModel(t, org, { name: 'Unplaced' });
     expect(await repository.countPlacements(org.orgId, model.id)).toBe(0);
