@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { beforeAll, describe, expect, it } from 'vitest';
+import { fillLibraryModelIds } from '../../src/adapters/db/migrations/regional-0020-model-assets.js';
 import { LibraryModelRepository } from '../../src/adapters/db/repositories/library-model-repository.js';
 import { createOrg, type OrgFixture } from '../support/fixtures.js';
 import { deleteLibraryModel, insertLibraryModel, setLibraryModelStatus } from '../support/library-models.js';
@@ -409,6 +410,41 @@ describe('model assets: /v1/twin/{ctx}/model-assets', () => {
     // Deleted live: one fewer, though a draft still modifies it (its publish would skip that change).
     expect((await org.admin.delete(`/v1/twin/${site}/model-assets/${one.id}`)).status).toBe(204);
     expect(await repository.countPlacements(org.orgId, model.id)).toBe(2);
+  });
+
+  it('migration 0020 fills library_model_id from the JSON of rows and changes written before it', async () => {
+    const { db, dialect } = t.platform.regions[org.region].store;
+    const site = await createSite(org);
+    const live = await create(site);
+    const draft = await openDraft(org, site);
+    const added = await create(draft.id, { name: 'Added' });
+    expect((await org.admin.patch(`/v1/twin/${draft.id}/model-assets/${live.id}`, { name: 'Modified' })).status).toBe(200);
+    const poi = (await org.admin.post(`/v1/twin/${site}/points-of-interest`, { name: 'P', position })).body;
+    // As written before the column: the id in the JSON only (the body gets it back for the old rows).
+    const body = JSON.parse(
+      (await db.selectFrom('twin_objects').select('body').where('id', '=', live.id).executeTakeFirstOrThrow()).body,
+    );
+    await db
+      .updateTable('twin_objects')
+      .set({ library_model_id: null, body: JSON.stringify({ ...body, libraryModelId: modelId }) })
+      .where('id', '=', live.id)
+      .execute();
+    await db.updateTable('twin_draft_changes').set({ library_model_id: null }).where('draft_id', '=', draft.id).execute();
+    await fillLibraryModelIds(db, dialect);
+    const objects = await db.selectFrom('twin_objects').select(['id', 'library_model_id']).where('site_id', '=', site).execute();
+    expect(Object.fromEntries(objects.map((row) => [row.id, row.library_model_id]))).toEqual({
+      [live.id]: modelId,
+      [poi.id]: null,
+    });
+    const changes = await db
+      .selectFrom('twin_draft_changes')
+      .select(['object_id', 'library_model_id'])
+      .where('draft_id', '=', draft.id)
+      .execute();
+    expect(Object.fromEntries(changes.map((row) => [row.object_id, row.library_model_id]))).toEqual({
+      [added.id]: modelId,
+      [live.id]: modelId,
+    });
   });
 
   // SQLite runs one write at a time; on PostgreSQL the model's row orders them.

@@ -20,7 +20,11 @@ export async function up(db: Kysely<any>, dialect: Dialect): Promise<void> {
   await db.schema.createIndex('twin_objects_library_model').on('twin_objects').column('library_model_id').execute();
   await db.schema.alterTable('twin_draft_changes').addColumn('library_model_id', 'text').execute();
   await db.schema.createIndex('twin_draft_changes_library_model').on('twin_draft_changes').column('library_model_id').execute();
+  await fillLibraryModelIds(db, dialect);
+}
 
+/** The column filled from the JSON of model-asset rows and changes written before it existed. */
+export async function fillLibraryModelIds(db: Kysely<any>, dialect: Dialect): Promise<void> {
   const field = (column: string) =>
     dialect === 'postgres'
       ? sql`(${sql.ref(column)}::json ->> 'libraryModelId')`
