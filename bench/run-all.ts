@@ -5,6 +5,7 @@ import { runDownload } from './download.js';
 import { runDraftPublish } from './draft-publish.js';
 import { runJobs } from './jobs.js';
 import { runLists } from './lists.js';
+import { runModelAssets } from './model-assets.js';
 import { runOperationsOverhead } from './operations-overhead.js';
 import { runPermissionCheck } from './permission-check.js';
 import { runPointCloud } from './point-cloud.js';
@@ -43,6 +44,7 @@ export async function runAll(): Promise<SummaryRow[]> {
     runJobs,
     runPointCloud,
     runTwinLists,
+    runModelAssets,
     runTiles,
     runDraftPublish,
   ]) {

@@ -119,6 +119,7 @@ export async function seedBusinessObjects(platform: Platform, objects: number): 
       zone_id: null,
       metadata_type_id: null,
       metadata: '{}',
+      library_model_id: null,
       created_by: creators[serial % creators.length] as string,
       updated_by: creators[serial % creators.length] as string,
       created_at: created,

@@ -78,6 +78,76 @@ export async function insertPointsOfInterest(
   return rows;
 }
 
+/** A ready model of the organization's asset library, its row written straight in the store (no bytes behind it). */
+export async function insertReadyLibraryModel(platform: Platform, orgId: string, by: string): Promise<string> {
+  const now = new Date().toISOString();
+  const id = randomUUID();
+  await regionDb(platform)
+    .insertInto('library_models')
+    .values({
+      id,
+      org_id: orgId,
+      name: 'Bench pump',
+      name_key: 'bench pump',
+      description: '',
+      status: 'ready',
+      file_name: 'pump.glb',
+      declared_bytes: 1024,
+      reserved_bytes: 0,
+      stored_bytes: 1024,
+      blob_key: `library/${orgId}/${id}`,
+      multipart_upload_id: null,
+      upload_expires_at: null,
+      etag: '"0123456789abcdef0123456789abcdef"',
+      format: 'glb',
+      previewable: 1,
+      preview_unavailable_reason: null,
+      preview_blob_key: null,
+      preview_bytes: null,
+      thumbnail_blob_key: null,
+      thumbnail_bytes: null,
+      failure_reason: null,
+      created_by: by,
+      updated_by: by,
+      created_at: now,
+      updated_at: now,
+      finalized_at: now,
+    })
+    .execute();
+  return id;
+}
+
+/** `count` live model assets of the site placing the model, created a millisecond apart from `from`; their rows in list order. */
+export async function insertModelAssets(
+  platform: Platform,
+  site: NodeRow,
+  by: string,
+  libraryModelId: string,
+  count: number,
+  from = Date.UTC(2026, 0, 1),
+): Promise<TwinObjectRow[]> {
+  const rows: TwinObjectRow[] = [];
+  for (let i = 0; i < count; i += 1) {
+    const createdAt = new Date(from + i).toISOString();
+    const fields: ObjectFields = {
+      libraryModelId,
+      name: `Pump ${String(i).padStart(5, '0')}`,
+      position: { x: i % 100, y: Math.floor(i / 100), z: 1.5 },
+      rotation: { x: 0, y: 0, z: 0.6, w: 0.8 },
+      scale: { x: 1, y: 1, z: 1 },
+      metadataTypeId: null,
+      metadata: {},
+      createdBy: by,
+      updatedBy: by,
+      createdAt,
+      updatedAt: createdAt,
+    };
+    rows.push(rowOfObject({ id: randomUUID(), objectType: 'modelAsset', fields }, site.org_id, site.id));
+  }
+  await inBatches(rows, (batch) => regionDb(platform).insertInto('twin_objects').values(batch).execute());
+  return rows;
+}
+
 /** A draft's change rows written straight in the store (the fold's result: added whole, modified as a patch, removed). */
 export async function insertDraftChanges(
   platform: Platform,
@@ -92,6 +162,7 @@ export async function insertDraftChanges(
     object_type: 'pointOfInterest',
     kind: change.kind,
     fields: change.fields === null ? null : JSON.stringify(change.fields),
+    library_model_id: null,
     created_at: now,
     updated_at: now,
   }));

@@ -113,6 +113,11 @@ export const ERRORS = {
   DuplicateMetadataTypeName: { status: 409, message: 'A metadata type with this name exists in the organization' },
   // asset library (DESIGN.md section 12)
   DuplicateTagName: { status: 409, message: 'A tag with this name exists in the organization' },
+  LibraryModelNotReady: {
+    status: 409,
+    message: 'The library model is not ready: its upload is not finalized, its preview is being made, or it failed',
+  },
+  LibraryModelDeleted: { status: 409, message: 'A model asset to publish places a library model that no longer exists' },
   // operations (DESIGN.md section 14)
   DatabaseUnavailable: {
     status: 503,

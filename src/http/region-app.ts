@@ -36,6 +36,7 @@ import processingRoutes from './routes/processing/processing-routes.js';
 import scimTokenRoutes from './routes/scim-tokens/scim-token-routes.js';
 import assetRoutes from './routes/twins/asset-routes.js';
 import businessObjectRoutes from './routes/twins/business-object-routes.js';
+import modelAssetRoutes from './routes/twins/model-asset-routes.js';
 import objectMetadataRoutes from './routes/twins/object-metadata-routes.js';
 import pointOfInterestRoutes from './routes/twins/point-of-interest-routes.js';
 import twinLayerRoutes from './routes/twins/twin-layer-routes.js';
@@ -75,6 +76,11 @@ export const TAGS = [
   { name: 'Points of interest', description: 'Named points placed on a twin, through the live twin or a draft' },
   { name: 'Assets', description: 'Named volumes (oriented boxes) drawn on a twin, through the live twin or a draft' },
   { name: 'Zones', description: 'Nested named volumes outlined on a twin, through the live twin or a draft' },
+  {
+    name: 'Model assets',
+    description:
+      "Models of the organization's asset library placed in a twin (position, rotation, scale), through the live twin or a draft",
+  },
   { name: 'Object metadata', description: "A twin object's metadata sections, checked against its metadata type" },
   {
     name: 'Business objects',
@@ -217,6 +223,7 @@ export async function regionApp(
   await twinLayerRoutes(app);
   await pointOfInterestRoutes(app);
   await assetRoutes(app);
+  await modelAssetRoutes(app);
   await zoneRoutes(app);
   await objectMetadataRoutes(app);
   await businessObjectRoutes(app);

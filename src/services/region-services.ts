@@ -1,5 +1,6 @@
 import { BusinessObjectRepository } from '../adapters/db/repositories/business-object-repository.js';
 import { GroupRepository } from '../adapters/db/repositories/group-repository.js';
+import { LibraryModelRepository } from '../adapters/db/repositories/library-model-repository.js';
 import { LibraryTagRepository } from '../adapters/db/repositories/library-tag-repository.js';
 import { MetadataTypeRepository } from '../adapters/db/repositories/metadata-type-repository.js';
 import { TwinLayerRepository } from '../adapters/db/repositories/twin-layer-repository.js';
@@ -21,6 +22,7 @@ import { TilesetService } from './processing/tileset-service.js';
 import { ScimTokenService } from './scim/scim-token-service.js';
 import { AssetService } from './twins/asset-service.js';
 import { BusinessObjectSearchService } from './twins/business-object-search-service.js';
+import { ModelAssetService } from './twins/model-asset-service.js';
 import { ObjectMetadataService } from './twins/object-metadata-service.js';
 import { PointOfInterestService } from './twins/point-of-interest-service.js';
 import { TwinLayerService } from './twins/twin-layer-service.js';
@@ -57,6 +59,7 @@ export interface RegionServices {
   pointsOfInterest: PointOfInterestService;
   assets: AssetService;
   zones: ZoneService;
+  modelAssets: ModelAssetService;
   objectMetadata: ObjectMetadataService;
   businessObjects: BusinessObjectSearchService;
   libraryTags: LibraryTagService;
@@ -69,7 +72,15 @@ export function regionServices(platform: Platform, region: Region): RegionServic
   const bundles = new BundleService(platform, context, nodes, uploads, context.bundles);
   const memberships = new MembershipService(platform, context, nodes);
   const metadataTypes = new MetadataTypeRepository(context.store.db, context.store.dialect);
-  const twins = new TwinService(platform, context, nodes, new TwinRepository(context.store.db, context.store.dialect));
+  const libraryModels = new LibraryModelRepository(context.store.db, context.store.dialect);
+  const twins = new TwinService(
+    platform,
+    context,
+    nodes,
+    new TwinRepository(context.store.db, context.store.dialect),
+    libraryModels,
+  );
+  const objectMetadata = new ObjectMetadataService(twins, metadataTypes, context.uploads);
   return {
     nodes,
     tree: new NodeTreeService(platform, context, nodes),
@@ -92,7 +103,8 @@ export function regionServices(platform: Platform, region: Region): RegionServic
     pointsOfInterest: new PointOfInterestService(twins, metadataTypes),
     assets: new AssetService(twins, metadataTypes),
     zones: new ZoneService(twins, metadataTypes),
-    objectMetadata: new ObjectMetadataService(twins, metadataTypes, context.uploads),
+    modelAssets: new ModelAssetService(twins, metadataTypes, libraryModels, objectMetadata),
+    objectMetadata,
     businessObjects: new BusinessObjectSearchService(
       context,
       twins,

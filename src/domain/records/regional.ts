@@ -146,6 +146,7 @@ export interface AuditEventRow {
     | 'point-of-interest'
     | 'asset'
     | 'zone'
+    | 'model-asset'
     | 'twin-layer'
     | 'library-tag'
     | 'library-model';
@@ -302,6 +303,8 @@ export interface TwinObjectRow {
   zone_id: string | null;
   metadata_type_id: string | null;
   metadata: string | null; // JSON object: metadata sections
+  /** Model assets: the library model placed (regional-0020); null for the other kinds. */
+  library_model_id: string | null;
   created_by: string;
   updated_by: string;
   created_at: string;
@@ -318,6 +321,8 @@ export interface TwinDraftChangeRow {
   object_type: string;
   kind: TwinChangeKind;
   fields: string | null; // JSON: the whole object (added), the changed fields (modified), null (removed)
+  /** A model asset's change: the library model it places (regional-0020); null for the other kinds. */
+  library_model_id: string | null;
   created_at: string;
   updated_at: string;
 }

@@ -23,6 +23,7 @@ const COLUMNS = {
   parentZoneId: 'parent_zone_id',
   zoneId: 'zone_id',
   metadataTypeId: 'metadata_type_id',
+  libraryModelId: 'library_model_id',
   createdBy: 'created_by',
   updatedBy: 'updated_by',
   createdAt: 'created_at',
@@ -38,6 +39,7 @@ export function objectOfRow(row: TwinObjectRow): TwinObject {
   for (const [field, column] of COLUMN_ENTRIES) {
     if (column === 'parent_zone_id' && row.object_type !== 'zone') continue;
     if (column === 'zone_id' && row.object_type === 'zone') continue;
+    if (column === 'library_model_id' && row.object_type !== 'modelAsset') continue;
     fields[field] = row[column];
   }
   fields.metadata = row.metadata === null ? {} : JSON.parse(row.metadata);
@@ -64,6 +66,7 @@ export function rowOfObject(object: TwinObject, orgId: string, siteId: string): 
     parent_zone_id: text('parentZoneId'),
     zone_id: text('zoneId'),
     metadata_type_id: text('metadataTypeId'),
+    library_model_id: text('libraryModelId'),
     metadata: JSON.stringify(fields.metadata ?? {}),
     created_by: fields.createdBy as string,
     updated_by: fields.updatedBy as string,

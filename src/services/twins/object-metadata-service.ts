@@ -38,8 +38,11 @@ const KINDS: Record<TwinObjectType, { audit: string; notFound: string }> = {
 /** At most this many failures named in one answer; the rest are left to the next try. */
 const MAX_NAMED_FAILURES = 20;
 
-function failure(errors: FieldError[]): ApiError {
-  const named = errors.slice(0, MAX_NAMED_FAILURES).map((error) => `body.${error.path}: ${error.message}`);
+/** field: where the sections are in the request (body.sections here, body.metadata in a model asset's PATCH). */
+function failure(errors: FieldError[], field = 'body.sections'): ApiError {
+  const named = errors
+    .slice(0, MAX_NAMED_FAILURES)
+    .map((error) => `${field}${error.path.slice('sections'.length)}: ${error.message}`);
   if (errors.length > MAX_NAMED_FAILURES) named.push(`and ${errors.length - MAX_NAMED_FAILURES} more`);
   return validationError(named.join('; '));
 }
@@ -91,21 +94,40 @@ export class ObjectMetadataService {
     const objects = await this.objectsOf(context, objectId, onlyKind);
     const updated = await objects.updateWith(principal, context, objectId, 'metadata-updated', false, async (current, tx) => {
       const typeId = current.fields.metadataTypeId;
-      if (typeof typeId !== 'string') {
-        throw validationError('body.sections: the object has no metadata type: give it a metadataTypeId first');
-      }
-      const type = await this.metadataTypes.find(principal.orgId, typeId, tx);
-      if (!type) throw validationError(`body.sections: the object's metadata type ${typeId} no longer exists`);
-      const result = applyMetadataPatch(definitionOf(type), (current.fields.metadata ?? {}) as MetadataSections, patch);
-      if (!result.ok) throw failure(result.errors);
-      await this.checkAttachments(tx, context, patch, result.sections);
+      const sections = await this.patchedSections(tx, principal, context, typeId, current.fields.metadata, patch);
       return {
         // The type goes with the values into a draft's change: a publish never pairs them with another type.
-        changes: { metadata: result.sections, metadataTypeId: typeId },
+        changes: { metadata: sections, metadataTypeId: typeId as string },
         details: { name: current.fields.name, metadataTypeId: typeId, sections: Object.keys(patch) },
       };
     });
     return view(updated);
+  }
+
+  /**
+   * In a write's transaction: the sections after the merge patch, checked against the metadata
+   * type typeId and their new attachments against the context's site; 400 naming
+   * `<field>.<section>.<property>` (or `<field>`) otherwise. A model asset's PATCH uses it for
+   * its `metadata` field (field body.metadata).
+   */
+  async patchedSections(
+    tx: Tx,
+    principal: Principal,
+    context: TwinContext,
+    typeId: unknown,
+    current: unknown,
+    patch: Record<string, unknown>,
+    field = 'body.sections',
+  ): Promise<MetadataSections> {
+    if (typeof typeId !== 'string') {
+      throw validationError(`${field}: the object has no metadata type: give it a metadataTypeId first`);
+    }
+    const type = await this.metadataTypes.find(principal.orgId, typeId, tx);
+    if (!type) throw validationError(`${field}: the object's metadata type ${typeId} no longer exists`);
+    const result = applyMetadataPatch(definitionOf(type), (current ?? {}) as MetadataSections, patch);
+    if (!result.ok) throw failure(result.errors, field);
+    await this.checkAttachments(tx, context, patch, result.sections, field);
+    return result.sections;
   }
 
   /** The kind's objects the id is one of, as the context shows it; 404 when it shows none (or one of another kind than onlyKind). */
@@ -125,7 +147,13 @@ export class ObjectMetadataService {
    * attachments are its site's); 400 naming the property otherwise. Values kept from before were
    * checked when they were set, and an attachment leaves only with its site.
    */
-  private async checkAttachments(tx: Tx, context: TwinContext, patch: Record<string, unknown>, sections: MetadataSections) {
+  private async checkAttachments(
+    tx: Tx,
+    context: TwinContext,
+    patch: Record<string, unknown>,
+    sections: MetadataSections,
+    field: string,
+  ) {
     const errors: FieldError[] = [];
     for (const [sectionName, patched] of Object.entries(patch)) {
       if (!isJsonObject(patched)) continue;
@@ -142,6 +170,6 @@ export class ObjectMetadataService {
         }
       }
     }
-    if (errors.length > 0) throw failure(errors);
+    if (errors.length > 0) throw failure(errors, field);
   }
 }

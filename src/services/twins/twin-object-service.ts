@@ -23,6 +23,11 @@ type Tx = Transaction<RegionalSchema>;
 /** A draft list's first read of live rows goes this far past the page, for the draft's removals. */
 const DRAFT_PAGE_SLACK = 20;
 
+/** The library model a model asset places (the column of its rows and changes); null for the other kinds. */
+function modelOf(fields: ObjectFields): string | null {
+  return typeof fields.libraryModelId === 'string' ? fields.libraryModelId : null;
+}
+
 function folded(change: TwinDraftChangeRow | undefined): FoldedChange | undefined {
   return change && { kind: change.kind, fields: change.fields === null ? null : (JSON.parse(change.fields) as ObjectFields) };
 }
@@ -139,6 +144,7 @@ export class TwinObjectService {
           object_type: this.objectType,
           kind: 'added',
           fields: JSON.stringify(object.fields),
+          library_model_id: modelOf(object.fields),
           created_at: now,
           updated_at: now,
         });
@@ -217,7 +223,7 @@ export class TwinObjectService {
     if (draft) {
       const existing = await this.store.change(draft.id, current.id, tx);
       const next = foldUpdate(folded(existing), patch);
-      await this.saveChange(tx, draft.id, current.id, existing, next, now);
+      await this.saveChange(tx, draft.id, current, existing, next, now);
     } else {
       await this.store.replaceObject(
         tx,
@@ -243,7 +249,7 @@ export class TwinObjectService {
       const { draft } = context;
       if (draft) {
         const existing = await this.store.change(draft.id, id, tx);
-        await this.saveChange(tx, draft.id, id, existing, foldDelete(folded(existing)), now);
+        await this.saveChange(tx, draft.id, current, existing, foldDelete(folded(existing)), now);
       } else {
         await this.store.deleteObject(tx, id);
       }
@@ -263,7 +269,7 @@ export class TwinObjectService {
   private async saveChange(
     tx: Tx,
     draftId: string,
-    objectId: string,
+    object: TwinObject,
     existing: TwinDraftChangeRow | undefined,
     next: FoldedChange | undefined,
     now: string,
@@ -277,10 +283,11 @@ export class TwinObjectService {
       await this.store.insertChange(tx, {
         id: randomUUID(),
         draft_id: draftId,
-        object_id: objectId,
+        object_id: object.id,
         object_type: this.objectType,
         kind: next.kind,
         fields,
+        library_model_id: modelOf(object.fields),
         created_at: now,
         updated_at: now,
       });

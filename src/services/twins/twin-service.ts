@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { Transaction } from 'kysely';
+import type { LibraryModelRepository } from '../../adapters/db/repositories/library-model-repository.js';
 import type { TwinRepository } from '../../adapters/db/repositories/twin-repository.js';
 import type {
   AuditEventRow,
@@ -42,6 +43,7 @@ export class TwinService {
     private readonly region: RegionContext,
     private readonly nodes: NodeService,
     readonly twins: TwinRepository,
+    private readonly libraryModels: LibraryModelRepository,
   ) {}
 
   now(): string {
@@ -154,6 +156,7 @@ export class TwinService {
         const shape = (change: TwinDraftChangeRow) => ({ ...change, objectId: change.object_id });
         checkChangeDependencies(all.map(shape), chosen.map(shape));
       }
+      await this.checkPlacedModels(tx, site.org_id, chosen);
       const live = new Map(
         (
           await this.twins.objectsByIds(
@@ -220,6 +223,34 @@ export class TwinService {
     });
     const [view] = await this.views([{ ...draft, status: 'published', updated_at: now, published_at: now }]);
     return { ...(view as DraftView), skipped };
+  }
+
+  /**
+   * In a publish's transaction: each library model the published changes place anew still exists
+   * (409 LibraryModelDeleted) and is ready (409 LibraryModelNotReady), its row held until the
+   * commit as a model asset's create holds it; the whole publish is refused otherwise. Modified
+   * placements keep their model (a PATCH cannot name another), which their live row already places.
+   */
+  private async checkPlacedModels(tx: Tx, orgId: string, changes: TwinDraftChangeRow[]): Promise<void> {
+    const checked = new Set<string>();
+    for (const change of changes) {
+      const modelId = change.library_model_id;
+      if (change.object_type !== 'modelAsset' || change.kind !== 'added' || modelId === null || checked.has(modelId)) continue;
+      checked.add(modelId);
+      const model = await this.libraryModels.findForPlacement(orgId, modelId, tx);
+      if (!model) {
+        throw new ApiError(
+          'LibraryModelDeleted',
+          `Change ${change.id} places library model ${modelId}, which no longer exists: delete that model asset from the draft, then publish`,
+        );
+      }
+      if (model.status !== 'ready') {
+        throw new ApiError(
+          'LibraryModelNotReady',
+          `Change ${change.id} places library model ${modelId}, which is not ready (its status is ${model.status})`,
+        );
+      }
+    }
   }
 
   async discard(principal: Principal, draftId: string): Promise<DraftView> {

@@ -15,4 +15,44 @@ export class LibraryModelRepository {
   async find(orgId: string, id: string, db: Db = this.db): Promise<LibraryModelRow | undefined> {
     return db.selectFrom('library_models').selectAll().where('org_id', '=', orgId).where('id', '=', id).executeTakeFirst();
   }
+
+  /**
+   * The model's status for a placement (a model asset's create, or the publish of a draft that
+   * adds one): on PostgreSQL held FOR SHARE until the transaction ends, so a deletion (which takes
+   * the row FOR UPDATE, then counts the placements) waits for the placement and then sees it, or
+   * goes first and the placement finds no model. Placements of one model never wait on each other.
+   */
+  async findForPlacement(orgId: string, id: string, db: Db): Promise<Pick<LibraryModelRow, 'id' | 'status'> | undefined> {
+    const query = db.selectFrom('library_models').select(['id', 'status']).where('org_id', '=', orgId).where('id', '=', id);
+    return (this.dialect === 'postgres' ? query.forShare() : query).executeTakeFirst();
+  }
+
+  /**
+   * How many model assets place the model: live objects, plus objects an open draft adds (a
+   * published or discarded draft's changes will never be published). A draft's modified change
+   * places nothing more: a PATCH cannot name another model, so its object is counted by its live
+   * row, and once that row is gone the publish skips the change. Nonzero: the model is in use
+   * and must not be deleted (the deletion holds the model's row FOR UPDATE first, see
+   * findForPlacement).
+   */
+  async countPlacements(orgId: string, modelId: string, db: Db = this.db): Promise<number> {
+    const live = db
+      .selectFrom('twin_objects')
+      .select('id as object_id')
+      .where('org_id', '=', orgId)
+      .where('library_model_id', '=', modelId);
+    const drafted = db
+      .selectFrom('twin_draft_changes as change')
+      .innerJoin('twin_drafts as draft', 'draft.id', 'change.draft_id')
+      .select('change.object_id')
+      .where('draft.org_id', '=', orgId)
+      .where('draft.status', '=', 'open')
+      .where('change.library_model_id', '=', modelId)
+      .where('change.kind', '=', 'added');
+    const row = await db
+      .selectFrom(live.union(drafted).as('placement'))
+      .select((eb) => eb.fn.countAll<string | number>().as('count'))
+      .executeTakeFirstOrThrow();
+    return Number(row.count);
+  }
 }

@@ -20,6 +20,7 @@ const OBJECT_COLUMNS = [
   'zone_id',
   'metadata_type_id',
   'metadata',
+  'library_model_id',
   'created_by',
   'updated_by',
   'created_at',
