@@ -5,6 +5,7 @@ import { runDownload } from './download.js';
 import { runDraftPublish } from './draft-publish.js';
 import { runJobs } from './jobs.js';
 import { runLists } from './lists.js';
+import { runModelPreview } from './model-preview.js';
 import { runOperationsOverhead } from './operations-overhead.js';
 import { runPermissionCheck } from './permission-check.js';
 import { runPointCloud } from './point-cloud.js';
@@ -42,6 +43,7 @@ export async function runAll(): Promise<SummaryRow[]> {
     runBundle,
     runJobs,
     runPointCloud,
+    runModelPreview,
     runTwinLists,
     runTiles,
     runDraftPublish,
