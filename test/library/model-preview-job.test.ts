@@ -85,12 +85,17 @@ describe.each(BLOB_BACKENDS.filter((backend) => backend.available))('the library
     return { id, prefix: `orgs/${org.orgId}/library/${id}/` };
   }
 
+  /**
+   * Runs the job and answers the row once the job is over and, for a failed job, its failure
+   * hook has run (the worker records the job failed first, then calls the hook).
+   */
   async function previewed(id: string): Promise<LibraryModelRow> {
     const { id: jobId } = await t.platform.jobs.enqueue(PREVIEW_LIBRARY_MODEL, { region: org.region, modelId: id });
-    await eventually(async () => {
-      const job = await t.platform.jobs.get(jobId);
-      return job && (job.state === 'succeeded' || job.state === 'failed');
+    const job = await eventually(async () => {
+      const found = await t.platform.jobs.get(jobId);
+      return found && (found.state === 'succeeded' || found.state === 'failed') && found;
     }, 30_000);
+    if (job.state === 'failed') await eventually(async () => (await row(id))?.status !== 'processing', 10_000);
     return (await row(id))!;
   }
 

@@ -50,9 +50,9 @@ export async function convertModel(
   options.signal?.throwIfAborted();
   options.onProgress?.(0.7);
   checkMesh(read, `${input.format.toUpperCase()} file`);
-  const mesh = withoutUnusedVertices(await simplified(read, budget));
-  if (mesh.indices.length === 0)
-    throw unreadableModel('The model has only degenerate triangles (no area): there is nothing to preview');
+  const area = surfaceArea(read);
+  if (!(area > 0)) throw unreadableModel('Every triangle of the model has zero area: there is no surface to preview');
+  const mesh = withoutUnusedVertices(await simplified(read, area, budget));
   const glb = await writePreviewGlb(mesh, vertexNormals(mesh));
   options.signal?.throwIfAborted();
   options.onProgress?.(0.85);
@@ -99,10 +99,15 @@ function counted(mesh: TriangleMesh): { mesh: TriangleMesh; sourceTriangles: num
 }
 
 /** The mesh itself within the budget; else clustered (the OBJ reader has clustered already). */
-async function simplified(mesh: TriangleMesh, budget: number): Promise<TriangleMesh> {
+async function simplified(mesh: TriangleMesh, area: number, budget: number): Promise<TriangleMesh> {
   if (mesh.indices.length / 3 <= budget) return mesh;
-  let area = 0;
-  for (let t = 0; t < mesh.indices.length; t += 3)
-    area += triangleArea(mesh.positions, mesh.indices[t]!, mesh.indices[t + 1]!, mesh.indices[t + 2]!);
   return clusterToBudget(mesh.positions, meshBounds(mesh.positions), area, indexSource(mesh.indices), budget);
+}
+
+function surfaceArea(mesh: TriangleMesh): number {
+  let area = 0;
+  for (let t = 0; t < mesh.indices.length; t += 3) {
+    area += triangleArea(mesh.positions, mesh.indices[t]!, mesh.indices[t + 1]!, mesh.indices[t + 2]!);
+  }
+  return area;
 }
