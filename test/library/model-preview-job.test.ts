@@ -4,7 +4,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { LibraryModelRow } from '../../src/adapters/db/schema.js';
-import { previewLibraryModelJob } from '../../src/jobs/preview-library-model.js';
+import { failLibraryModelPreview, previewLibraryModelJob } from '../../src/jobs/preview-library-model.js';
 import type { Platform } from '../../src/platform.js';
 import type { BlobStore } from '../../src/ports/blob-store.js';
 import { PREVIEW_LIBRARY_MODEL } from '../../src/services/library/preview-job.js';
@@ -149,6 +149,37 @@ describe.each(BLOB_BACKENDS.filter((backend) => backend.available))('the library
     const gone = randomUUID();
     await previewed(gone);
     expect(await row(gone)).toBeUndefined();
+  });
+
+  it('when the watchdog fails the job (no heartbeat), the model fails and what the job wrote is queued for deletion', async () => {
+    const { id, prefix } = await processingModel('obj', Buffer.from(boxObj()));
+    // As if the job had written its preview when it stopped beating.
+    await t.platform.blobs.write(`${prefix}preview.glb`, Buffer.from('partial'));
+    const reason = 'no heartbeat for 120 seconds';
+    const job = {
+      id: randomUUID(),
+      kind: PREVIEW_LIBRARY_MODEL.name,
+      payloadVersion: 1,
+      payload: { region: org.region, modelId: id },
+      attempts: 1,
+    };
+    await failLibraryModelPreview(t.platform, job, reason);
+    expect(await row(id)).toMatchObject({
+      status: 'failed',
+      failure_reason: reason,
+      preview_blob_key: null,
+      thumbnail_blob_key: null,
+    });
+    const queued = await db()
+      .selectFrom('blob_deletions')
+      .select('blob_key')
+      .where('blob_key', 'like', `${prefix}%`)
+      .orderBy('blob_key')
+      .execute();
+    expect(queued.map((deletion) => deletion.blob_key)).toEqual([`${prefix}preview.glb`, `${prefix}thumbnail.png`]);
+    // A second report (the handler's own failure after the watchdog's) changes nothing.
+    await failLibraryModelPreview(t.platform, job, 'another reason');
+    expect((await row(id))?.failure_reason).toBe(reason);
   });
 
   it('does not bring back a model deleted while its preview runs, and removes the blobs it wrote', async () => {

@@ -53,6 +53,8 @@ export async function convertModel(
   const area = surfaceArea(read);
   if (!(area > 0)) throw unreadableModel('Every triangle of the model has zero area: there is no surface to preview');
   const mesh = withoutUnusedVertices(await simplified(read, area, budget));
+  // Clustering a very thin or tiny model to a small budget can collapse every triangle.
+  if (mesh.indices.length === 0) throw unreadableModel('The model has no triangles left once simplified for its preview');
   const glb = await writePreviewGlb(mesh, vertexNormals(mesh));
   options.signal?.throwIfAborted();
   options.onProgress?.(0.85);
