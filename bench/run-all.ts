@@ -6,6 +6,7 @@ import { runDraftPublish } from './draft-publish.js';
 import { runJobs } from './jobs.js';
 import { runLists } from './lists.js';
 import { runModelAssets } from './model-assets.js';
+import { runModelPreview } from './model-preview.js';
 import { runOperationsOverhead } from './operations-overhead.js';
 import { runPermissionCheck } from './permission-check.js';
 import { runPointCloud } from './point-cloud.js';
@@ -43,6 +44,7 @@ export async function runAll(): Promise<SummaryRow[]> {
     runBundle,
     runJobs,
     runPointCloud,
+    runModelPreview,
     runTwinLists,
     runModelAssets,
     runTiles,

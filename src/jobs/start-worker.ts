@@ -1,7 +1,9 @@
 import type { Platform } from '../platform.js';
 import type { JobOutcomes } from '../ports/job-queue.js';
 import { missingVideoTools } from '../processing/video/video-tools.js';
+import { PREVIEW_LIBRARY_MODEL } from '../services/library/preview-job.js';
 import { PROCESS_BUNDLE } from '../services/processing/processing-service.js';
+import { failLibraryModelPreview, previewLibraryModelJob } from './preview-library-model.js';
 import { failProcessing, processBundleJob } from './process-bundle.js';
 import { JobWorker, type JobWorkerLog, workerSettings } from './worker.js';
 
@@ -22,13 +24,14 @@ export async function startWorker(platform: Platform, log?: JobWorkerLog, metric
   const worker = new JobWorker({
     store: platform.jobs,
     clock: platform.clock,
-    kinds: [PROCESS_BUNDLE],
-    handlers: [processBundleJob(platform, log)],
+    kinds: [PROCESS_BUNDLE, PREVIEW_LIBRARY_MODEL],
+    handlers: [processBundleJob(platform, log), previewLibraryModelJob(platform, log)],
     ...workerSettings(platform.config),
     stopGraceMs: platform.config.shutdownGraceSeconds * 1000,
     onSucceeded: (job) => metrics?.jobFinished(job.kind, 'succeeded'),
     onFailed: (job, reason) => {
       metrics?.jobFinished(job.kind, 'failed');
+      if (job.kind === PREVIEW_LIBRARY_MODEL.name) return failLibraryModelPreview(platform, job, reason);
       return failProcessing(platform, job, reason);
     },
     log,
