@@ -1,11 +1,13 @@
 import { BusinessObjectRepository } from '../adapters/db/repositories/business-object-repository.js';
 import { GroupRepository } from '../adapters/db/repositories/group-repository.js';
+import { LibraryModelRepository } from '../adapters/db/repositories/library-model-repository.js';
 import { LibraryTagRepository } from '../adapters/db/repositories/library-tag-repository.js';
 import { MetadataTypeRepository } from '../adapters/db/repositories/metadata-type-repository.js';
 import { TwinLayerRepository } from '../adapters/db/repositories/twin-layer-repository.js';
 import { TwinRepository } from '../adapters/db/repositories/twin-repository.js';
 import type { Region } from '../domain/regions.js';
 import type { Platform } from '../platform.js';
+import { LibraryModelService } from './library/library-model-service.js';
 import { LibraryTagService } from './library/library-tag-service.js';
 import { MetadataTypeService } from './metadata/metadata-type-service.js';
 import { NodeService } from './node-service.js';
@@ -60,6 +62,7 @@ export interface RegionServices {
   objectMetadata: ObjectMetadataService;
   businessObjects: BusinessObjectSearchService;
   libraryTags: LibraryTagService;
+  libraryModels: LibraryModelService;
 }
 
 export function regionServices(platform: Platform, region: Region): RegionServices {
@@ -103,6 +106,13 @@ export function regionServices(platform: Platform, region: Region): RegionServic
       context,
       nodes,
       new LibraryTagRepository(context.store.db, context.store.dialect),
+    ),
+    libraryModels: new LibraryModelService(
+      platform,
+      context,
+      nodes,
+      uploads,
+      new LibraryModelRepository(context.store.db, context.store.dialect),
     ),
   };
 }
