@@ -187,6 +187,37 @@ describe.each(BLOB_BACKENDS)('asset library models on $name: create, upload, fin
   );
 
   it.skipIf(!backend.available)(
+    'answers 409 FailedToLaunchProcessing when the job cannot be queued; finalizing again queues it',
+    async () => {
+      const { model, etag } = await uploaded(triangleObj('queue down'));
+      const jobsBefore = await activeJobs();
+      const enqueue = t.platform.jobs.enqueue;
+      t.platform.jobs.enqueue = async () => {
+        throw new Error('queue unavailable');
+      };
+      try {
+        const failed = await admin.post(`/v1/asset-library/models/${model.id}/finalize`, { etag });
+        expect(failed.status, JSON.stringify(failed.body)).toBe(409);
+        expect(failed.body).toMatchObject({
+          error: 'FailedToLaunchProcessing',
+          message: expect.stringMatching(/finalize again/),
+        });
+      } finally {
+        t.platform.jobs.enqueue = enqueue;
+      }
+      // The bytes were checked and recorded; the job is what is missing.
+      expect((await modelRow(t, org, model.id))?.status).toBe('processing');
+      expect(await activeJobs()).toBe(jobsBefore);
+      const again = await admin.post(`/v1/asset-library/models/${model.id}/finalize`, { etag });
+      expect(again.status, JSON.stringify(again.body)).toBe(200);
+      expect(again.body.status).toBe('processing');
+      expect(await activeJobs()).toBe(jobsBefore + 1);
+      expect((await admin.post(`/v1/asset-library/models/${model.id}/finalize`, { etag })).status).toBe(200);
+      expect(await activeJobs()).toBe(jobsBefore + 1);
+    },
+  );
+
+  it.skipIf(!backend.available)(
     'finalizes a model of another format as ready without a preview (UnsupportedFormat), no job',
     async () => {
       const { model, etag } = await uploaded(FBX, { fileName: 'motor.obj' });
