@@ -4,6 +4,7 @@ import { runBusinessObjects } from './business-objects.js';
 import { runDownload } from './download.js';
 import { runDraftPublish } from './draft-publish.js';
 import { runJobs } from './jobs.js';
+import { runLibraryLists } from './library-lists.js';
 import { runLists } from './lists.js';
 import { runOperationsOverhead } from './operations-overhead.js';
 import { runPermissionCheck } from './permission-check.js';
@@ -43,6 +44,7 @@ export async function runAll(): Promise<SummaryRow[]> {
     runJobs,
     runPointCloud,
     runTwinLists,
+    runLibraryLists,
     runTiles,
     runDraftPublish,
   ]) {

@@ -1,6 +1,10 @@
 import { randomUUID } from 'node:crypto';
 import type { Transaction } from 'kysely';
-import { blobsOfModel, type LibraryModelRepository } from '../../adapters/db/repositories/library-model-repository.js';
+import {
+  blobsOfModel,
+  type LibraryModelRepository,
+  type ModelViewRow,
+} from '../../adapters/db/repositories/library-model-repository.js';
 import type { LibraryModelRow, RegionalSchema } from '../../adapters/db/schema.js';
 import type { Principal } from '../../domain/access/principal.js';
 import { ApiError, validationError } from '../../domain/errors.js';
@@ -299,7 +303,7 @@ export class LibraryModelService {
     return { key: row.thumbnail_blob_key, size: info.size, etag: info.etag };
   }
 
-  private async views(rows: LibraryModelRow[], options: ModelReadOptions): Promise<LibraryModelView[]> {
+  private async views(rows: ModelViewRow[], options: ModelReadOptions): Promise<LibraryModelView[]> {
     const tags = options.includeTags ? await this.models.tagsOf(rows.map((row) => row.id)) : undefined;
     return Promise.all(
       rows.map(async (row) =>
@@ -312,7 +316,7 @@ export class LibraryModelService {
   }
 
   /** Signed links of the original and the preview; null while the upload is open (nothing to download). */
-  private async downloadLinks(row: LibraryModelRow): Promise<ModelDownloadLinks | null> {
+  private async downloadLinks(row: ModelViewRow): Promise<ModelDownloadLinks | null> {
     if (row.status === 'pendingUpload') return null;
     const expiresAt = new Date(this.platform.clock.now().getTime() + MODEL_DOWNLOAD_LINK_SECONDS * 1000);
     const link = async (key: string, fileName: string, contentType?: string) => ({

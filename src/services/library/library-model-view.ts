@@ -1,4 +1,5 @@
-import type { LibraryModelRow, LibraryTagRow } from '../../adapters/db/schema.js';
+import type { ModelTag, ModelViewRow } from '../../adapters/db/repositories/library-model-repository.js';
+import type { LibraryModelRow } from '../../adapters/db/schema.js';
 import type { ModelFormat } from '../../domain/library/model-formats.js';
 
 /** A signed, expiring address of one of a model's files. */
@@ -36,9 +37,9 @@ export function libraryModelThumbnailUrl(apiUrl: string, modelId: string): strin
 
 /** The view of a row; `tags` and `downloadLinks` only when asked for (undefined leaves them out). */
 export function libraryModelView(
-  row: LibraryModelRow,
+  row: ModelViewRow,
   apiUrl: string,
-  extras: { tags?: LibraryTagRow[]; downloadLinks?: ModelDownloadLinks | null } = {},
+  extras: { tags?: ModelTag[]; downloadLinks?: ModelDownloadLinks | null } = {},
 ): LibraryModelView {
   const view: LibraryModelView = {
     id: row.id,
