@@ -295,6 +295,26 @@ describe.each(BLOB_BACKENDS)('asset library models on $name: create, upload, fin
     },
   );
 
+  it.skipIf(!backend.available)(
+    "shows a failed preview's reason (set by the worker); finalize answers it as it is, no job",
+    async () => {
+      const { model, etag } = await uploaded(triangleObj('fails'));
+      expect((await admin.post(`/v1/asset-library/models/${model.id}/finalize`, { etag })).status).toBe(200);
+      await t.platform.regions[org.region].store.db
+        .updateTable('library_models')
+        .set({ status: 'failed', failure_reason: 'The OBJ has no faces', preview_unavailable_reason: null })
+        .where('id', '=', model.id)
+        .execute();
+      const jobsBefore = await activeJobs();
+      const read = await admin.get(`/v1/asset-library/models/${model.id}`);
+      expect(read.body).toMatchObject({ status: 'failed', failureReason: 'The OBJ has no faces', previewable: true });
+      const again = await admin.post(`/v1/asset-library/models/${model.id}/finalize`, { etag });
+      expect(again.status).toBe(200);
+      expect(again.body).toEqual(read.body);
+      expect(await activeJobs()).toBe(jobsBefore);
+    },
+  );
+
   it.skipIf(!backend.available)("answers 404 for a missing model or another organization's, and leaves it alone", async () => {
     const other = await createOrg(t);
     const otherAdmin = await libraryClient(other, 'Organization Administrator');
