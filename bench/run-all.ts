@@ -4,6 +4,7 @@ import { runBusinessObjects } from './business-objects.js';
 import { runDownload } from './download.js';
 import { runDraftPublish } from './draft-publish.js';
 import { runJobs } from './jobs.js';
+import { runLibraryLists } from './library-lists.js';
 import { runLists } from './lists.js';
 import { runModelAssets } from './model-assets.js';
 import { runModelPreview } from './model-preview.js';
@@ -47,6 +48,7 @@ export async function runAll(): Promise<SummaryRow[]> {
     runModelPreview,
     runTwinLists,
     runModelAssets,
+    runLibraryLists,
     runTiles,
     runDraftPublish,
   ]) {

@@ -18,6 +18,7 @@ import { type RegionServices, regionServices } from '../services/region-services
 import { registerAuthentication, SECURITY_SCHEME } from './plugins/authenticate.js';
 import type { PlatformMetrics } from './plugins/metrics.js';
 import { registerRateLimit } from './plugins/rate-limit.js';
+import libraryModelRoutes from './routes/library/library-model-routes.js';
 import libraryTagRoutes from './routes/library/library-tag-routes.js';
 import metadataTypeRoutes from './routes/metadata/metadata-type-routes.js';
 import { ErrorSchema, NodeSchema } from './routes/nodes/node-schemas.js';
@@ -87,6 +88,11 @@ export const TAGS = [
     description: "Search an organization's live assets and points of interest by name, creator and dates",
   },
   { name: 'Asset library tags', description: "Tags of the organization's asset library, each counting the models that carry it" },
+  {
+    name: 'Asset library models',
+    description:
+      "3D models of the organization's asset library: uploaded as site files are, previewed, tagged, downloaded by signed link",
+  },
 ];
 
 /** What each status means on every operation; routes may give a more precise description. */
@@ -228,6 +234,7 @@ export async function regionApp(
   await objectMetadataRoutes(app);
   await businessObjectRoutes(app);
   await libraryTagRoutes(app);
+  await libraryModelRoutes(app);
 
   app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());
   // The page links its assets absolutely when opened without a trailing slash: from the public

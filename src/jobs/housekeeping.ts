@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { InvitationRepository } from '../adapters/db/repositories/invitation-repository.js';
+import { LibraryModelRepository } from '../adapters/db/repositories/library-model-repository.js';
 import type { BlobDeletionRow } from '../adapters/db/schema.js';
 import { STALE_SENDING_MS } from '../domain/people/invitation-rules.js';
 import type { Platform } from '../platform.js';
@@ -40,7 +41,8 @@ const DELETION_BATCH = 100;
 export const DELETION_LEASE_MS = 10 * 60_000;
 
 /**
- * Expires uploads past their time (their reservations released), then empties the blob deletion
+ * Expires uploads past their time (their reservations released; a library model's unfinished
+ * upload removes the model), then empties the blob deletion
  * queue: the bytes of expired uploads and of removed nodes, and the multipart uploads still open
  * under them. A key ending in "/" is a prefix (a derivative's files). Every copy runs this: each
  * takes the queue in batches it claims for a lease, so each deletion reaches the blob store once.
@@ -49,8 +51,14 @@ export const DELETION_LEASE_MS = 10 * 60_000;
  */
 export async function collectUploads(platform: Platform, log?: HousekeepingLog): Promise<number> {
   let deleted = 0;
-  for (const { uploads, tree } of platform.openedRegions()) {
-    await tree.transaction((tx) => uploads.expire(tx, platform.clock.now().toISOString()));
+  for (const { uploads, tree, store } of platform.openedRegions()) {
+    const library = new LibraryModelRepository(store.db, store.dialect);
+    await tree.transaction(async (tx) => {
+      const now = platform.clock.now().toISOString();
+      await uploads.expire(tx, now);
+      // Library models whose upload was never finalized go with their bytes (docs/asset-library.md).
+      await uploads.queueDeletions(tx, await library.expireUploads(tx, now), now);
+    });
     const owner = randomUUID();
     try {
       for (;;) {

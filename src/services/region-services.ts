@@ -7,6 +7,7 @@ import { TwinLayerRepository } from '../adapters/db/repositories/twin-layer-repo
 import { TwinRepository } from '../adapters/db/repositories/twin-repository.js';
 import type { Region } from '../domain/regions.js';
 import type { Platform } from '../platform.js';
+import { LibraryModelService } from './library/library-model-service.js';
 import { LibraryTagService } from './library/library-tag-service.js';
 import { MetadataTypeService } from './metadata/metadata-type-service.js';
 import { NodeService } from './node-service.js';
@@ -63,6 +64,7 @@ export interface RegionServices {
   objectMetadata: ObjectMetadataService;
   businessObjects: BusinessObjectSearchService;
   libraryTags: LibraryTagService;
+  libraryModels: LibraryModelService;
 }
 
 export function regionServices(platform: Platform, region: Region): RegionServices {
@@ -115,6 +117,13 @@ export function regionServices(platform: Platform, region: Region): RegionServic
       context,
       nodes,
       new LibraryTagRepository(context.store.db, context.store.dialect),
+    ),
+    libraryModels: new LibraryModelService(
+      platform,
+      context,
+      nodes,
+      uploads,
+      new LibraryModelRepository(context.store.db, context.store.dialect),
     ),
   };
 }

@@ -45,50 +45,16 @@ async function auditOf(t: TestPlatform, org: OrgFixture, tagId: string) {
   return rows.map((row) => ({ ...row, details: JSON.parse(row.details) as Record<string, unknown> }));
 }
 
-/**
- * A library model row tagged with the given tags, written straight to the store: models have no
- * routes yet (next session), and a tag's count and its unassigning need real rows to count.
- */
-async function taggedModel(t: TestPlatform, org: OrgFixture, tagIds: string[]) {
-  const db = t.platform.regions[org.region].store.db;
-  const id = randomUUID();
-  const now = new Date().toISOString();
-  await db
-    .insertInto('library_models')
-    .values({
-      id,
-      org_id: org.orgId,
-      name: 'Pump',
-      name_key: 'pump',
-      description: '',
-      status: 'pendingUpload',
-      file_name: 'pump.glb',
-      declared_bytes: 1024,
-      reserved_bytes: 1024,
-      stored_bytes: null,
-      blob_key: `library/${org.orgId}/${id}`,
-      multipart_upload_id: null,
-      upload_expires_at: now,
-      etag: null,
-      format: null,
-      previewable: 0,
-      preview_unavailable_reason: null,
-      preview_blob_key: null,
-      preview_bytes: null,
-      thumbnail_blob_key: null,
-      thumbnail_bytes: null,
-      failure_reason: null,
-      created_by: 'test',
-      updated_by: 'test',
-      created_at: now,
-      updated_at: now,
-      finalized_at: null,
-    })
-    .execute();
-  for (const tagId of tagIds) {
-    await db.insertInto('library_model_tags').values({ model_id: id, tag_id: tagId, created_at: now }).execute();
-  }
-  return id;
+/** A library model carrying the given tags, created through the model routes (an open upload is enough to carry tags). */
+async function taggedModel(client: ApiClient, tagIds: string[]): Promise<string> {
+  const response = await client.post('/v1/asset-library/models', {
+    name: uniqueName('Pump'),
+    fileName: 'pump.glb',
+    size: 1024,
+    tagIds,
+  });
+  expect(response.status, JSON.stringify(response.body)).toBe(201);
+  return response.body.id as string;
 }
 
 describe('asset library tags: /v1/asset-library/tags', () => {
@@ -184,8 +150,8 @@ describe('asset library tags: /v1/asset-library/tags', () => {
   it('counts the models that carry a tag; deleting the tag (204) unassigns it in the same change, then 404', async () => {
     const tag = await create();
     const other = await create();
-    await taggedModel(t, org, [tag.id, other.id]);
-    await taggedModel(t, org, [tag.id]);
+    const both = await taggedModel(admin, [tag.id, other.id]);
+    const one = await taggedModel(admin, [tag.id]);
     expect((await admin.get(`/v1/asset-library/tags/${tag.id}`)).body.modelCount).toBe(2);
     const listed = (await admin.get('/v1/asset-library/tags?limit=500')).body as { id: string; modelCount: number }[];
     expect(listed.find((row) => row.id === tag.id)?.modelCount).toBe(2);
@@ -199,6 +165,14 @@ describe('asset library tags: /v1/asset-library/tags', () => {
     expect(modelTags.filter((row) => row.tag_id === tag.id)).toEqual([]);
     expect(modelTags.filter((row) => row.tag_id === other.id)).toHaveLength(1);
     expect((await admin.get(`/v1/asset-library/tags/${other.id}`)).body.modelCount).toBe(1);
+    // The models read without it; the other tag stays.
+    expect(
+      (await admin.get(`/v1/asset-library/models/${both}?includeTags=true`)).body.tags.map((row: { id: string }) => row.id),
+    ).toEqual([other.id]);
+    expect((await admin.get(`/v1/asset-library/models/${one}?includeTags=true`)).body.tags).toEqual([]);
+    expect((await admin.get(`/v1/asset-library/models?tagId=${other.id}`)).body.map((row: { id: string }) => row.id)).toEqual([
+      both,
+    ]);
     const events = await auditOf(t, org, tag.id);
     expect(events.map((event) => event.action)).toEqual(['library-tag.created', 'library-tag.updated', 'library-tag.deleted']);
     expect(events[2]?.details).toMatchObject({ unassignedFromModels: 2 });

@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { Transaction } from 'kysely';
+import { LibraryModelRepository } from '../../adapters/db/repositories/library-model-repository.js';
 import type { UploadRepository } from '../../adapters/db/repositories/upload-repository.js';
 import type { RegionalSchema, StoredObjectPurpose, StoredObjectRow } from '../../adapters/db/schema.js';
 import { ApiError, validationError } from '../../domain/errors.js';
@@ -13,7 +14,7 @@ import {
   isCompatible,
 } from '../../domain/uploads/file-formats.js';
 import type { Platform, RegionContext } from '../../platform.js';
-import type { UploadPlan } from '../../ports/blob-store.js';
+import type { BlobInfo, UploadPlan } from '../../ports/blob-store.js';
 
 type Tx = Transaction<RegionalSchema>;
 
@@ -33,6 +34,26 @@ export function uploadTarget(plan: UploadPlan): UploadTarget {
     parts: plan.parts.map((part) => ({ partNumber: part.partNumber, size: part.size, uploadUrl: part.url })),
     expiresAt,
   };
+}
+
+/** An upload open in the blob store, whatever row records it. */
+export interface PendingBytes {
+  blobKey: string;
+  uploadId: string | null;
+  declaredBytes: number;
+}
+
+/**
+ * The ETag the client sends at finalize, parsed before anything is touched: missing (when
+ * required), empty, short or malformed is 400 ValidationError (spec rule 6), never a 500.
+ */
+export function expectedEtag(clientEtag: string | undefined, options: { etagRequired: boolean }): string | undefined {
+  if (clientEtag === undefined && options.etagRequired) throw validationError('etag is required: the ETag the upload returned');
+  const expected = parseEtag(clientEtag);
+  if (clientEtag !== undefined && expected === undefined) {
+    throw validationError('etag must be an S3-style ETag: 32 hexadecimal digits, with "-N" for N parts');
+  }
+  return expected;
 }
 
 /** What the store holds after a complete upload, checked against what the client said. */
@@ -64,18 +85,27 @@ export interface NewUpload {
  * stored object (complete, same size, the client's ETag) and its real format.
  */
 export class UploadService {
+  private readonly library: LibraryModelRepository;
+
   constructor(
     private readonly platform: Platform,
     private readonly region: RegionContext,
     readonly uploads: UploadRepository,
-  ) {}
+  ) {
+    this.library = new LibraryModelRepository(region.store.db, region.store.dialect);
+  }
 
   /**
-   * Bytes in use by the organization: its active nodes' bytes and the pending reservations.
+   * Bytes in use by the organization: its active nodes' bytes, the pending reservations, and its
+   * asset library's (open uploads' reservations, stored originals, previews and thumbnails).
    * Callers hold the organization node's lock (see reserve), so concurrent checks queue.
    */
   async usedBytes(tx: Tx, orgId: string, now: string): Promise<number> {
-    return (await this.region.tree.activeBytes(tx, orgId)) + (await this.uploads.reservedBytes(tx, orgId, now));
+    return (
+      (await this.region.tree.activeBytes(tx, orgId)) +
+      (await this.uploads.reservedBytes(tx, orgId, now)) +
+      (await this.library.bytesInUse(tx, orgId, now))
+    );
   }
 
   /** Takes the organization's quota lock: the organization node's row, held to the end of the transaction. */
@@ -100,9 +130,8 @@ export class UploadService {
    * the blob store opened, so a refused request leaves nothing.
    */
   async open(upload: NewUpload): Promise<{ row: StoredObjectRow; plan: UploadPlan; discard: () => Promise<void> }> {
-    const now = this.platform.clock.now();
-    const expiresAt = new Date(now.getTime() + this.platform.config.uploadExpirySeconds * 1000);
-    const plan = await this.platform.blobs.beginUpload(upload.blobKey, upload.bytes, expiresAt);
+    const { now, plan, discard } = await this.begin(upload.blobKey, upload.bytes);
+    const expiresAt = plan.expiresAt;
     const row: StoredObjectRow = {
       id: upload.id ?? randomUUID(),
       org_id: upload.orgId,
@@ -126,8 +155,19 @@ export class UploadService {
       expires_at: expiresAt.toISOString(),
       finalized_at: null,
     };
-    const discard = () => this.platform.blobs.abortUpload(upload.blobKey, row.multipart_upload_id ?? undefined);
     return { row, plan, discard };
+  }
+
+  /**
+   * Opens an upload of `bytes` under `key` in the blob store, until the configured expiry:
+   * the plan to answer, and `discard` to abort it when the caller's transaction fails.
+   */
+  async begin(key: string, bytes: number): Promise<{ now: Date; plan: UploadPlan; discard: () => Promise<void> }> {
+    const now = this.platform.clock.now();
+    const expiresAt = new Date(now.getTime() + this.platform.config.uploadExpirySeconds * 1000);
+    const plan = await this.platform.blobs.beginUpload(key, bytes, expiresAt);
+    const uploadId = plan.kind === 'multipart' ? plan.uploadId : undefined;
+    return { now, plan, discard: () => this.platform.blobs.abortUpload(key, uploadId) };
   }
 
   /** Runs the reservation transaction; on any failure the blob store's side is discarded. */
@@ -150,26 +190,15 @@ export class UploadService {
     clientEtag: string | undefined,
     options: { etagRequired: boolean },
   ): Promise<CompletedUpload> {
-    const expected = parseEtag(clientEtag);
-    if (clientEtag === undefined && options.etagRequired) throw validationError('etag is required: the ETag the upload returned');
-    if (clientEtag !== undefined && expected === undefined) {
-      throw validationError('etag must be an S3-style ETag: 32 hexadecimal digits, with "-N" for N parts');
-    }
+    const expected = expectedEtag(clientEtag, options);
     if (row.state !== 'pending' || row.expires_at <= this.platform.clock.now().toISOString()) {
       throw new ApiError('NotFound', 'No pending upload with this id: it was finalized or has expired');
     }
-    const info = await this.platform.blobs.completeUpload(row.blob_key, {
-      uploadId: row.multipart_upload_id ?? undefined,
-      size: row.declared_bytes,
-    });
-    if (!info) throw validationError('The upload is not complete: send every byte (every part) before finalizing');
-    if (info.size !== row.declared_bytes) {
-      throw validationError(`The upload holds ${info.size} bytes; ${row.declared_bytes} were declared`);
-    }
-    if (expected !== undefined && expected !== info.etag) {
-      throw validationError('etag does not match the stored object: upload again or send the ETag the upload returned');
-    }
-    const format = await this.probeFormat(row.blob_key, info.size);
+    const info = await this.completeBytes(
+      { blobKey: row.blob_key, uploadId: row.multipart_upload_id, declaredBytes: row.declared_bytes },
+      expected,
+    );
+    const format = info.size === 0 ? null : detectFormat(await this.readHead(row.blob_key, info.size, FORMAT_PROBE_BYTES));
     const promised = expectedFormat(row.name);
     if (!isCompatible(promised, format)) {
       throw new ApiError(
@@ -180,11 +209,32 @@ export class UploadService {
     return { bytes: info.size, etag: info.etag, format };
   }
 
-  private async probeFormat(key: string, size: number): Promise<FileFormat | null> {
-    if (size === 0) return null;
-    const stream = await this.platform.blobs.read(key, { start: 0, end: Math.min(size, FORMAT_PROBE_BYTES) - 1 });
+  /**
+   * Completes an upload in the blob store and checks what it holds: every byte (every part), the
+   * declared size, and the client's ETag (already parsed by expectedEtag) when given. Shared by
+   * every kind of upload, whatever row records it (stored_objects, library_models).
+   */
+  async completeBytes(upload: PendingBytes, expected: string | undefined): Promise<BlobInfo> {
+    const info = await this.platform.blobs.completeUpload(upload.blobKey, {
+      uploadId: upload.uploadId ?? undefined,
+      size: upload.declaredBytes,
+    });
+    if (!info) throw validationError('The upload is not complete: send every byte (every part) before finalizing');
+    if (info.size !== upload.declaredBytes) {
+      throw validationError(`The upload holds ${info.size} bytes; ${upload.declaredBytes} were declared`);
+    }
+    if (expected !== undefined && expected !== info.etag) {
+      throw validationError('etag does not match the stored object: upload again or send the ETag the upload returned');
+    }
+    return info;
+  }
+
+  /** The first `max` bytes of a stored object of `size` bytes (all of a smaller one). */
+  async readHead(key: string, size: number, max: number): Promise<Buffer> {
+    if (size === 0) return Buffer.alloc(0);
+    const stream = await this.platform.blobs.read(key, { start: 0, end: Math.min(size, max) - 1 });
     const chunks: Buffer[] = [];
     for await (const chunk of stream) chunks.push(chunk as Buffer);
-    return detectFormat(Buffer.concat(chunks));
+    return Buffer.concat(chunks);
   }
 }

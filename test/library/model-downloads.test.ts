@@ -1,0 +1,265 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { libraryModelBlobPrefix } from '../../src/domain/library/models.js';
+import { collectUploads } from '../../src/jobs/housekeeping.js';
+import { UploadService } from '../../src/services/uploads/upload-service.js';
+import { type ApiClient, type ApiResponse, createOrg, type OrgFixture } from '../support/fixtures.js';
+import { triangleObj } from '../support/library-models.js';
+import { startPlatform, type TestPlatform } from '../support/platform.js';
+import { BLOB_BACKENDS, uploadBytes } from '../support/uploads.js';
+import { LIBRARY_TEST_ENV, libraryClient, modelRow, modelSnapshot, uniqueName } from './model-support.js';
+
+const QUOTA = 10_000;
+const PNG = Buffer.concat([Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]), Buffer.alloc(200, 7)]);
+const GLB = Buffer.concat([Buffer.from('glTF'), Buffer.from([2, 0, 0, 0, 0x2c, 1, 0, 0]), Buffer.alloc(288, 0x20)]);
+
+/** Download links, thumbnails, deletion and the storage quota, on each blob store. */
+describe.each(BLOB_BACKENDS)('asset library models on $name: download links, quota, delete', (backend) => {
+  let t: TestPlatform;
+  let org: OrgFixture;
+  let admin: ApiClient;
+  let stopBackend: () => Promise<void> = async () => undefined;
+  const filesystem = backend.name.includes('filesystem');
+
+  beforeAll(async () => {
+    if (!backend.available) return;
+    const started = await backend.start();
+    stopBackend = started.stop;
+    t = await startPlatform({ ...started.env, ...LIBRARY_TEST_ENV });
+    org = await createOrg(t, { storageQuota: QUOTA });
+    ({ client: admin } = await libraryClient(org, 'Organization Administrator'));
+  }, 60_000);
+  afterAll(async () => {
+    await t?.close();
+    await stopBackend();
+  });
+
+  async function refused(send: () => Promise<ApiResponse>, status: number, error: string, message?: string | RegExp) {
+    const before = await modelSnapshot(t, org);
+    const response = await send();
+    expect(response.status, JSON.stringify(response.body)).toBe(status);
+    expect(response.body).toMatchObject({ statusCode: status, error });
+    if (message !== undefined) expect(response.body.message).toMatch(message);
+    expect(await modelSnapshot(t, org)).toEqual(before);
+    return response;
+  }
+
+  /** A finalized OBJ model of the admin's organization, and its bytes. */
+  async function finalizedModel(body: Record<string, unknown> = {}) {
+    const bytes = triangleObj(uniqueName('bytes'));
+    const created = await admin.post('/v1/asset-library/models', {
+      name: uniqueName('M'),
+      fileName: 'valve.obj',
+      size: bytes.length,
+      ...body,
+    });
+    expect(created.status, JSON.stringify(created.body)).toBe(201);
+    const { etag } = await uploadBytes(created.body, bytes);
+    const finalized = await admin.post(`/v1/asset-library/models/${created.body.id}/finalize`, { etag });
+    expect(finalized.status, JSON.stringify(finalized.body)).toBe(200);
+    return { model: finalized.body, bytes };
+  }
+
+  /** What the preview worker leaves (another helper builds it): a preview and a thumbnail under the model's prefix. */
+  async function withPreview(modelId: string) {
+    const prefix = libraryModelBlobPrefix(org.orgId, modelId);
+    await t.platform.blobs.write(`${prefix}preview.glb`, GLB);
+    await t.platform.blobs.write(`${prefix}thumbnail.png`, PNG);
+    await t.platform.regions[org.region].store.db
+      .updateTable('library_models')
+      .set({
+        status: 'ready',
+        preview_unavailable_reason: null,
+        preview_blob_key: `${prefix}preview.glb`,
+        preview_bytes: GLB.length,
+        thumbnail_blob_key: `${prefix}thumbnail.png`,
+        thumbnail_bytes: PNG.length,
+      })
+      .where('id', '=', modelId)
+      .execute();
+  }
+
+  /** The organization's bytes against its quota, as the upload machinery counts them. */
+  async function usedByLibrary() {
+    const context = t.platform.regions[org.region];
+    const uploads = new UploadService(t.platform, context, context.uploads);
+    return context.store.db.transaction().execute((tx) => uploads.usedBytes(tx, org.orgId, t.clock.now().toISOString()));
+  }
+
+  it.skipIf(!backend.available)(
+    'answers signed download links with download:assetlibrary; the link gives the exact bytes',
+    async () => {
+      const { model, bytes } = await finalizedModel();
+      expect((await admin.get(`/v1/asset-library/models/${model.id}`)).body.downloadLinks).toBeUndefined();
+      const response = await admin.get(`/v1/asset-library/models/${model.id}?includeDownloadLinks=true&includeTags=true`);
+      expect(response.status, JSON.stringify(response.body)).toBe(200);
+      const expiresAt = new Date(t.clock.now().getTime() + 3600_000);
+      expect(response.body).toEqual({
+        ...model,
+        tags: [],
+        downloadLinks: { original: { url: expect.any(String), expiresAt: expect.any(String) }, preview: null },
+      });
+      const link = response.body.downloadLinks.original;
+      expect(Math.abs(Date.parse(link.expiresAt) - expiresAt.getTime())).toBeLessThan(5_000);
+      const download = await fetch(link.url);
+      expect(download.status).toBe(200);
+      expect(Buffer.from(await download.arrayBuffer())).toEqual(bytes);
+      if (!filesystem) expect(new URL(link.url).searchParams.get('X-Amz-Expires')).toBe('3600');
+      // In a list too; a model whose upload is open has nothing to download yet.
+      const open = await admin.post('/v1/asset-library/models', { name: uniqueName('Open'), fileName: 'o.obj', size: 5 });
+      const listed = (await admin.get('/v1/asset-library/models?includeDownloadLinks=true&limit=500')).body as {
+        id: string;
+        downloadLinks: unknown;
+      }[];
+      expect(listed.find((row) => row.id === model.id)?.downloadLinks).toMatchObject({
+        original: { url: expect.any(String) },
+        preview: null,
+      });
+      expect(listed.find((row) => row.id === open.body.id)?.downloadLinks).toBeNull();
+    },
+  );
+
+  it.skipIf(!backend.available)(
+    'refuses includeDownloadLinks without download:assetlibrary: 403 Insufficient OAuth scopes',
+    async () => {
+      const { model } = await finalizedModel();
+      const reader = await libraryClient(
+        org,
+        'Organization Administrator',
+        undefined,
+        'read:basic read:assetlibrary write:assetlibrary',
+      );
+      await refused(
+        () => reader.client.get(`/v1/asset-library/models/${model.id}?includeDownloadLinks=true`),
+        403,
+        'Forbidden',
+        'Insufficient OAuth scopes',
+      );
+      await refused(
+        () => reader.client.get('/v1/asset-library/models?includeDownloadLinks=true'),
+        403,
+        'Forbidden',
+        'Insufficient OAuth scopes',
+      );
+      expect((await reader.client.get(`/v1/asset-library/models/${model.id}?includeDownloadLinks=false`)).status).toBe(200);
+      // The download scope alone reads nothing.
+      const downloader = await libraryClient(org, 'Organization Administrator', undefined, 'read:basic download:assetlibrary');
+      await refused(
+        () => downloader.client.get(`/v1/asset-library/models/${model.id}?includeDownloadLinks=true`),
+        403,
+        'Forbidden',
+        'Insufficient OAuth scopes',
+      );
+    },
+  );
+
+  it.skipIf(!backend.available || !filesystem)(
+    'refuses an altered or an expired download link (the embedded endpoint checks both)',
+    async () => {
+      const { model, bytes } = await finalizedModel();
+      const url = (await admin.get(`/v1/asset-library/models/${model.id}?includeDownloadLinks=true`)).body.downloadLinks.original
+        .url as string;
+      const parsed = new URL(url);
+      const signature = parsed.searchParams.get('signature') as string;
+      const altered = [
+        url.replace(`/${model.id}/original`, `/${model.id}/originaX`),
+        url.replace(`signature=${signature}`, `signature=${signature.slice(0, -2)}${signature.endsWith('AA') ? 'BB' : 'AA'}`),
+        url.replace(/expires=(\d+)/, (_, value: string) => `expires=${Number(value) + 3600}`),
+        url.replace('filename=valve.obj', 'filename=other.obj'),
+      ];
+      for (const address of altered) {
+        expect(address).not.toBe(url);
+        const response = await fetch(address);
+        expect(response.status).toBe(403);
+        expect(await response.json()).toMatchObject({ message: 'The signed address is not valid for this request' });
+      }
+      expect(Buffer.from(await (await fetch(url)).arrayBuffer())).toEqual(bytes);
+      t.clock.advance(3601_000);
+      const expired = await fetch(url);
+      expect(expired.status).toBe(403);
+      expect(await expired.json()).toMatchObject({ message: 'The signed address has expired' });
+    },
+  );
+
+  it.skipIf(!backend.available)(
+    'serves the thumbnail and a preview link once the worker made them; their bytes count against the quota',
+    async () => {
+      const { model } = await finalizedModel();
+      const path = `/v1/asset-library/models/${model.id}/thumbnail`;
+      expect((await admin.get(path)).status).toBe(404);
+      const usedBefore = await usedByLibrary();
+      await withPreview(model.id);
+      expect(await usedByLibrary()).toBe(usedBefore + GLB.length + PNG.length);
+      const read = await admin.get(`/v1/asset-library/models/${model.id}?includeDownloadLinks=true`);
+      expect(read.body.thumbnailUrl).toBe(`${t.regionUrl(org.region)}${path}`);
+      const thumbnail = await fetch(read.body.thumbnailUrl, { headers: { authorization: `Bearer ${admin.token}` } });
+      expect(thumbnail.status).toBe(200);
+      expect(thumbnail.headers.get('content-type')).toBe('image/png');
+      expect(Buffer.from(await thumbnail.arrayBuffer())).toEqual(PNG);
+      const preview = await fetch(read.body.downloadLinks.preview.url);
+      expect(preview.status).toBe(200);
+      expect(Buffer.from(await preview.arrayBuffer())).toEqual(GLB);
+      expect((await fetch(read.body.thumbnailUrl)).status).toBe(401);
+    },
+  );
+
+  it.skipIf(!backend.available)(
+    'reserves the declared size at creation: 403 StorageLimitExceeded past the quota, nothing stored',
+    async () => {
+      const used = await usedByLibrary();
+      const free = QUOTA - used;
+      const body = { name: 'Too big', fileName: 'big.obj' };
+      await refused(
+        () => admin.post('/v1/asset-library/models', { ...body, size: free + 1 }),
+        403,
+        'StorageLimitExceeded',
+        /storage quota/,
+      );
+      const fits = await admin.post('/v1/asset-library/models', { ...body, size: free });
+      expect(fits.status, JSON.stringify(fits.body)).toBe(201);
+      expect(await usedByLibrary()).toBe(QUOTA);
+      await refused(() => admin.post('/v1/asset-library/models', { ...body, size: 1 }), 403, 'StorageLimitExceeded');
+      // Deleting the open upload frees its reservation at once.
+      expect((await admin.delete(`/v1/asset-library/models/${fits.body.id}`)).status).toBe(204);
+      expect(await usedByLibrary()).toBe(used);
+    },
+  );
+
+  it.skipIf(!backend.available)(
+    'deletes a model (204, then 404): tags unassigned, quota freed, original, preview and thumbnail removed',
+    async () => {
+      const tag = (await admin.post('/v1/asset-library/tags', { name: uniqueName() })).body;
+      const { model } = await finalizedModel({ tagIds: [tag.id] });
+      await withPreview(model.id);
+      const row = await modelRow(t, org, model.id);
+      const keys = [row?.blob_key, row?.preview_blob_key, row?.thumbnail_blob_key] as string[];
+      for (const key of keys) expect(await t.platform.blobs.head(key)).toBeDefined();
+      const usedBefore = await usedByLibrary();
+      expect((await admin.get(`/v1/asset-library/tags/${tag.id}`)).body.modelCount).toBe(1);
+
+      const deleted = await admin.delete(`/v1/asset-library/models/${model.id}`);
+      expect(deleted.status).toBe(204);
+      expect(await usedByLibrary()).toBe(usedBefore - Number(row?.stored_bytes) - GLB.length - PNG.length);
+      expect((await admin.get(`/v1/asset-library/tags/${tag.id}`)).body.modelCount).toBe(0);
+      for (const send of [
+        () => admin.get(`/v1/asset-library/models/${model.id}`),
+        () => admin.patch(`/v1/asset-library/models/${model.id}`, { name: 'x' }),
+        () => admin.post(`/v1/asset-library/models/${model.id}/finalize`, { etag: model.file.etag }),
+        () => admin.delete(`/v1/asset-library/models/${model.id}`),
+        () => admin.get(`/v1/asset-library/models/${model.id}/thumbnail`),
+      ]) {
+        await refused(send, 404, 'Not Found');
+      }
+      const audit = await t.platform.regions[org.region].store.db
+        .selectFrom('audit_events')
+        .select(['action', 'details'])
+        .where('target_id', '=', model.id)
+        .where('action', '=', 'library-model.deleted')
+        .execute();
+      expect(audit).toHaveLength(1);
+      expect(JSON.parse(audit[0]?.details ?? '{}')).toMatchObject({ name: model.name, fileName: 'valve.obj', status: 'ready' });
+
+      await collectUploads(t.platform);
+      for (const key of keys) expect(await t.platform.blobs.head(key)).toBeUndefined();
+    },
+  );
+});
