@@ -117,6 +117,7 @@ export const ERRORS = {
     status: 409,
     message: 'The library model is not ready: its upload is not finalized, its preview is being made, or it failed',
   },
+  LibraryModelInUse: { status: 409, message: 'The library model is placed in a twin or an open draft' },
   LibraryModelDeleted: { status: 409, message: 'A model asset to publish places a library model that no longer exists' },
   // operations (DESIGN.md section 14)
   DatabaseUnavailable: {

@@ -1,16 +1,15 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { libraryModelBlobPrefix } from '../../src/domain/library/models.js';
 import { collectUploads } from '../../src/jobs/housekeeping.js';
 import { UploadService } from '../../src/services/uploads/upload-service.js';
 import { type ApiClient, type ApiResponse, createOrg, type OrgFixture } from '../support/fixtures.js';
-import { triangleObj } from '../support/library-models.js';
+import { runPreview, triangleObj } from '../support/library-models.js';
+import { checkedPreview, checkedThumbnail } from '../support/model-checks.js';
+import { boxObj } from '../support/model-samples.js';
 import { startPlatform, type TestPlatform } from '../support/platform.js';
 import { BLOB_BACKENDS, uploadBytes } from '../support/uploads.js';
 import { LIBRARY_TEST_ENV, libraryClient, modelRow, modelSnapshot, uniqueName } from './model-support.js';
 
 const QUOTA = 10_000;
-const PNG = Buffer.concat([Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]), Buffer.alloc(200, 7)]);
-const GLB = Buffer.concat([Buffer.from('glTF'), Buffer.from([2, 0, 0, 0, 0x2c, 1, 0, 0]), Buffer.alloc(288, 0x20)]);
 
 /** Download links, thumbnails, deletion and the storage quota, on each blob store. */
 describe.each(BLOB_BACKENDS)('asset library models on $name: download links, quota, delete', (backend) => {
@@ -44,8 +43,7 @@ describe.each(BLOB_BACKENDS)('asset library models on $name: download links, quo
   }
 
   /** A finalized OBJ model of the admin's organization, and its bytes. */
-  async function finalizedModel(body: Record<string, unknown> = {}) {
-    const bytes = triangleObj(uniqueName('bytes'));
+  async function finalizedModel(body: Record<string, unknown> = {}, bytes = triangleObj(uniqueName('bytes'))) {
     const created = await admin.post('/v1/asset-library/models', {
       name: uniqueName('M'),
       fileName: 'valve.obj',
@@ -59,23 +57,14 @@ describe.each(BLOB_BACKENDS)('asset library models on $name: download links, quo
     return { model: finalized.body, bytes };
   }
 
-  /** What the preview worker leaves (another helper builds it): a preview and a thumbnail under the model's prefix. */
+  /** Runs the preview worker on the model; answers the preview and thumbnail it stored. */
   async function withPreview(modelId: string) {
-    const prefix = libraryModelBlobPrefix(org.orgId, modelId);
-    await t.platform.blobs.write(`${prefix}preview.glb`, GLB);
-    await t.platform.blobs.write(`${prefix}thumbnail.png`, PNG);
-    await t.platform.regions[org.region].store.db
-      .updateTable('library_models')
-      .set({
-        status: 'ready',
-        preview_unavailable_reason: null,
-        preview_blob_key: `${prefix}preview.glb`,
-        preview_bytes: GLB.length,
-        thumbnail_blob_key: `${prefix}thumbnail.png`,
-        thumbnail_bytes: PNG.length,
-      })
-      .where('id', '=', modelId)
-      .execute();
+    await runPreview(t, org, modelId);
+    const row = await modelRow(t, org, modelId);
+    expect(row?.status).toBe('ready');
+    const bytes = async (key: string | null | undefined) =>
+      Buffer.concat(await (await t.platform.blobs.read(key as string)).toArray());
+    return { glb: await bytes(row?.preview_blob_key), png: await bytes(row?.thumbnail_blob_key) };
   }
 
   /** The organization's bytes against its quota, as the upload machinery counts them. */
@@ -183,21 +172,23 @@ describe.each(BLOB_BACKENDS)('asset library models on $name: download links, quo
   it.skipIf(!backend.available)(
     'serves the thumbnail and a preview link once the worker made them; their bytes count against the quota',
     async () => {
-      const { model } = await finalizedModel();
+      const { model } = await finalizedModel({}, Buffer.from(boxObj()));
       const path = `/v1/asset-library/models/${model.id}/thumbnail`;
       expect((await admin.get(path)).status).toBe(404);
       const usedBefore = await usedByLibrary();
-      await withPreview(model.id);
-      expect(await usedByLibrary()).toBe(usedBefore + GLB.length + PNG.length);
+      const { glb, png } = await withPreview(model.id);
+      expect(await usedByLibrary()).toBe(usedBefore + glb.length + png.length);
+      await checkedPreview(glb);
+      checkedThumbnail(png);
       const read = await admin.get(`/v1/asset-library/models/${model.id}?includeDownloadLinks=true`);
       expect(read.body.thumbnailUrl).toBe(`${t.regionUrl(org.region)}${path}`);
       const thumbnail = await fetch(read.body.thumbnailUrl, { headers: { authorization: `Bearer ${admin.token}` } });
       expect(thumbnail.status).toBe(200);
       expect(thumbnail.headers.get('content-type')).toBe('image/png');
-      expect(Buffer.from(await thumbnail.arrayBuffer())).toEqual(PNG);
+      expect(Buffer.from(await thumbnail.arrayBuffer())).toEqual(png);
       const preview = await fetch(read.body.downloadLinks.preview.url);
       expect(preview.status).toBe(200);
-      expect(Buffer.from(await preview.arrayBuffer())).toEqual(GLB);
+      expect(Buffer.from(await preview.arrayBuffer())).toEqual(glb);
       expect((await fetch(read.body.thumbnailUrl)).status).toBe(401);
     },
   );
@@ -229,7 +220,7 @@ describe.each(BLOB_BACKENDS)('asset library models on $name: download links, quo
     async () => {
       const tag = (await admin.post('/v1/asset-library/tags', { name: uniqueName() })).body;
       const { model } = await finalizedModel({ tagIds: [tag.id] });
-      await withPreview(model.id);
+      const { glb, png } = await withPreview(model.id);
       const row = await modelRow(t, org, model.id);
       const keys = [row?.blob_key, row?.preview_blob_key, row?.thumbnail_blob_key] as string[];
       for (const key of keys) expect(await t.platform.blobs.head(key)).toBeDefined();
@@ -238,7 +229,7 @@ describe.each(BLOB_BACKENDS)('asset library models on $name: download links, quo
 
       const deleted = await admin.delete(`/v1/asset-library/models/${model.id}`);
       expect(deleted.status).toBe(204);
-      expect(await usedByLibrary()).toBe(usedBefore - Number(row?.stored_bytes) - GLB.length - PNG.length);
+      expect(await usedByLibrary()).toBe(usedBefore - Number(row?.stored_bytes) - glb.length - png.length);
       expect((await admin.get(`/v1/asset-library/tags/${tag.id}`)).body.modelCount).toBe(0);
       for (const send of [
         () => admin.get(`/v1/asset-library/models/${model.id}`),

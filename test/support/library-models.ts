@@ -1,6 +1,10 @@
 import { createHash } from 'node:crypto';
-import { multipartEtag, singlePutEtag } from '../../src/domain/uploads/etag.js';
+import fs from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
 import type { LibraryModelStatus } from '../../src/domain/records/regional.js';
+import { multipartEtag, singlePutEtag } from '../../src/domain/uploads/etag.js';
+import { previewLibraryModelJob } from '../../src/jobs/preview-library-model.js';
 import type { ApiClient, OrgFixture } from './fixtures.js';
 import type { TestPlatform } from './platform.js';
 import { type UploadTarget, uploadBytes } from './uploads.js';
@@ -140,4 +144,21 @@ export async function setLibraryModelStatus(t: TestPlatform, org: OrgFixture, id
  */
 export async function deleteLibraryModelRow(t: TestPlatform, org: OrgFixture, id: string) {
   await t.platform.regions[org.region].store.db.deleteFrom('library_models').where('id', '=', id).execute();
+}
+
+/**
+ * Runs the preview worker's handler for one model now, as the worker would when it claims the
+ * job (the real conversion, blob writes and row update), for suites that check what it leaves
+ * without waiting on a polling worker.
+ */
+export async function runPreview(t: TestPlatform, org: OrgFixture, modelId: string): Promise<void> {
+  const workDir = await fs.mkdtemp(path.join(os.tmpdir(), 'rdp-preview-'));
+  try {
+    await previewLibraryModelJob(t.platform).handler(
+      { region: org.region, modelId },
+      { heartbeat: async () => undefined, signal: new AbortController().signal, workDir: async () => workDir },
+    );
+  } finally {
+    await fs.rm(workDir, { recursive: true, force: true });
+  }
 }

@@ -3,7 +3,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { fillLibraryModelIds } from '../../src/adapters/db/migrations/regional-0020-model-assets.js';
 import { LibraryModelRepository } from '../../src/adapters/db/repositories/library-model-repository.js';
 import { createOrg, type OrgFixture } from '../support/fixtures.js';
-import { deleteLibraryModel, insertLibraryModel, setLibraryModelStatus } from '../support/library-models.js';
+import { createLibraryModel, deleteLibraryModelRow, libraryWriter, setLibraryModelStatus } from '../support/library-models.js';
 import { type TestPlatform, usingPostgres, withPlatformAndOrg } from '../support/platform.js';
 import { auditOf, createSite, openDraft, refusedTwinRequest } from '../support/twins.js';
 
@@ -21,8 +21,16 @@ describe('model assets: /v1/twin/{ctx}/model-assets', () => {
   withPlatformAndOrg((started) => ({ t, org } = started));
   beforeAll(async () => {
     siteId = await createSite(org);
-    modelId = (await insertLibraryModel(t, org)).id;
+    modelId = (await createLibraryModel(org)).id;
   });
+
+  /** A model of the organization that is not ready: through the routes; `failed` as the worker leaves one it cannot convert. */
+  async function modelIn(status: (typeof NOT_READY)[number]) {
+    if (status !== 'failed') return createLibraryModel(org, { status });
+    const model = await createLibraryModel(org, { status: 'processing' });
+    await setLibraryModelStatus(t, org, model.id, 'failed');
+    return model;
+  }
 
   const refused = (send: () => Promise<any>, status: number, error: string, message?: string | RegExp) =>
     refusedTwinRequest(t, org, send, status, error, message);
@@ -279,13 +287,13 @@ describe('model assets: /v1/twin/{ctx}/model-assets', () => {
 
       it("refuses another organization's model or none (404) and a model that is not ready (409), storing nothing", async () => {
         const other = await createOrg(t);
-        const foreign = await insertLibraryModel(t, other);
+        const foreign = await createLibraryModel(other);
         const post = (libraryModelId: string) => () =>
           org.admin.post(`/v1/twin/${ctx}/model-assets`, { libraryModelId, name: 'A', position });
         await refused(post(foreign.id), 404, 'Not Found', /Library model not found/);
         await refused(post(randomUUID()), 404, 'Not Found', /Library model not found/);
         for (const status of NOT_READY) {
-          const model = await insertLibraryModel(t, org, { status });
+          const model = await modelIn(status);
           await refused(post(model.id), 409, 'LibraryModelNotReady', new RegExp(`status is ${status}`));
           // Once ready, the same model is placed.
           await setLibraryModelStatus(t, org, model.id, 'ready');
@@ -356,11 +364,11 @@ describe('model assets: /v1/twin/{ctx}/model-assets', () => {
       ...NOT_READY.map(
         (status) => [status, (id: string) => setLibraryModelStatus(t, org, id, status), 'LibraryModelNotReady'] as const,
       ),
-      ['deleted', (id: string) => deleteLibraryModel(t, org, id), 'LibraryModelDeleted'] as const,
+      ['deleted', (id: string) => deleteLibraryModelRow(t, org, id), 'LibraryModelDeleted'] as const,
     ]) {
       const site = await createSite(org);
       const live = await create(site, { name: 'Live' });
-      const model = await insertLibraryModel(t, org);
+      const model = await createLibraryModel(org);
       const draft = await openDraft(org, site);
       const added = await create(draft.id, { libraryModelId: model.id, name: `Added, then ${what}` });
       await org.admin.patch(`/v1/twin/${draft.id}/model-assets/${live.id}`, { name: 'Changed in draft' });
@@ -383,8 +391,8 @@ describe('model assets: /v1/twin/{ctx}/model-assets', () => {
       t.platform.regions[org.region].store.db,
       t.platform.regions[org.region].store.dialect,
     );
-    const model = await insertLibraryModel(t, org, { name: 'Counted' });
-    const unplaced = await insertLibraryModel(t, org, { name: 'Unplaced' });
+    const model = await createLibraryModel(org, { name: 'Counted' });
+    const unplaced = await createLibraryModel(org, { name: 'Unplaced' });
     expect(await repository.countPlacements(org.orgId, model.id)).toBe(0);
     const site = await createSite(org);
     const one = await create(site, { libraryModelId: model.id });
@@ -410,6 +418,39 @@ describe('model assets: /v1/twin/{ctx}/model-assets', () => {
     // Deleted live: one fewer, though a draft still modifies it (its publish would skip that change).
     expect((await org.admin.delete(`/v1/twin/${site}/model-assets/${one.id}`)).status).toBe(204);
     expect(await repository.countPlacements(org.orgId, model.id)).toBe(2);
+  });
+
+  it('refuses to delete a placed library model (409 LibraryModelInUse, nothing changed) until its model assets are gone', async () => {
+    const writer = await libraryWriter(org);
+    const db = t.platform.regions[org.region].store.db;
+    const modelRow = (id: string) => db.selectFrom('library_models').selectAll().where('id', '=', id).executeTakeFirst();
+    const model = await createLibraryModel(org, { name: 'Placed' });
+    const site = await createSite(org);
+    const live = await create(site, { libraryModelId: model.id });
+    const draft = await openDraft(org, site);
+    const drafted = await create(draft.id, { libraryModelId: model.id });
+    const before = await modelRow(model.id);
+    const refusal = async (count: number) => {
+      const response = await writer.delete(`/v1/asset-library/models/${model.id}`);
+      expect(response.status, JSON.stringify(response.body)).toBe(409);
+      expect(response.body).toMatchObject({ error: 'LibraryModelInUse' });
+      expect(response.body.message).toContain(`placed ${count} time`);
+      expect(await modelRow(model.id)).toEqual(before);
+    };
+    await refusal(2);
+    // The live placement gone, the open draft's still holds it; a discarded draft does not.
+    expect((await org.admin.delete(`/v1/twin/${site}/model-assets/${live.id}`)).status).toBe(204);
+    await refusal(1);
+    expect((await org.admin.post(`/v1/twin/${draft.id}/discard`, {})).status).toBe(200);
+    expect(drafted.libraryModelId).toBe(model.id);
+    expect((await writer.delete(`/v1/asset-library/models/${model.id}`)).status).toBe(204);
+    expect(await modelRow(model.id)).toBeUndefined();
+    // Gone: placing it again is 404.
+    await refused(
+      () => org.admin.post(`/v1/twin/${site}/model-assets`, { libraryModelId: model.id, name: 'Again', position }),
+      404,
+      'Not Found',
+    );
   });
 
   it('migration 0020 fills library_model_id from the JSON of rows and changes written before it', async () => {
@@ -450,7 +491,7 @@ describe('model assets: /v1/twin/{ctx}/model-assets', () => {
   // SQLite runs one write at a time; on PostgreSQL the model's row orders them.
   it.runIf(usingPostgres)("a placement waits for a deletion holding the model's row, then finds no model (404)", async () => {
     const site = await createSite(org);
-    const model = await insertLibraryModel(t, org, { name: 'Being deleted' });
+    const model = await createLibraryModel(org, { name: 'Being deleted' });
     const { db, dialect } = t.platform.regions[org.region].store;
     let holding!: () => void;
     const held = new Promise<void>((resolve) => (holding = resolve));
@@ -498,7 +539,7 @@ describe('model assets: /v1/twin/{ctx}/model-assets', () => {
     const otherSite = await createSite(org);
     const other = await createOrg(t);
     const foreignSite = await createSite(other);
-    const foreignModel = await insertLibraryModel(t, other);
+    const foreignModel = await createLibraryModel(other);
     const foreign = await create(foreignSite, { libraryModelId: foreignModel.id }, other);
     await refused(() => org.admin.get(`/v1/twin/${otherSite}/model-assets/${mine.id}`), 404, 'Not Found');
     await refused(() => org.admin.patch(`/v1/twin/${otherSite}/model-assets/${mine.id}`, { name: 'X' }), 404, 'Not Found');

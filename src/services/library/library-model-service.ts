@@ -197,6 +197,15 @@ export class LibraryModelService {
     await this.region.store.db.transaction().execute(async (tx) => {
       const row = await this.models.lock(tx, principal.orgId, id, now);
       if (!row) throw notFound();
+      // Placements hold the model's row FOR SHARE (PostgreSQL; SQLite has one writer): with it held
+      // here, none can land between the count and the delete.
+      const placements = await this.models.countPlacements(principal.orgId, id, tx);
+      if (placements > 0) {
+        throw new ApiError(
+          'LibraryModelInUse',
+          `The library model is placed ${placements} time${placements === 1 ? '' : 's'} in twins or open drafts: delete those model assets first`,
+        );
+      }
       await this.models.delete(tx, id);
       const prefix = libraryModelBlobPrefix(row.org_id, row.id);
       await this.region.uploads.queueDeletions(tx, [...blobsOfModel(row), { key: prefix }], now);
