@@ -1,4 +1,9 @@
+import type { LibraryTagRow } from '../records/regional.js';
+
 /** The rules of asset library tags (DESIGN.md section 12, docs/asset-library.md). */
+
+/** A tag with the number of models that carry it, as reads answer it. */
+export type LibraryTagWithCount = LibraryTagRow & { model_count: number };
 
 /** A tag's name: 1 to 64 characters (code points), stored as given, never trimmed. */
 export const TAG_NAME_MAX_LENGTH = 64;

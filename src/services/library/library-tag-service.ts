@@ -1,10 +1,11 @@
 import { randomUUID } from 'node:crypto';
 import type { Transaction } from 'kysely';
-import type { LibraryTagRepository, LibraryTagWithCount } from '../../adapters/db/repositories/library-tag-repository.js';
+import type { LibraryTagRepository } from '../../adapters/db/repositories/library-tag-repository.js';
 import type { LibraryTagRow, RegionalSchema } from '../../adapters/db/schema.js';
 import { isUniqueViolation } from '../../adapters/db/unique-violation.js';
 import type { Principal } from '../../domain/access/principal.js';
 import { ApiError } from '../../domain/errors.js';
+import type { LibraryTagWithCount } from '../../domain/library/tags.js';
 import { tagNameKey } from '../../domain/library/tags.js';
 import type { Platform, RegionContext } from '../../platform.js';
 import type { NodeService } from '../node-service.js';

@@ -1,11 +1,9 @@
 import type { Kysely, Transaction } from 'kysely';
+import type { LibraryTagWithCount } from '../../../domain/library/tags.js';
 import type { Dialect } from '../database.js';
 import type { LibraryTagRow, RegionalSchema } from '../schema.js';
 
 type Db = Kysely<RegionalSchema> | Transaction<RegionalSchema>;
-
-/** A tag with the number of models that carry it. */
-export type LibraryTagWithCount = LibraryTagRow & { model_count: number };
 
 /** Tags of a region's asset libraries. No rules here: LibraryTagService applies them. */
 export class LibraryTagRepository {

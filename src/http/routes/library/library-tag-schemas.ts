@@ -1,5 +1,5 @@
 import { type Static, Type } from '@sinclair/typebox';
-import type { LibraryTagWithCount } from '../../../adapters/db/repositories/library-tag-repository.js';
+import type { LibraryTagWithCount } from '../../../domain/library/tags.js';
 import { TAG_COLOR_PATTERN, TAG_NAME_MAX_LENGTH } from '../../../domain/library/tags.js';
 
 // NUL characters are refused for every JSON body by http/plugins/json-body.ts.
