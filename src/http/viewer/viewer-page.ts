@@ -1,0 +1,43 @@
+import { html, type SafeHtml } from '../../domain/html.js';
+import { VIEWER_ASSETS_PATH, VIEWER_SCRIPT_FILE, type ViewerConfig } from '../../domain/viewer/viewer-config.js';
+
+/**
+ * The viewer's page: a full-window element the script fills, the configuration as JSON (escaped
+ * by the html template, read with JSON.parse), and the bundled script from the API's own origin.
+ */
+export function viewerPage(title: string, config: ViewerConfig): SafeHtml {
+  const configJson = JSON.stringify(config);
+  return html`<!doctype html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<meta name="referrer" content="no-referrer">
+<title>${title}</title>
+</head>
+<body style="margin:0;height:100vh;overflow:hidden;background:#202428;color:#e8e8e8;font:14px system-ui,sans-serif">
+<div id="rdp-viewer" style="position:absolute;inset:0"></div>
+<script id="rdp-viewer-config" type="application/json">${configJson}</script>
+<script type="module" src="${VIEWER_ASSETS_PATH}/${VIEWER_SCRIPT_FILE}"></script>
+</body>
+</html>`;
+}
+
+/**
+ * The page's Content-Security-Policy: scripts only from this origin, connections to this origin
+ * (the API, the tiles, the signed blob addresses of the embedded store) plus `connectSources`
+ * (an S3 endpoint), and framing only by `frameAncestors` ('none' when empty).
+ */
+export function viewerContentSecurityPolicy(frameAncestors: string[], connectSources: string[] = []): string {
+  const ancestors = frameAncestors.length > 0 ? frameAncestors.join(' ') : "'none'";
+  return [
+    "default-src 'none'",
+    "script-src 'self'",
+    "style-src 'self' 'unsafe-inline'",
+    "img-src 'self' data: blob:",
+    `connect-src 'self' blob: data: ${connectSources.join(' ')}`.trim(),
+    "worker-src 'self' blob:",
+    "base-uri 'none'",
+    `frame-ancestors ${ancestors}`,
+  ].join('; ');
+}
