@@ -101,13 +101,18 @@ async function databaseSessions(): Promise<string> {
   }
 }
 
-/** Retries a step while the server is down (a refused or cut connection), as a client would. */
+/**
+ * Retries a step while the server is down (a refused or cut connection), as a client would, for
+ * up to a minute: a restart on a loaded two-core machine has taken over 20 s (CI, 2026-11-25).
+ */
+const RETRY_FOR_MS = 60_000;
 async function retried<T>(step: () => Promise<T>): Promise<T> {
-  for (let attempt = 0; ; attempt += 1) {
+  const deadline = Date.now() + RETRY_FOR_MS;
+  for (;;) {
     try {
       return await step();
     } catch (error) {
-      if (attempt > 400 || !(error instanceof TypeError)) throw error; // fetch failed: connection refused or reset
+      if (Date.now() > deadline || !(error instanceof TypeError)) throw error; // fetch failed: connection refused or reset
       await pause(50);
     }
   }
