@@ -165,7 +165,7 @@ describe('model assets in a planning layout: /v1/twin/{layoutId}/model-assets', 
     await refused(() => org.admin.patch(path, { metadata: { Any: { Thing: 1 } } }), 400, 'ValidationError', /metadata type/);
   });
 
-  it("access is the project node's: a Viewer reads (403 on writes), an outsider and another organization get 404", async () => {
+  it("access is the project node's: a Viewer reads (403 on writes), an outsider gets 403, another organization 404", async () => {
     const placed = await place(layoutId, { name: 'Guarded' });
     const path = `/v1/twin/${layoutId}/model-assets/${placed.id}`;
     const viewer = await org.serviceClient({ roleName: 'Viewer' });
@@ -177,8 +177,8 @@ describe('model assets in a planning layout: /v1/twin/{layoutId}/model-assets', 
     await refused(() => viewer.client.delete(path), 403, 'Forbidden');
     const elsewhere = await createNode(org, org.orgId, 'division', 'Elsewhere');
     const outsider = await org.serviceClient({ roleName: 'Contributor', nodeId: elsewhere });
-    await refused(() => outsider.client.get(path), 404, 'Not Found');
-    await refused(() => outsider.client.post(`/v1/twin/${layoutId}/model-assets`, body), 404, 'Not Found');
+    await refused(() => outsider.client.get(path), 403, 'Forbidden');
+    await refused(() => outsider.client.post(`/v1/twin/${layoutId}/model-assets`, body), 403, 'Forbidden');
     await refused(() => other.admin.get(path), 404, 'Not Found');
     await refused(() => other.admin.get(`/v1/twin/${layoutId}/model-assets`), 404, 'Not Found');
   });

@@ -113,15 +113,16 @@ describe('planning projects from a processed bundle', () => {
     );
   });
 
-  it('404 for a bundle missing, of another organization, not a bundle, not readable, or in the trash', async () => {
+  it('404 for a bundle missing, of another organization, not a bundle, or in the trash; 403 for one the caller cannot reach', async () => {
     const send = (client: typeof org.admin, id: string) => () => client.post(`/v1/bundles/${id}/project`, {});
     await refused(send(org.admin, '00000000-0000-4000-8000-000000000000'), 404, 'Not Found');
     await refused(send(other.admin, bundleId), 404, 'Not Found');
     await refused(send(org.admin, folderId), 404, 'Not Found');
     await refused(send(org.admin, derivativeId), 404, 'Not Found');
+    // Content access failing is 403 Forbidden resource (DESIGN.md section 5), as for every node.
     const elsewhere = await createNode(org, org.orgId, 'division', 'Elsewhere');
     const outsider = await org.serviceClient({ roleName: 'Contributor', nodeId: elsewhere });
-    await refused(send(outsider.client, bundleId), 404, 'Not Found');
+    await refused(send(outsider.client, bundleId), 403, 'Forbidden', /Forbidden resource/);
     const trashFolder = await createNode(org, siteId, 'folder', 'To trash');
     const trashed = await org.admin.post(`/v1/nodes/${trashFolder}/bundle`, { name: 'Trashed' });
     expect((await org.admin.delete(`/v1/nodes/${trashed.body.id}`)).status).toBe(204);
@@ -168,7 +169,7 @@ describe('planning projects from a processed bundle', () => {
       expect(listed.body).toEqual({ items: [project.defaultLayout], page: 1, limit: 20, total: 1 });
     });
 
-    it('400 on bad paging; 404 for an unknown id, a site, another organization, an unreadable project, a trashed one', async () => {
+    it('400 on bad paging; 404 for an unknown id, a site, another organization, a trashed project; 403 unreachable', async () => {
       for (const query of ['page=0', 'limit=0', 'limit=101', 'page=x', 'sort=name']) {
         const response = await org.admin.get(`/v1/planning/${project.id}/layouts?${query}`);
         expect(response.status, query).toBe(400);
@@ -182,8 +183,8 @@ describe('planning projects from a processed bundle', () => {
       }
       const elsewhere = await createNode(org, org.orgId, 'division', 'Far');
       const outsider = await org.serviceClient({ roleName: 'Viewer', nodeId: elsewhere });
-      expect((await outsider.client.get(`/v1/planning/${project.id}/layouts`)).status).toBe(404);
-      expect((await outsider.client.get(`/v1/planning/${project.defaultLayout.id}/layouts`)).status).toBe(404);
+      expect((await outsider.client.get(`/v1/planning/${project.id}/layouts`)).status).toBe(403);
+      expect((await outsider.client.get(`/v1/planning/${project.defaultLayout.id}/layouts`)).status).toBe(403);
       const noScope = await org.serviceClient({ scopes: 'read:basic', roleName: 'Organization Administrator' });
       expect((await noScope.client.get(`/v1/planning/${project.id}/layouts`)).status).toBe(403);
 
