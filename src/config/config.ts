@@ -1,5 +1,6 @@
 import path from 'node:path';
 import { REGIONS, type Region } from '../domain/regions.js';
+import { type PluginConfig, readPluginsFile } from './plugins.js';
 
 /** Everything the platform reads from its environment, parsed once at start and passed down. */
 /** What one process runs (DESIGN.md section 14): the authorization server, regional APIs, the processing worker. */
@@ -78,6 +79,8 @@ export interface Config {
     reconstructionCommand: string | undefined;
   };
   mail: MailConfig;
+  /** RDP_PLUGINS_FILE: the viewer extensions installed in the deployment (GET /v1/plugins); unset: none. */
+  plugins: readonly PluginConfig[];
 }
 
 /** Outgoing mail (invitations). Without an SMTP server, mail is kept in the store's outbox. */
@@ -346,5 +349,6 @@ export function loadConfig(env: Env = process.env): Config {
       reconstructionCommand: env.RDP_RECONSTRUCTION_COMMAND || undefined,
     },
     mail: mail(env),
+    plugins: env.RDP_PLUGINS_FILE ? readPluginsFile(env.RDP_PLUGINS_FILE, (message) => new ConfigError(message)) : [],
   };
 }

@@ -110,6 +110,8 @@ export const ERRORS = {
     status: 409,
     message: 'The data bundle has no processed derivative with a tileset: process its point cloud first',
   },
+  // planning (DESIGN.md section 13)
+  BundleNotReady: { status: 409, message: 'The data bundle is not ready: upload and process its input first' },
   DuplicateMetadataTypeName: { status: 409, message: 'A metadata type with this name exists in the organization' },
   // asset library (DESIGN.md section 12)
   DuplicateTagName: { status: 409, message: 'A tag with this name exists in the organization' },
@@ -117,7 +119,7 @@ export const ERRORS = {
     status: 409,
     message: 'The library model is not ready: its upload is not finalized, its preview is being made, or it failed',
   },
-  LibraryModelInUse: { status: 409, message: 'The library model is placed in a twin or an open draft' },
+  LibraryModelInUse: { status: 409, message: 'The library model is placed in a twin, an open draft or a planning layout' },
   LibraryModelDeleted: { status: 409, message: 'A model asset to publish places a library model that no longer exists' },
   // operations (DESIGN.md section 14)
   DatabaseUnavailable: {

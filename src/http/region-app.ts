@@ -33,6 +33,8 @@ import membershipRoutes from './routes/people/membership-routes.js';
 import roleRoutes from './routes/people/role-routes.js';
 import userRoutes from './routes/people/user-routes.js';
 import { UserSchema } from './routes/people/user-schemas.js';
+import planningRoutes from './routes/planning/planning-routes.js';
+import pluginRoutes from './routes/plugins/plugin-routes.js';
 import processingRoutes from './routes/processing/processing-routes.js';
 import scimTokenRoutes from './routes/scim-tokens/scim-token-routes.js';
 import assetRoutes from './routes/twins/asset-routes.js';
@@ -93,6 +95,11 @@ export const TAGS = [
     description:
       "3D models of the organization's asset library: uploaded as site files are, previewed, tagged, downloaded by signed link",
   },
+  {
+    name: 'Planning',
+    description: 'Planning projects made from a data bundle, and their layouts where library models are placed as model assets',
+  },
+  { name: 'Plugins', description: 'The viewer extensions installed in the deployment' },
 ];
 
 /** What each status means on every operation; routes may give a more precise description. */
@@ -235,6 +242,8 @@ export async function regionApp(
   await businessObjectRoutes(app);
   await libraryTagRoutes(app);
   await libraryModelRoutes(app);
+  await planningRoutes(app);
+  await pluginRoutes(app);
 
   app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());
   // The page links its assets absolutely when opened without a trailing slash: from the public

@@ -1,4 +1,6 @@
+import type { Transaction } from 'kysely';
 import { parentPath, toMoveNode } from '../adapters/db/repositories/node-tree-repository.js';
+import type { RegionalSchema } from '../adapters/db/schema.js';
 import type { Principal } from '../domain/access/principal.js';
 import { ApiError } from '../domain/errors.js';
 import type { ListPage } from '../domain/listing/cursor.js';
@@ -51,9 +53,7 @@ export class NodeTreeService {
         if (!isMovableKind(node.kind as NodeKind)) throw new ApiError('NodeCannotBeMoved', `A ${node.kind} cannot be moved`);
         if (node.parent_id === parent.id) return node;
 
-        const { derivatives, sources } = await tree.links(tx, node.id);
-        const siblings = (rows: NodeRow[]) => rows.filter((row) => row.parent_id === node.parent_id);
-        const group = [node, ...siblings(derivatives), ...siblings(sources)];
+        const { group, strayDerivatives, straySources } = await this.linkedGroup(tx, node);
         const shape = await tree.subtreeShape(tx, node.path);
         const paths = group.map((member) => member.path);
         const subtreeMemberships = await Promise.all(paths.map((path) => tree.subtreeHasMemberships(tx, path)));
@@ -61,8 +61,8 @@ export class NodeTreeService {
           node: toMoveNode(node),
           target: toMoveNode(parent),
           group: group.map(toMoveNode),
-          strayDerivatives: derivatives.length - siblings(derivatives).length,
-          straySources: sources.length - siblings(sources).length,
+          strayDerivatives,
+          straySources,
           subtreeHeight: shape.maxDepth > 0 ? shape.maxDepth - node.depth : 0,
           subtreeHasSite: shape.hasSite,
           subtreeHasData: shape.hasData,
@@ -85,6 +85,38 @@ export class NodeTreeService {
       if (isWriteConflict(error)) throw new ApiError('MoveNodeFailed', 'A concurrent change conflicted with the move; retry');
       throw error;
     }
+  }
+
+  /**
+   * The node and the siblings linked to it, directly or through one another, as derivatives,
+   * sources, a bundle's dependants (a planning project) or a dependant's bundle: they move
+   * together (DESIGN.md section 6), so a project moved takes its bundle and the bundle's point
+   * cloud along. Linked nodes under another parent are counted as strays (a move is refused).
+   */
+  private async linkedGroup(tx: Transaction<RegionalSchema>, node: NodeRow) {
+    const group = new Map([[node.id, node]]);
+    const pending = [node];
+    let strayDerivatives = 0;
+    let straySources = 0;
+    for (let member = pending.pop(); member; member = pending.pop()) {
+      const { derivatives, sources } = await this.region.tree.links(tx, member.id, ['derivative', 'dependant']);
+      for (const [rows, isSource] of [
+        [derivatives, false],
+        [sources, true],
+      ] as const) {
+        for (const row of rows) {
+          if (group.has(row.id)) continue;
+          if (row.parent_id !== node.parent_id) {
+            if (isSource) straySources += 1;
+            else strayDerivatives += 1;
+            continue;
+          }
+          group.set(row.id, row);
+          pending.push(row);
+        }
+      }
+    }
+    return { group: [...group.values()], strayDerivatives, straySources };
   }
 
   async softDelete(principal: Principal, nodeId: string): Promise<void> {

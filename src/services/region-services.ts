@@ -3,6 +3,7 @@ import { GroupRepository } from '../adapters/db/repositories/group-repository.js
 import { LibraryModelRepository } from '../adapters/db/repositories/library-model-repository.js';
 import { LibraryTagRepository } from '../adapters/db/repositories/library-tag-repository.js';
 import { MetadataTypeRepository } from '../adapters/db/repositories/metadata-type-repository.js';
+import { PlanningRepository } from '../adapters/db/repositories/planning-repository.js';
 import { TwinLayerRepository } from '../adapters/db/repositories/twin-layer-repository.js';
 import { TwinRepository } from '../adapters/db/repositories/twin-repository.js';
 import type { Region } from '../domain/regions.js';
@@ -18,12 +19,15 @@ import { InvitationService } from './people/invitation-service.js';
 import { MembershipService } from './people/membership-service.js';
 import { RoleService } from './people/role-service.js';
 import { UserService } from './people/user-service.js';
+import { LayoutModelAssetService } from './planning/layout-model-asset-service.js';
+import { PlanningService } from './planning/planning-service.js';
 import { ProcessingService } from './processing/processing-service.js';
 import { TilesetService } from './processing/tileset-service.js';
 import { ScimTokenService } from './scim/scim-token-service.js';
 import { AssetService } from './twins/asset-service.js';
 import { BusinessObjectSearchService } from './twins/business-object-search-service.js';
 import { ModelAssetService } from './twins/model-asset-service.js';
+import { ModelPlacementRules } from './twins/model-placement.js';
 import { ObjectMetadataService } from './twins/object-metadata-service.js';
 import { PointOfInterestService } from './twins/point-of-interest-service.js';
 import { TwinLayerService } from './twins/twin-layer-service.js';
@@ -65,6 +69,7 @@ export interface RegionServices {
   businessObjects: BusinessObjectSearchService;
   libraryTags: LibraryTagService;
   libraryModels: LibraryModelService;
+  planning: PlanningService;
 }
 
 export function regionServices(platform: Platform, region: Region): RegionServices {
@@ -83,6 +88,9 @@ export function regionServices(platform: Platform, region: Region): RegionServic
     libraryModels,
   );
   const objectMetadata = new ObjectMetadataService(twins, metadataTypes, context.uploads);
+  const placements = new ModelPlacementRules(metadataTypes, libraryModels, objectMetadata);
+  const planningRows = new PlanningRepository(context.store.db, context.store.dialect);
+  const planning = new PlanningService(platform, context, nodes, planningRows);
   return {
     nodes,
     tree: new NodeTreeService(platform, context, nodes),
@@ -105,7 +113,7 @@ export function regionServices(platform: Platform, region: Region): RegionServic
     pointsOfInterest: new PointOfInterestService(twins, metadataTypes),
     assets: new AssetService(twins, metadataTypes),
     zones: new ZoneService(twins, metadataTypes),
-    modelAssets: new ModelAssetService(twins, metadataTypes, libraryModels, objectMetadata),
+    modelAssets: new ModelAssetService(twins, placements, planning, new LayoutModelAssetService(planningRows, twins, placements)),
     objectMetadata,
     businessObjects: new BusinessObjectSearchService(
       context,
@@ -125,5 +133,6 @@ export function regionServices(platform: Platform, region: Region): RegionServic
       uploads,
       new LibraryModelRepository(context.store.db, context.store.dialect),
     ),
+    planning,
   };
 }

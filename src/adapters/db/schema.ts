@@ -30,6 +30,8 @@ import type {
   NodeLinkRow,
   NodeRow,
   NodeThumbnailRow,
+  PlanningLayoutRow,
+  PlanningModelAssetRow,
   ProcessingRow,
   RoleRow,
   StoredObjectPurpose,
@@ -66,6 +68,8 @@ export type {
   NodeThumbnailRow,
   OAuthApplicationRow,
   OrganizationRow,
+  PlanningLayoutRow,
+  PlanningModelAssetRow,
   ProcessingRow,
   RefreshTokenUseRow,
   RevokedGrantRow,
@@ -145,4 +149,6 @@ export interface RegionalSchema {
   library_models: LibraryModelRow;
   library_tags: LibraryTagRow;
   library_model_tags: LibraryModelTagRow;
+  planning_layouts: PlanningLayoutRow;
+  planning_model_assets: PlanningModelAssetRow;
 }

@@ -149,7 +149,8 @@ export interface AuditEventRow {
     | 'model-asset'
     | 'twin-layer'
     | 'library-tag'
-    | 'library-model';
+    | 'library-model'
+    | 'planning-project';
   target_id: string;
   details: string; // JSON object
 }
@@ -383,4 +384,34 @@ export interface LibraryModelTagRow {
   model_id: string;
   tag_id: string;
   created_at: string;
+}
+
+/** A layout of a planning project (docs/planning.md): the project's default one is made with it. */
+export interface PlanningLayoutRow {
+  id: string;
+  org_id: string;
+  /** The planningProject node. */
+  project_id: string;
+  name: string;
+  is_default: number;
+  created_by: string;
+  created_at: string;
+  updated_at: string;
+}
+
+/** A library model placed in a layout: a model asset of the plan, never of the twin (docs/planning.md). */
+export interface PlanningModelAssetRow {
+  id: string;
+  org_id: string;
+  project_id: string;
+  layout_id: string;
+  name: string;
+  body: string; // JSON object: position, rotation, scale
+  library_model_id: string;
+  metadata_type_id: string | null;
+  metadata: string; // JSON object: metadata sections
+  created_by: string;
+  updated_by: string;
+  created_at: string;
+  updated_at: string;
 }

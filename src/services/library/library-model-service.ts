@@ -203,7 +203,7 @@ export class LibraryModelService {
       if (placements > 0) {
         throw new ApiError(
           'LibraryModelInUse',
-          `The library model is placed ${placements} time${placements === 1 ? '' : 's'} in twins or open drafts: delete those model assets first`,
+          `The library model is placed ${placements} time${placements === 1 ? '' : 's'} in twins, open drafts or planning layouts: delete those model assets first`,
         );
       }
       await this.models.delete(tx, id);

@@ -94,7 +94,7 @@ export class ObjectMetadataService {
     const objects = await this.objectsOf(context, objectId, onlyKind);
     const updated = await objects.updateWith(principal, context, objectId, 'metadata-updated', false, async (current, tx) => {
       const typeId = current.fields.metadataTypeId;
-      const sections = await this.patchedSections(tx, principal, context, typeId, current.fields.metadata, patch);
+      const sections = await this.patchedSections(tx, principal, context.site.id, typeId, current.fields.metadata, patch);
       return {
         // The type goes with the values into a draft's change: a publish never pairs them with another type.
         changes: { metadata: sections, metadataTypeId: typeId as string },
@@ -106,14 +106,14 @@ export class ObjectMetadataService {
 
   /**
    * In a write's transaction: the sections after the merge patch, checked against the metadata
-   * type typeId and their new attachments against the context's site; 400 naming
-   * `<field>.<section>.<property>` (or `<field>`) otherwise. A model asset's PATCH uses it for
-   * its `metadata` field (field body.metadata).
+   * type typeId and their new attachments against the site's (the context's site; a planning
+   * layout's, its project's site); 400 naming `<field>.<section>.<property>` (or `<field>`)
+   * otherwise. A model asset's PATCH uses it for its `metadata` field (field body.metadata).
    */
   async patchedSections(
     tx: Tx,
     principal: Principal,
-    context: TwinContext,
+    siteId: string,
     typeId: unknown,
     current: unknown,
     patch: Record<string, unknown>,
@@ -126,7 +126,7 @@ export class ObjectMetadataService {
     if (!type) throw validationError(`${field}: the object's metadata type ${typeId} no longer exists`);
     const result = applyMetadataPatch(definitionOf(type), (current ?? {}) as MetadataSections, patch);
     if (!result.ok) throw failure(result.errors, field);
-    await this.checkAttachments(tx, context, patch, result.sections, field);
+    await this.checkAttachments(tx, siteId, patch, result.sections, field);
     return result.sections;
   }
 
@@ -143,13 +143,13 @@ export class ObjectMetadataService {
   }
 
   /**
-   * Each attachment the patch sets must be one finalized on the context's site (a draft's
-   * attachments are its site's); 400 naming the property otherwise. Values kept from before were
-   * checked when they were set, and an attachment leaves only with its site.
+   * Each attachment the patch sets must be one finalized on the site (a draft's attachments are
+   * its site's); 400 naming the property otherwise. Values kept from before were checked when
+   * they were set, and an attachment leaves only with its site.
    */
   private async checkAttachments(
     tx: Tx,
-    context: TwinContext,
+    siteId: string,
     patch: Record<string, unknown>,
     sections: MetadataSections,
     field: string,
@@ -163,7 +163,7 @@ export class ObjectMetadataService {
         const path = `sections.${sectionName}.${propertyName}`;
         const { id } = value as AttachmentValue;
         const row = await this.uploads.findObject(id, tx);
-        if (row?.purpose !== 'attachment' || row.parent_id !== context.site.id) {
+        if (row?.purpose !== 'attachment' || row.parent_id !== siteId) {
           errors.push({ path, message: `no attachment ${id} in this context` });
         } else if (row.state !== 'finalized') {
           errors.push({ path, message: `attachment ${id} is not finalized: finalize its upload first` });

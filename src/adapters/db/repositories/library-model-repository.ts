@@ -211,8 +211,9 @@ export class LibraryModelRepository {
   }
 
   /**
-   * How many model assets place the model: live objects, plus objects an open draft adds (a
-   * published or discarded draft's changes will never be published). A draft's modified change
+   * How many model assets place the model: live objects, objects placed in planning layouts
+   * (docs/planning.md), plus objects an open draft adds (a published or discarded draft's
+   * changes will never be published). A draft's modified change
    * places nothing more: a PATCH cannot name another model, so its object is counted by its live
    * row, and once that row is gone the publish skips the change. Nonzero: the model is in use
    * and must not be deleted (the deletion holds the model's row FOR UPDATE first, see
@@ -232,8 +233,14 @@ export class LibraryModelRepository {
       .where('draft.status', '=', 'open')
       .where('change.library_model_id', '=', modelId)
       .where('change.kind', '=', 'added');
+    // A layout's placements are plans, not the twin, but the plan still needs the model (docs/planning.md).
+    const planned = db
+      .selectFrom('planning_model_assets')
+      .select('id as object_id')
+      .where('org_id', '=', orgId)
+      .where('library_model_id', '=', modelId);
     const row = await db
-      .selectFrom(live.union(drafted).as('placement'))
+      .selectFrom(live.union(drafted).union(planned).as('placement'))
       .select((eb) => eb.fn.countAll<string | number>().as('count'))
       .executeTakeFirstOrThrow();
     return Number(row.count);

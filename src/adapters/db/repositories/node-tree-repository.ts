@@ -2,7 +2,7 @@ import { type Kysely, sql, type Transaction } from 'kysely';
 import { DATA_KINDS, type NodeKind } from '../../../domain/nodes/hierarchy.js';
 import type { MoveNode } from '../../../domain/nodes/move.js';
 import type { Dialect } from '../database.js';
-import type { NodeRow, RegionalSchema } from '../schema.js';
+import type { NodeLinkRow, NodeRow, RegionalSchema } from '../schema.js';
 import { subtreeEnd } from './node-repository.js';
 
 type Tx = Transaction<RegionalSchema>;
@@ -99,14 +99,22 @@ export class NodeTreeRepository {
     return undefined;
   }
 
-  /** Derivatives and sources of a node that are not in the trash. */
-  async links(tx: Tx, id: string): Promise<{ derivatives: NodeRow[]; sources: NodeRow[] }> {
+  /**
+   * Derivatives and sources of a node that are not in the trash. With `dependant` among the kinds,
+   * a bundle's dependants count as its derivatives and a dependant's bundle as its source (a move
+   * takes them along alike).
+   */
+  async links(
+    tx: Tx,
+    id: string,
+    kinds: NodeLinkRow['kind'][] = ['derivative'],
+  ): Promise<{ derivatives: NodeRow[]; sources: NodeRow[] }> {
     const linked = (from: 'from_id' | 'to_id', to: 'from_id' | 'to_id') =>
       tx
         .selectFrom('node_links as l')
         .innerJoin('nodes as n', 'n.id', `l.${to}`)
         .selectAll('n')
-        .where('l.kind', '=', 'derivative')
+        .where('l.kind', 'in', kinds)
         .where(`l.${from}`, '=', id)
         .where('n.trashed_at', 'is', null)
         .execute();
@@ -324,6 +332,10 @@ export class NodeTreeRepository {
     await tx.deleteFrom('twin_drafts').where('site_id', 'in', ids).execute();
     await tx.deleteFrom('twin_objects').where('site_id', 'in', ids).execute();
     await tx.deleteFrom('twins').where('site_id', 'in', ids).execute();
+    // A planning project's layouts, then their model assets: a write into a layout holds its row,
+    // so it lands before the layouts go and its rows are then deleted with the others.
+    await tx.deleteFrom('planning_layouts').where('project_id', 'in', ids).execute();
+    await tx.deleteFrom('planning_model_assets').where('project_id', 'in', ids).execute();
     await tx
       .deleteFrom('node_links')
       .where((eb) => eb.or([eb('from_id', 'in', ids), eb('to_id', 'in', ids)]))

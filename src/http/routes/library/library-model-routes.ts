@@ -118,7 +118,7 @@ export default async function libraryModelRoutes(app: RegionApp) {
         tags: TAGS,
         operationId: 'deleteAssetLibraryModel',
         summary: 'Delete a library model',
-        description: `${WHO_MAY_CHANGE} Removes the model and its tag assignments, frees its quota at once and queues its bytes (original, preview, thumbnail) for deletion. 409 LibraryModelInUse while model assets in twins or open drafts place it.`,
+        description: `${WHO_MAY_CHANGE} Removes the model and its tag assignments, frees its quota at once and queues its bytes (original, preview, thumbnail) for deletion. 409 LibraryModelInUse while model assets in twins, open drafts or planning layouts place it.`,
         params: LibraryModelIdParams,
         response: { 204: Type.Null(), ...errors(400, 401, 403, 404, 409) },
       },

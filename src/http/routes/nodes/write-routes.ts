@@ -71,7 +71,7 @@ export default async function writeRoutes(app: RegionApp) {
         tags: ['Nodes'],
         operationId: 'moveNode',
         summary: 'Move a node under a new parent',
-        description: `Moves the node with its subtree, its derivatives and its sources. force (body or query) accepts a change of access. 409 codes: ${MOVE_CODES}.`,
+        description: `Moves the node with its subtree, its derivatives and its sources, a bundle's planning projects (its dependants) and a project's bundle, as far as they are linked siblings. force (body or query) accepts a change of access. 409 codes: ${MOVE_CODES}.`,
         params: MoveParams,
         querystring: MoveQuery,
         body: MoveBody,

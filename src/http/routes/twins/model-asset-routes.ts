@@ -11,10 +11,11 @@ import {
 } from './model-asset-schemas.js';
 import { ContextIdParams, IncludeMetadata } from './twin-value-schemas.js';
 
-const CONTEXT = "contextId is a site id (the live twin) or a draft id (the draft's view: writes change only the draft).";
+const CONTEXT =
+  "contextId is a site id (the live twin), a draft id (the draft's view: writes change only the draft), or a planning layout id (the model assets placed in that layout, kept apart from the twin's; access is the project node's: read, edit).";
 const RULES =
   '400 ValidationError naming the field: a rotation whose norm is not within 1 ± 0.001 (body.rotation; one within is stored normalised), or metadataTypeId (no such type in the organization, or one that does not apply to model assets). 409 DraftNotOpen: the draft is published or discarded.';
-const WRITE = `${CONTEXT} Needs edit on the site. ${RULES}`;
+const WRITE = `${CONTEXT} Needs edit on the site (or the layout's project). ${RULES}`;
 
 export default async function modelAssetRoutes(app: RegionApp) {
   app.addSchema(ModelAssetSchema);
@@ -31,7 +32,7 @@ export default async function modelAssetRoutes(app: RegionApp) {
         tags: ['Model assets'],
         operationId: 'listModelAssets',
         summary: 'List the model assets of a twin',
-        description: `${CONTEXT} Ordered by createdAt, then id. Needs read on the site.`,
+        description: `${CONTEXT} Ordered by createdAt, then id. Needs read on the site (or the layout's project).`,
         params: ContextIdParams,
         querystring: Type.Object({ ...Paging, ...IncludeMetadata }, { additionalProperties: false }),
         response: { 200: Type.Array(ModelAsset), ...errors(400, 401, 403, 404) },
@@ -52,7 +53,7 @@ export default async function modelAssetRoutes(app: RegionApp) {
         tags: ['Model assets'],
         operationId: 'getModelAsset',
         summary: 'Get a model asset',
-        description: `${CONTEXT} Needs read on the site.`,
+        description: `${CONTEXT} Needs read on the site (or the layout's project).`,
         params: ModelAssetParams,
         querystring: Type.Object(IncludeMetadata, { additionalProperties: false }),
         response: { 200: ModelAsset, ...errors(400, 401, 403, 404) },
@@ -112,7 +113,7 @@ export default async function modelAssetRoutes(app: RegionApp) {
         tags: ['Model assets'],
         operationId: 'deleteModelAsset',
         summary: 'Remove a model asset',
-        description: `${CONTEXT} Needs edit on the site. 409 DraftNotOpen.`,
+        description: `${CONTEXT} Needs edit on the site (or the layout's project). 409 DraftNotOpen.`,
         params: ModelAssetParams,
         response: { 204: Type.Null(), ...errors(400, 401, 403, 404, 409) },
       },

@@ -1,0 +1,102 @@
+import { type Kysely, sql, type Transaction } from 'kysely';
+import type { Dialect } from '../database.js';
+import type { NodeLinkRow, PlanningLayoutRow, PlanningModelAssetRow, RegionalSchema } from '../schema.js';
+
+type Db = Kysely<RegionalSchema> | Transaction<RegionalSchema>;
+type Tx = Transaction<RegionalSchema>;
+
+/** Planning projects' layouts and the model assets placed in them (docs/planning.md). No rules here. */
+export class PlanningRepository {
+  constructor(
+    readonly db: Kysely<RegionalSchema>,
+    private readonly dialect: Dialect,
+  ) {}
+
+  async insertLink(tx: Db, link: NodeLinkRow): Promise<void> {
+    await tx.insertInto('node_links').values(link).execute();
+  }
+
+  async insertLayout(tx: Db, row: PlanningLayoutRow): Promise<void> {
+    await tx.insertInto('planning_layouts').values(row).execute();
+  }
+
+  /** The organization's layout with that id: another organization's answers like a missing one. */
+  async findLayout(orgId: string, id: string, db: Db = this.db): Promise<PlanningLayoutRow | undefined> {
+    return db.selectFrom('planning_layouts').selectAll().where('org_id', '=', orgId).where('id', '=', id).executeTakeFirst();
+  }
+
+  /**
+   * The layout's row for a write into it: on PostgreSQL held FOR SHARE until the commit, so the
+   * removal of its project (which deletes the layouts first, then their model assets) waits for
+   * the write and then deletes what it wrote too. Writes into one layout never wait on each other.
+   */
+  async holdLayout(tx: Tx, id: string): Promise<PlanningLayoutRow | undefined> {
+    const query = tx.selectFrom('planning_layouts').selectAll().where('id', '=', id);
+    return (this.dialect === 'postgres' ? query.forShare() : query).executeTakeFirst();
+  }
+
+  /** A page of the project's layouts, oldest first (the default one is the first made), with the total. */
+  async layoutsOf(projectId: string, limit: number, offset: number): Promise<{ rows: PlanningLayoutRow[]; total: number }> {
+    const rows = await this.db
+      .selectFrom('planning_layouts')
+      .selectAll()
+      .where('project_id', '=', projectId)
+      .orderBy('created_at')
+      .orderBy('id')
+      .limit(limit)
+      .offset(offset)
+      .execute();
+    const count = await this.db
+      .selectFrom('planning_layouts')
+      .select((eb) => eb.fn.countAll<string | number>().as('count'))
+      .where('project_id', '=', projectId)
+      .executeTakeFirstOrThrow();
+    return { rows, total: Number(count.count) };
+  }
+
+  /** How many model assets each layout holds (0 for one holding none). */
+  async modelAssetCounts(layoutIds: string[]): Promise<Map<string, number>> {
+    const counts = new Map(layoutIds.map((id) => [id, 0]));
+    if (layoutIds.length === 0) return counts;
+    const rows = await this.db
+      .selectFrom('planning_model_assets')
+      .select(['layout_id', sql<string | number>`count(*)`.as('count')])
+      .where('layout_id', 'in', layoutIds)
+      .groupBy('layout_id')
+      .execute();
+    for (const row of rows) counts.set(row.layout_id, Number(row.count));
+    return counts;
+  }
+
+  /** A page of the layout's model assets along (layout_id, created_at, id). */
+  async listModelAssets(layoutId: string, limit: number, offset: number): Promise<PlanningModelAssetRow[]> {
+    return this.db
+      .selectFrom('planning_model_assets')
+      .selectAll()
+      .where('layout_id', '=', layoutId)
+      .orderBy('created_at')
+      .orderBy('id')
+      .limit(limit)
+      .offset(offset)
+      .execute();
+  }
+
+  /** The layout's model asset with that id; with forUpdate on PostgreSQL held for a change. */
+  async findModelAsset(layoutId: string, id: string, db: Db = this.db, forUpdate = false) {
+    const query = db.selectFrom('planning_model_assets').selectAll().where('layout_id', '=', layoutId).where('id', '=', id);
+    return (forUpdate && this.dialect === 'postgres' ? query.forUpdate() : query).executeTakeFirst();
+  }
+
+  async insertModelAsset(tx: Db, row: PlanningModelAssetRow): Promise<void> {
+    await tx.insertInto('planning_model_assets').values(row).execute();
+  }
+
+  async replaceModelAsset(tx: Db, row: PlanningModelAssetRow): Promise<void> {
+    const { id, org_id: _org, project_id: _project, layout_id: _layout, library_model_id: _model, ...fields } = row;
+    await tx.updateTable('planning_model_assets').set(fields).where('id', '=', id).execute();
+  }
+
+  async deleteModelAsset(tx: Db, id: string): Promise<void> {
+    await tx.deleteFrom('planning_model_assets').where('id', '=', id).execute();
+  }
+}

@@ -1,0 +1,135 @@
+import { randomUUID } from 'node:crypto';
+import type { Transaction } from 'kysely';
+import { newNodeRow } from '../../adapters/db/repositories/node-rows.js';
+import type { PlanningRepository } from '../../adapters/db/repositories/planning-repository.js';
+import type { NodeRow, PlanningLayoutRow, RegionalSchema } from '../../adapters/db/schema.js';
+import type { Permission } from '../../domain/access/permissions.js';
+import type { Principal } from '../../domain/access/principal.js';
+import { ApiError } from '../../domain/errors.js';
+import { projectName } from '../../domain/planning/projects.js';
+import type { Platform, RegionContext } from '../../platform.js';
+import type { NodeService } from '../node-service.js';
+
+type Tx = Transaction<RegionalSchema>;
+
+/** What a layout's routes act on: the layout and its project's node (active, the caller holding the permission on it). */
+export interface LayoutContext {
+  layout: PlanningLayoutRow;
+  project: NodeRow;
+}
+
+export interface LayoutView extends PlanningLayoutRow {
+  modelAssetCount: number;
+}
+
+const DEFAULT_LAYOUT_NAME = 'Default layout';
+const NO_PROJECT = 'No planning project or layout with this id';
+
+/**
+ * Planning projects (DESIGN.md section 13, docs/planning.md): a project is a node beside its data
+ * bundle, linked to it as a dependant, holding layouts where library models are placed. Access to
+ * a project and its layouts is its node's.
+ */
+export class PlanningService {
+  constructor(
+    private readonly platform: Platform,
+    private readonly region: RegionContext,
+    private readonly nodes: NodeService,
+    readonly planning: PlanningRepository,
+  ) {}
+
+  now(): string {
+    return this.platform.clock.now().toISOString();
+  }
+
+  /**
+   * A project beside the bundle, with its default layout, in one transaction with its audit event.
+   * 404: the bundle is missing, trashed, unreadable or another organization's; 403: no edit on its
+   * parent (creating a node there); 409 BundleNotReady: its state is not ready.
+   */
+  async createProject(principal: Principal, bundleId: string, name: string | undefined) {
+    const bundle = await this.nodes.authorize(principal, bundleId, 'read');
+    if (bundle.kind !== 'dataBundle' || !bundle.parent_id) throw new ApiError('NotFound', 'Data bundle not found');
+    const parentSeen = await this.nodes.authorize(principal, bundle.parent_id, 'edit');
+    await this.checkReady(bundle.id);
+    const { tree } = this.region;
+    return tree.transaction(async (tx) => {
+      // The parent gets a child and the bundle a link: both held (FOR KEY SHARE) against a
+      // concurrent delete or move, which then sees the project (NodeHasBundleDependants).
+      const locked = await tree.lockBranches(tx, [], [parentSeen, bundle]);
+      const parent = locked?.get(parentSeen.id);
+      const source = locked?.get(bundle.id);
+      if (!parent || !source || parent.trashed_at || source.trashed_at || source.parent_id !== parent.id) {
+        throw new ApiError('NotFound', 'Data bundle not found');
+      }
+      await this.checkReady(bundle.id, tx);
+      this.nodes.checkChild(parent, 'planningProject');
+      const now = this.now();
+      const project = newNodeRow(parent, { kind: 'planningProject', name: name ?? projectName(source.name), now });
+      await this.region.nodes.insert(project, tx);
+      await this.planning.insertLink(tx, { kind: 'dependant', from_id: source.id, to_id: project.id, created_at: now });
+      const layout: PlanningLayoutRow = {
+        id: randomUUID(),
+        org_id: project.org_id,
+        project_id: project.id,
+        name: DEFAULT_LAYOUT_NAME,
+        is_default: 1,
+        created_by: principal.userId,
+        created_at: now,
+        updated_at: now,
+      };
+      await this.planning.insertLayout(tx, layout);
+      await this.region.audit.record(tx, {
+        orgId: principal.orgId,
+        actor: { type: 'principal', id: principal.userId },
+        action: 'planning-project.created',
+        target: { type: 'planning-project', id: project.id },
+        details: { name: project.name, bundleId: source.id, parentId: parent.id, defaultLayoutId: layout.id },
+        at: now,
+      });
+      return { project, bundleId: source.id, defaultLayout: { ...layout, modelAssetCount: 0 } };
+    });
+  }
+
+  private async checkReady(bundleId: string, tx?: Tx): Promise<void> {
+    const row = await this.region.bundles.find(bundleId, tx);
+    if (!row) throw new ApiError('NotFound', 'Data bundle not found');
+    if (row.state !== 'ready') {
+      throw new ApiError('BundleNotReady', `The data bundle is not ready (its state is ${row.state}): process its input first`);
+    }
+  }
+
+  /**
+   * The layout a {ctx} names, its project node authorized for the permission (404 when the project
+   * is trashed or unreadable, 403 without the permission); undefined when no layout of the
+   * caller's organization has that id (the id may name a twin instead).
+   */
+  async layoutContext(principal: Principal, contextId: string, permission: Permission): Promise<LayoutContext | undefined> {
+    const layout = await this.planning.findLayout(principal.orgId, contextId);
+    if (!layout) return undefined;
+    return { layout, project: await this.nodes.authorize(principal, layout.project_id, permission) };
+  }
+
+  /**
+   * The layouts a {ctx} shows: a project id, the project's layouts; a layout id, that layout alone
+   * (the narrower context, as an embed session of one layout sees only it). Read on the project.
+   */
+  async listLayouts(principal: Principal, contextId: string, page: number, limit: number) {
+    const context = await this.layoutContext(principal, contextId, 'read');
+    let rows: PlanningLayoutRow[];
+    let total: number;
+    if (context) {
+      rows = page === 1 ? [context.layout] : [];
+      total = 1;
+    } else {
+      const project = await this.nodes.authorize(principal, contextId, 'read').catch((error: unknown) => {
+        throw error instanceof ApiError && error.status === 404 ? new ApiError('NotFound', NO_PROJECT) : error;
+      });
+      if (project.kind !== 'planningProject') throw new ApiError('NotFound', NO_PROJECT);
+      ({ rows, total } = await this.planning.layoutsOf(project.id, limit, (page - 1) * limit));
+    }
+    const counts = await this.planning.modelAssetCounts(rows.map((row) => row.id));
+    const items: LayoutView[] = rows.map((row) => ({ ...row, modelAssetCount: counts.get(row.id) ?? 0 }));
+    return { items, page, limit, total };
+  }
+}
