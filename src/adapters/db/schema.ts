@@ -18,6 +18,7 @@ import type {
   AuditEventRow,
   BlobDeletionRow,
   BundleRow,
+  EmbedSessionRow,
   GroupMemberRow,
   GroupRow,
   InvitationRow,
@@ -49,6 +50,7 @@ export type {
   AuthorizationCodeRow,
   BlobDeletionRow,
   BundleRow,
+  EmbedSessionRow,
   GroupMemberRow,
   GroupRow,
   InvitationRow,
@@ -145,4 +147,5 @@ export interface RegionalSchema {
   library_models: LibraryModelRow;
   library_tags: LibraryTagRow;
   library_model_tags: LibraryModelTagRow;
+  embed_sessions: EmbedSessionRow;
 }
