@@ -72,7 +72,7 @@ export const TAGS = [
   { name: 'SCIM tokens', description: "Bearer tokens of the organization's identity provider for /scim/v2" },
   {
     name: 'Audit',
-    description: 'Who changed what in people, permissions, metadata types, twins and the asset library, and when',
+    description: 'Who changed what in people, permissions, metadata types, twins, the asset library and embed sessions, and when',
   },
   { name: 'Metadata types', description: "The organization's typed property sets that twin objects fill in as metadata" },
   { name: 'Twins', description: "A site's live twin and its drafts: changes kept apart until they are published" },

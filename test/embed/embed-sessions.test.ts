@@ -88,6 +88,10 @@ describe('embed sessions: POST, GET, DELETE /v1/embed-sessions and GET /v1/twin/
       ],
     ]);
 
+    const trail = await org.admin.get('/v1/audit-events?targetType=embed-session');
+    expect(trail.status).toBe(200);
+    expect(JSON.stringify(trail.body)).toContain(body.id);
+
     // GET shows it without the token nor the addresses that carry it.
     const read = await org.admin.get(`/v1/embed-sessions/${body.id}`);
     expect(read.status).toBe(200);

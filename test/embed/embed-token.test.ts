@@ -284,15 +284,18 @@ describe('embed tokens: reach, expiry, revocation', () => {
     const jwt = org.admin;
     const url = `/v1/nodes/${derivativeId}/tiles/tileset.json`;
     const time = async (client: ApiClient) => {
-      for (let i = 0; i < 50; i++) await client.get(url);
+      for (let i = 0; i < 20; i++) await client.get(url);
       const started = performance.now();
-      for (let i = 0; i < 400; i++) expect((await client.get(url)).status).toBe(200);
-      return (performance.now() - started) / 400;
+      for (let i = 0; i < 200; i++) expect((await client.get(url)).status).toBe(200);
+      return (performance.now() - started) / 200;
     };
-    const withJwt = await time(jwt);
-    const withEmbed = await time(twinToken);
-    const againJwt = await time(jwt);
-    const base = Math.min(withJwt, againJwt);
+    // Alternated, five rounds each, the best round of each: the machine's other work blurs less.
+    let base = Number.POSITIVE_INFINITY;
+    let withEmbed = Number.POSITIVE_INFINITY;
+    for (let round = 0; round < 5; round++) {
+      base = Math.min(base, await time(jwt));
+      withEmbed = Math.min(withEmbed, await time(twinToken));
+    }
     console.info(
       `tileset.json per request: access token ${base.toFixed(3)} ms, embed token ${withEmbed.toFixed(3)} ms (ratio ${(withEmbed / base).toFixed(2)})`,
     );
