@@ -47,6 +47,8 @@ export interface Config {
   thumbnailMaxBytes: number;
   /** How long an upload (its signed addresses, its reservation, a bundle's upload session) stays open. */
   uploadExpirySeconds: number;
+  /** RDP_VIEWER_ASSETS_DIR: the built viewer files served at /viewer/assets (scripts/build-viewer); default dist/viewer. */
+  viewerAssetsDir: string;
   logLevel: string;
   /** Fastify's trustProxy: whether X-Forwarded-For names the client address (behind a load balancer). */
   trustProxy: boolean | number | string;
@@ -327,6 +329,7 @@ export function loadConfig(env: Env = process.env): Config {
     jsonBodyLimitBytes: integer(env, 'RDP_JSON_BODY_LIMIT_BYTES', 64 * 1024, 1024, 16 * 1024 * 1024),
     thumbnailMaxBytes: integer(env, 'RDP_THUMBNAIL_MAX_BYTES', 5 * 1024 * 1024, 1024, 64 * 1024 * 1024),
     uploadExpirySeconds: integer(env, 'RDP_UPLOAD_EXPIRY_SECONDS', 86_400, 60, 7 * 86_400),
+    viewerAssetsDir: path.resolve(env.RDP_VIEWER_ASSETS_DIR || path.join('dist', 'viewer')),
     logLevel,
     trustProxy: trustProxy(env.RDP_TRUST_PROXY),
     redisUrl,

@@ -17,6 +17,13 @@ export const ERRORS = {
   invalid_token: { status: 401, message: 'The access token is invalid or expired' },
   InsufficientScopes: { status: 403, error: 'Forbidden', message: 'Insufficient OAuth scopes' },
   ForbiddenResource: { status: 403, error: 'Forbidden', message: 'Forbidden resource' },
+  // A valid embed token on a route, or for a target, outside its reach (docs/embedding.md).
+  EmbedTokenOutOfReach: {
+    status: 403,
+    error: 'Forbidden',
+    errorCode: 'EmbedTokenOutOfReach',
+    message: 'The embed token does not reach this resource',
+  },
   // The spec names this one by errorCode beside the generic error.
   SSORestrictedResource: {
     status: 403,

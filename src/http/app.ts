@@ -25,6 +25,7 @@ import { PlatformMetrics } from './plugins/metrics.js';
 import { registerRequestId, requestIdOf } from './plugins/request-id.js';
 import { regionApp } from './region-app.js';
 import { scimApp } from './scim/scim-app.js';
+import viewerRoutes from './viewer/viewer-routes.js';
 
 /**
  * Bodies are validated strictly: no coercion, unknown properties refused (no mass assignment).
@@ -191,6 +192,8 @@ async function registerApiRole(app: FastifyInstance, platform: Platform, shared:
     const prefix = `/${region}/reality`;
     await app.register(regionApp, { prefix, platform, region, verifier: shared.verifier, rateLimiter, metrics: shared.metrics });
   }
+  // The viewer's pages and built files, outside the regions' prefixes (docs/embedding.md).
+  await app.register(viewerRoutes, { platform });
   // The embedded blob endpoint serves the filesystem store's signed upload and download addresses,
   // which the regional APIs hand out (one machine only); S3 serves its own.
   if (platform.blobEndpoint) {

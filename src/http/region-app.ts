@@ -12,12 +12,14 @@ import type {
 import { SCOPES } from '../domain/access/scopes.js';
 import type { Region } from '../domain/regions.js';
 import type { AccessTokenVerifier } from '../oauth/access-tokens.js';
+import { EmbedTokenVerifier } from '../oauth/embed-tokens.js';
 import type { Platform } from '../platform.js';
 import type { OrganizationRateLimiter } from '../services/organization-rate-limiter.js';
 import { type RegionServices, regionServices } from '../services/region-services.js';
 import { registerAuthentication, SECURITY_SCHEME } from './plugins/authenticate.js';
 import type { PlatformMetrics } from './plugins/metrics.js';
 import { registerRateLimit } from './plugins/rate-limit.js';
+import embedSessionRoutes from './routes/embed/embed-session-routes.js';
 import libraryModelRoutes from './routes/library/library-model-routes.js';
 import libraryTagRoutes from './routes/library/library-tag-routes.js';
 import metadataTypeRoutes from './routes/metadata/metadata-type-routes.js';
@@ -72,7 +74,7 @@ export const TAGS = [
   { name: 'SCIM tokens', description: "Bearer tokens of the organization's identity provider for /scim/v2" },
   {
     name: 'Audit',
-    description: 'Who changed what in people, permissions, metadata types, twins and the asset library, and when',
+    description: 'Who changed what in people, permissions, metadata types, twins, the asset library and embed sessions, and when',
   },
   { name: 'Metadata types', description: "The organization's typed property sets that twin objects fill in as metadata" },
   { name: 'Twins', description: "A site's live twin and its drafts: changes kept apart until they are published" },
@@ -100,6 +102,11 @@ export const TAGS = [
     description: 'Planning projects made from a data bundle, and their layouts where library models are placed as model assets',
   },
   { name: 'Plugins', description: 'The viewer extensions installed in the deployment' },
+  {
+    name: 'Embedding',
+    description:
+      "Embed sessions: a read-only token for one twin or draft, framed only by the integrator's origins, until it expires or is revoked",
+  },
 ];
 
 /** What each status means on every operation; routes may give a more precise description. */
@@ -177,7 +184,16 @@ export async function regionApp(
   app.addSchema(NodeSchema);
   app.addSchema(ErrorSchema);
   app.addSchema(UserSchema);
-  registerAuthentication(app, options.verifier, { region, regionUrls: platform.config.regionUrls });
+  const services = app.services;
+  const embedTokens = new EmbedTokenVerifier({
+    region,
+    sessions: services.embedSessions.sessions,
+    layerNodeIds: async (siteId) => (await services.twinLayers.ofSite(siteId)).map((layer) => layer.nodeId),
+    creatorRevoked: (userId, orgId, issuedAtMs) => options.verifier.userRevoked(userId, orgId, issuedAtMs),
+    clock: platform.clock,
+  });
+  services.embedSessions.onRevoked((sessionId) => embedTokens.forgetSession(sessionId));
+  registerAuthentication(app, options.verifier, { region, regionUrls: platform.config.regionUrls }, embedTokens);
   if (options.rateLimiter) registerRateLimit(app, options.rateLimiter, () => options.metrics?.rateLimited(region));
 
   const authUrl = `${platform.config.publicUrl}/auth`;
@@ -244,6 +260,7 @@ export async function regionApp(
   await libraryModelRoutes(app);
   await planningRoutes(app);
   await pluginRoutes(app);
+  await embedSessionRoutes(app);
 
   app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());
   // The page links its assets absolutely when opened without a trailing slash: from the public

@@ -139,6 +139,21 @@ export class AccessTokenVerifier {
     return principal;
   }
 
+  /**
+   * Whether a user's tokens issued at `issuedAtMs` are ended now (a deactivation, a "not before"):
+   * the embed tokens a user made follow the user's own (src/oauth/embed-tokens.ts), from the
+   * same status re-read at most once a second.
+   */
+  async userRevoked(userId: string, orgId: string, issuedAtMs: number): Promise<boolean> {
+    const status = await this.status(userId, orgId, this.clock.now().getTime());
+    return isRevoked(issuedAtMs, {
+      active: status.active,
+      userNotBefore: status.notBefore,
+      appNotBefore: 0,
+      familyRevoked: false,
+    });
+  }
+
   private async verify(token: string): Promise<Principal> {
     const claims = await this.verifyClaims(token);
     // Read once per organization and process, with the token's first use: no request pays for it after.

@@ -1,4 +1,5 @@
 import { BusinessObjectRepository } from '../adapters/db/repositories/business-object-repository.js';
+import { EmbedSessionRepository } from '../adapters/db/repositories/embed-session-repository.js';
 import { GroupRepository } from '../adapters/db/repositories/group-repository.js';
 import { LibraryModelRepository } from '../adapters/db/repositories/library-model-repository.js';
 import { LibraryTagRepository } from '../adapters/db/repositories/library-tag-repository.js';
@@ -8,6 +9,7 @@ import { TwinLayerRepository } from '../adapters/db/repositories/twin-layer-repo
 import { TwinRepository } from '../adapters/db/repositories/twin-repository.js';
 import type { Region } from '../domain/regions.js';
 import type { Platform } from '../platform.js';
+import { EmbedSessionService } from './embed/embed-session-service.js';
 import { LibraryModelService } from './library/library-model-service.js';
 import { LibraryTagService } from './library/library-tag-service.js';
 import { MetadataTypeService } from './metadata/metadata-type-service.js';
@@ -70,6 +72,7 @@ export interface RegionServices {
   libraryTags: LibraryTagService;
   libraryModels: LibraryModelService;
   planning: PlanningService;
+  embedSessions: EmbedSessionService;
 }
 
 export function regionServices(platform: Platform, region: Region): RegionServices {
@@ -134,5 +137,6 @@ export function regionServices(platform: Platform, region: Region): RegionServic
       new LibraryModelRepository(context.store.db, context.store.dialect),
     ),
     planning,
+    embedSessions: new EmbedSessionService(platform, context, twins, new EmbedSessionRepository(context.store.db)),
   };
 }

@@ -18,6 +18,7 @@ import type {
   AuditEventRow,
   BlobDeletionRow,
   BundleRow,
+  EmbedSessionRow,
   GroupMemberRow,
   GroupRow,
   InvitationRow,
@@ -51,6 +52,7 @@ export type {
   AuthorizationCodeRow,
   BlobDeletionRow,
   BundleRow,
+  EmbedSessionRow,
   GroupMemberRow,
   GroupRow,
   InvitationRow,
@@ -151,4 +153,5 @@ export interface RegionalSchema {
   library_model_tags: LibraryModelTagRow;
   planning_layouts: PlanningLayoutRow;
   planning_model_assets: PlanningModelAssetRow;
+  embed_sessions: EmbedSessionRow;
 }

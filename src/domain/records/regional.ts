@@ -150,7 +150,8 @@ export interface AuditEventRow {
     | 'twin-layer'
     | 'library-tag'
     | 'library-model'
-    | 'planning-project';
+    | 'planning-project'
+    | 'embed-session';
   target_id: string;
   details: string; // JSON object
 }
@@ -414,4 +415,23 @@ export interface PlanningModelAssetRow {
   updated_by: string;
   created_at: string;
   updated_at: string;
+}
+
+/** An embed session (regional-0022, docs/embedding.md): a read-only token for one target. */
+export interface EmbedSessionRow {
+  id: string;
+  org_id: string;
+  /** The target's site: its read permission and its layers. */
+  site_id: string;
+  target_type: 'twin' | 'twinDraft' | 'project' | 'layout';
+  target_id: string;
+  allowed_origins: string; // JSON array of origins
+  /** SHA-256 of the token (crypto/secrets.ts hashToken); the token itself is never stored. */
+  token_hash: string;
+  /** The creator's sign-in provider: the token's reads meet the same SSO restrictions. */
+  identity_provider: string;
+  created_by: string;
+  created_at: string;
+  expires_at: string;
+  revoked_at: string | null;
 }

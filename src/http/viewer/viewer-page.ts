@@ -4,9 +4,12 @@ import { VIEWER_ASSETS_PATH, VIEWER_SCRIPT_FILE, type ViewerConfig } from '../..
 /**
  * The viewer's page: a full-window element the script fills, the configuration as JSON (escaped
  * by the html template, read with JSON.parse), and the bundled script from the API's own origin.
+ * `scriptVersion`, the script's content hash, makes its address change with each build, so the
+ * browser may keep it for good (viewer-routes.ts serves it immutable under that `?v=`).
  */
-export function viewerPage(title: string, config: ViewerConfig): SafeHtml {
+export function viewerPage(title: string, config: ViewerConfig, scriptVersion?: string): SafeHtml {
   const configJson = JSON.stringify(config);
+  const version = scriptVersion ? `?v=${scriptVersion}` : '';
   return html`<!doctype html>
 <html lang="en">
 <head>
@@ -18,7 +21,7 @@ export function viewerPage(title: string, config: ViewerConfig): SafeHtml {
 <body style="margin:0;height:100vh;overflow:hidden;background:#202428;color:#e8e8e8;font:14px system-ui,sans-serif">
 <div id="rdp-viewer" style="position:absolute;inset:0"></div>
 <script id="rdp-viewer-config" type="application/json">${configJson}</script>
-<script type="module" src="${VIEWER_ASSETS_PATH}/${VIEWER_SCRIPT_FILE}"></script>
+<script type="module" src="${VIEWER_ASSETS_PATH}/${VIEWER_SCRIPT_FILE}${version}"></script>
 </body>
 </html>`;
 }

@@ -31,6 +31,7 @@ import * as regional0017 from './regional-0017-business-object-search.js';
 import * as regional0018 from './regional-0018-asset-library.js';
 import * as regional0020 from './regional-0020-model-assets.js';
 import * as regional0021 from './regional-0021-planning.js';
+import * as regional0022 from './regional-0022-embed-sessions.js';
 
 /** A migration that may need to know the dialect (column types, collations, indexes). */
 export interface DialectMigration {
@@ -113,5 +114,6 @@ export function migrateRegional(store: AnyStore): Promise<void> {
     '0018-asset-library': regional0018,
     '0020-model-assets': regional0020,
     '0021-planning': regional0021,
+    '0022-embed-sessions': regional0022,
   });
 }

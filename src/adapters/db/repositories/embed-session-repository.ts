@@ -1,0 +1,44 @@
+import type { Kysely, Transaction } from 'kysely';
+import type { EmbedSessionRow, RegionalSchema } from '../schema.js';
+
+type Db = Kysely<RegionalSchema> | Transaction<RegionalSchema>;
+
+/** Embed sessions' rows (regional-0022): by id for the API and the viewer page, by token hash for each embedded request. */
+export class EmbedSessionRepository {
+  constructor(readonly db: Kysely<RegionalSchema>) {}
+
+  async insert(db: Db, row: EmbedSessionRow): Promise<void> {
+    await db.insertInto('embed_sessions').values(row).execute();
+  }
+
+  /** Any session with this id, revoked or expired too (the viewer page says which). */
+  async findById(id: string): Promise<EmbedSessionRow | undefined> {
+    return this.db.selectFrom('embed_sessions').selectAll().where('id', '=', id).executeTakeFirst();
+  }
+
+  async findByTokenHash(tokenHash: string): Promise<EmbedSessionRow | undefined> {
+    return this.db.selectFrom('embed_sessions').selectAll().where('token_hash', '=', tokenHash).executeTakeFirst();
+  }
+
+  /** The site of an organization's twin, by the twin's id. */
+  async twinSite(orgId: string, twinId: string): Promise<string | undefined> {
+    const row = await this.db
+      .selectFrom('twins')
+      .select('site_id')
+      .where('id', '=', twinId)
+      .where('org_id', '=', orgId)
+      .executeTakeFirst();
+    return row?.site_id;
+  }
+
+  /** Marks the session revoked; false when it was already (or does not exist). */
+  async revoke(db: Db, id: string, at: string): Promise<boolean> {
+    const result = await db
+      .updateTable('embed_sessions')
+      .set({ revoked_at: at })
+      .where('id', '=', id)
+      .where('revoked_at', 'is', null)
+      .executeTakeFirst();
+    return Number(result.numUpdatedRows) > 0;
+  }
+}

@@ -1,0 +1,89 @@
+import { Type } from '@sinclair/typebox';
+import type { RegionApp } from '../../region-app.js';
+import { errors } from '../nodes/node-schemas.js';
+import { ContextIdParams } from '../twins/twin-value-schemas.js';
+import {
+  CreateEmbedSessionBody,
+  EmbedSessionIdParams,
+  EmbedSessionSchema,
+  toEmbedSessionBody,
+  ViewerAddressSchema,
+} from './embed-session-schemas.js';
+
+const ACCESS =
+  "Needs read on the target's site. An embed token is refused here (403 EmbedTokenOutOfReach). See docs/embedding.md.";
+
+export default async function embedSessionRoutes(app: RegionApp) {
+  app.addSchema(EmbedSessionSchema);
+  const EmbedSession = Type.Ref('EmbedSession');
+  const { embedSessions } = app.services;
+
+  app.post(
+    '/v1/embed-sessions',
+    {
+      config: { scope: 'write:hierarchy' },
+      schema: {
+        tags: ['Embedding'],
+        operationId: 'createEmbedSession',
+        summary: 'Make an embed session: a read-only token for one twin or draft, framed only by the given origins',
+        description: `Exactly one target: twinId (a twin's id or its site's id) or twinDraftId; projectId and layoutId answer 400 until planning projects exist. The token works as a bearer token on the GET routes under /v1/twin/{ctx} of the target (a twin's {ctx} is its site id) and on its layers' tiles, read-only, until expiresAt or DELETE. 400 ValidationError: no target or several, a planning target, an allowed origin that is not one. 404: the target is not the caller's organization's. ${ACCESS}`,
+        body: CreateEmbedSessionBody,
+        response: { 201: EmbedSession, ...errors(400, 401, 403, 404) },
+      },
+    },
+    async (request, reply) =>
+      reply.code(201).send(toEmbedSessionBody(await embedSessions.create(request.principal, request.body))),
+  );
+
+  app.get(
+    '/v1/embed-sessions/:embedSessionId',
+    {
+      config: { scope: 'read:hierarchy' },
+      schema: {
+        tags: ['Embedding'],
+        operationId: 'getEmbedSession',
+        summary: 'Get an embed session (without its token)',
+        description: `An expired session is still shown (expiresAt in the past); a revoked one is 404. ${ACCESS}`,
+        params: EmbedSessionIdParams,
+        response: { 200: EmbedSession, ...errors(400, 401, 403, 404) },
+      },
+    },
+    async (request) => toEmbedSessionBody(await embedSessions.get(request.principal, request.params.embedSessionId)),
+  );
+
+  app.delete(
+    '/v1/embed-sessions/:embedSessionId',
+    {
+      config: { scope: 'write:hierarchy' },
+      schema: {
+        tags: ['Embedding'],
+        operationId: 'revokeEmbedSession',
+        summary: 'Revoke an embed session',
+        description: `Its token stops working within a second everywhere (at once on this server) and its viewer page says the session has ended. 404 afterwards. ${ACCESS}`,
+        params: EmbedSessionIdParams,
+        response: { 204: Type.Null({ description: 'Revoked' }), ...errors(400, 401, 403, 404) },
+      },
+    },
+    async (request, reply) => {
+      await embedSessions.revoke(request.principal, request.params.embedSessionId);
+      return reply.code(204).send(null);
+    },
+  );
+
+  app.get(
+    '/v1/twin/:contextId/iframe',
+    {
+      config: { scope: 'read:hierarchy', embedToken: false },
+      schema: {
+        tags: ['Embedding'],
+        operationId: 'getTwinIframe',
+        summary: "The viewer's address for the signed-in caller",
+        description:
+          "contextId is a site id (the live twin) or a draft id. Each call makes a short-lived session of the caller's (as long as an access token lasts), framed only by the platform's own origin, its token in the address's fragment. Needs read on the site. An embed token is refused here (403 EmbedTokenOutOfReach).",
+        params: ContextIdParams,
+        response: { 200: ViewerAddressSchema, ...errors(400, 401, 403, 404) },
+      },
+    },
+    async (request) => embedSessions.viewerAddress(request.principal, request.params.contextId),
+  );
+}

@@ -1,0 +1,181 @@
+import { randomUUID } from 'node:crypto';
+import type { EmbedSessionRepository } from '../../adapters/db/repositories/embed-session-repository.js';
+import type { EmbedSessionRow } from '../../adapters/db/schema.js';
+import { hashToken, randomToken } from '../../crypto/secrets.js';
+import type { Principal } from '../../domain/access/principal.js';
+import {
+  allowedOriginsProblem,
+  DEFAULT_EXPIRES_IN_SECONDS,
+  EMBED_PAGE_PATH,
+  EMBED_TOKEN_PREFIX,
+  type EmbedTargetType,
+  embedHtml,
+  MAX_EXPIRES_IN_SECONDS,
+  MIN_EXPIRES_IN_SECONDS,
+} from '../../domain/embed/embed-sessions.js';
+import { ApiError, validationError } from '../../domain/errors.js';
+import type { Platform, RegionContext } from '../../platform.js';
+import type { TwinService } from '../twins/twin-service.js';
+
+export interface CreateEmbedSession {
+  twinId?: string;
+  twinDraftId?: string;
+  projectId?: string;
+  layoutId?: string;
+  allowedOrigins: string[];
+  expiresInSeconds?: number;
+}
+
+/** A session as the API shows it; `token`, `iframeUrl` and `embedHtml` only when it is made. */
+export interface EmbedSessionView {
+  row: EmbedSessionRow;
+  allowedOrigins: string[];
+  token?: string;
+  iframeUrl?: string;
+  embedHtml?: string;
+}
+
+const TARGET_FIELDS = ['twinId', 'twinDraftId', 'projectId', 'layoutId'] as const;
+const NOT_FOUND = 'Embed session not found';
+
+/**
+ * Embed sessions (DESIGN.md section 13, docs/embedding.md). Making, reading and revoking one needs
+ * read on its target's site; the routes add the scope. The token is returned once, at creation.
+ */
+export class EmbedSessionService {
+  /** Told of each revocation, so this process's token verifier forgets the session at once. */
+  private readonly revocationListeners: ((sessionId: string) => void)[] = [];
+
+  constructor(
+    private readonly platform: Platform,
+    private readonly region: RegionContext,
+    private readonly twins: TwinService,
+    readonly sessions: EmbedSessionRepository,
+  ) {}
+
+  onRevoked(listener: (sessionId: string) => void): void {
+    this.revocationListeners.push(listener);
+  }
+
+  async create(principal: Principal, body: CreateEmbedSession): Promise<EmbedSessionView> {
+    const given = TARGET_FIELDS.filter((field) => body[field] !== undefined);
+    if (given.length !== 1) {
+      throw validationError(`body: give exactly one of ${TARGET_FIELDS.join(', ')} (got ${given.length})`);
+    }
+    if (body.projectId !== undefined || body.layoutId !== undefined) {
+      throw validationError(`body.${given[0]}: planning targets come with planning projects`);
+    }
+    const originProblem = allowedOriginsProblem(body.allowedOrigins);
+    if (originProblem) throw validationError(originProblem);
+    const target = await this.target(principal, body);
+    const expiresIn = body.expiresInSeconds ?? DEFAULT_EXPIRES_IN_SECONDS;
+    return this.insert(principal, target, body.allowedOrigins, expiresIn, true);
+  }
+
+  /**
+   * The viewer's address for the caller (GET /v1/twin/{ctx}/iframe): a session of the caller's
+   * own, framed by the platform's origin only, that lasts as long as an access token does.
+   */
+  async viewerAddress(principal: Principal, contextId: string): Promise<{ url: string; embedHtml: string }> {
+    const { site, draft } = await this.twins.context(principal, contextId, 'read');
+    const target = draft
+      ? { type: 'twinDraft' as const, id: draft.id, siteId: site.id }
+      : { type: 'twin' as const, id: (await this.twins.ensureTwin(site)).id, siteId: site.id };
+    const ttl = Math.min(MAX_EXPIRES_IN_SECONDS, Math.max(MIN_EXPIRES_IN_SECONDS, this.platform.config.accessTokenTtlSeconds));
+    const origin = new URL(this.platform.config.publicUrl).origin;
+    const view = await this.insert(principal, target, [origin], ttl, false);
+    return { url: view.iframeUrl as string, embedHtml: view.embedHtml as string };
+  }
+
+  async get(principal: Principal, id: string): Promise<EmbedSessionView> {
+    const row = await this.readable(principal, id);
+    return { row, allowedOrigins: JSON.parse(row.allowed_origins) as string[] };
+  }
+
+  async revoke(principal: Principal, id: string): Promise<void> {
+    const row = await this.readable(principal, id);
+    const now = this.now();
+    await this.region.store.db.transaction().execute(async (tx) => {
+      if (!(await this.sessions.revoke(tx, row.id, now))) throw new ApiError('NotFound', NOT_FOUND);
+      await this.twins.audit(tx, principal, 'embed-session.revoked', row.id, this.details(row), now);
+    });
+    for (const listener of this.revocationListeners) listener(row.id);
+  }
+
+  /** The address of a session's viewer page, without its token. */
+  pageUrl(sessionId: string): string {
+    return `${this.platform.config.publicUrl}${EMBED_PAGE_PATH}/${sessionId}`;
+  }
+
+  /** A session of the caller's organization that is not revoked, on a site the caller may read; 404 otherwise. */
+  private async readable(principal: Principal, id: string): Promise<EmbedSessionRow> {
+    const row = await this.sessions.findById(id);
+    if (!row || row.org_id !== principal.orgId || row.revoked_at !== null) throw new ApiError('NotFound', NOT_FOUND);
+    await this.twins.site(principal, row.site_id, 'read');
+    return row;
+  }
+
+  /** The twin or draft the body names, on a site the caller may read; 404 for what the caller's organization lacks. */
+  private async target(principal: Principal, body: CreateEmbedSession) {
+    if (body.twinDraftId !== undefined) {
+      const { site, draft } = await this.twins.draftContext(principal, body.twinDraftId, 'read');
+      return { type: 'twinDraft' as const, id: draft.id, siteId: site.id };
+    }
+    // A twin by its id, or by its site's id (the {ctx} of the twin routes).
+    const twinId = body.twinId as string;
+    const siteId = (await this.sessions.twinSite(principal.orgId, twinId)) ?? twinId;
+    let site: Awaited<ReturnType<TwinService['site']>>;
+    try {
+      site = await this.twins.site(principal, siteId, 'read');
+    } catch (error) {
+      if (error instanceof ApiError && error.status === 404) throw new ApiError('NotFound', 'No twin with this id or site id');
+      throw error;
+    }
+    return { type: 'twin' as const, id: (await this.twins.ensureTwin(site)).id, siteId: site.id };
+  }
+
+  private async insert(
+    principal: Principal,
+    target: { type: EmbedTargetType; id: string; siteId: string },
+    allowedOrigins: string[],
+    expiresInSeconds: number,
+    audited: boolean,
+  ): Promise<EmbedSessionView> {
+    const nowMs = this.platform.clock.now().getTime();
+    const token = `${EMBED_TOKEN_PREFIX}${randomToken()}`;
+    const row: EmbedSessionRow = {
+      id: randomUUID(),
+      org_id: principal.orgId,
+      site_id: target.siteId,
+      target_type: target.type,
+      target_id: target.id,
+      allowed_origins: JSON.stringify(allowedOrigins),
+      token_hash: hashToken(token),
+      identity_provider: principal.identityProvider,
+      created_by: principal.userId,
+      created_at: new Date(nowMs).toISOString(),
+      expires_at: new Date(nowMs + expiresInSeconds * 1000).toISOString(),
+      revoked_at: null,
+    };
+    await this.region.store.db.transaction().execute(async (tx) => {
+      await this.sessions.insert(tx, row);
+      // The viewer address of a signed-in reader is a read, not a change: it is not in the trail.
+      if (audited) await this.twins.audit(tx, principal, 'embed-session.created', row.id, this.details(row), row.created_at);
+    });
+    const iframeUrl = `${this.pageUrl(row.id)}#token=${token}`;
+    return { row, allowedOrigins, token, iframeUrl, embedHtml: embedHtml(iframeUrl, 'Reality Data Platform viewer').value };
+  }
+
+  private details(row: EmbedSessionRow) {
+    return {
+      siteId: row.site_id,
+      target: { type: row.target_type, id: row.target_id },
+      allowedOrigins: JSON.parse(row.allowed_origins) as string[],
+      expiresAt: row.expires_at,
+    };
+  }
+
+  private now(): string {
+    return this.platform.clock.now().toISOString();
+  }
+}
