@@ -189,6 +189,7 @@ export async function regionApp(
     region,
     sessions: services.embedSessions.sessions,
     layerNodeIds: async (siteId) => (await services.twinLayers.ofSite(siteId)).map((layer) => layer.nodeId),
+    planningReach: (orgId, target) => services.planning.embedReach(orgId, target),
     creatorRevoked: (userId, orgId, issuedAtMs) => options.verifier.userRevoked(userId, orgId, issuedAtMs),
     clock: platform.clock,
   });

@@ -11,7 +11,8 @@ import type { Clock } from '../ports/clock.js';
 const RECHECK_MS = 1000;
 const MAX_CACHED = 10_000;
 
-const OUT_OF_REACH = 'An embed token reaches only the GET routes under /v1/twin/{ctx} of its target and the tiles of its layers';
+const OUT_OF_REACH =
+  'An embed token reaches only the GET routes under /v1/twin/{ctx} (and the layouts of a plan) of its target and the tiles of its layers';
 
 /** What the route a request reached says about it: the reach its path gives and its path parameters. */
 export interface EmbedRequest {
@@ -24,6 +25,11 @@ export interface EmbedTokenDependencies {
   sessions: EmbedSessionRepository;
   /** The derivative node ids a site's twin shows as layers (its layers' tilesets). */
   layerNodeIds(siteId: string): Promise<string[]>;
+  /** A planning target's {ctx} values (a project and its layouts, or a layout) and the derivatives it shows. */
+  planningReach(
+    orgId: string,
+    target: { type: 'project' | 'layout'; id: string },
+  ): Promise<{ contextIds: string[]; layerNodeIds: string[] }>;
   /** Whether the creator's tokens issued at that instant are revoked now (a deactivation): AccessTokenVerifier.userRevoked. */
   creatorRevoked(userId: string, orgId: string, issuedAtMs: number): Promise<boolean>;
   clock: Clock;
@@ -44,6 +50,7 @@ interface Checked<T> {
 export class EmbedTokenVerifier {
   private readonly sessions = new Map<string, Checked<EmbedSessionRow | undefined>>();
   private readonly layers = new Map<string, Checked<ReadonlySet<string>>>();
+  private readonly planning = new Map<string, Checked<{ contextIds: string[]; layerNodeIds: ReadonlySet<string> }>>();
 
   constructor(private readonly deps: EmbedTokenDependencies) {}
 
@@ -81,13 +88,12 @@ export class EmbedTokenVerifier {
     const params = (request.params ?? {}) as Record<string, string | undefined>;
     if (request.reach === 'target') {
       const ctx = params.contextId;
-      const targets = session.target_type === 'twin' ? [session.site_id, session.target_id] : [session.target_id];
-      if (ctx !== undefined && targets.includes(ctx)) return;
+      if (ctx !== undefined && (await this.contextIds(session, nowMs)).includes(ctx)) return;
       throw new ApiError('EmbedTokenOutOfReach', `${OUT_OF_REACH}: this {ctx} is not the session's target`);
     }
     if (request.reach === 'layerTiles') {
       const nodeId = params.nodeId;
-      if (nodeId !== undefined && (await this.layerNodes(session.site_id, nowMs)).has(nodeId)) return;
+      if (nodeId !== undefined && (await this.layerNodes(session, nowMs)).has(nodeId)) return;
       throw new ApiError('EmbedTokenOutOfReach', `${OUT_OF_REACH}: this node is not a layer of the session's target`);
     }
     throw new ApiError('EmbedTokenOutOfReach', OUT_OF_REACH);
@@ -101,8 +107,30 @@ export class EmbedTokenVerifier {
     return value;
   }
 
+  /** The {ctx} values the session's target answers to: a twin by its id or its site's. */
+  private async contextIds(session: EmbedSessionRow, nowMs: number): Promise<string[]> {
+    if (session.target_type === 'twin') return [session.site_id, session.target_id];
+    if (session.target_type === 'twinDraft') return [session.target_id];
+    return (await this.planningReach(session, nowMs)).contextIds;
+  }
+
+  /** A planning target's reach; a layout added to the project reaches the token within a second. */
+  private async planningReach(session: EmbedSessionRow, nowMs: number) {
+    const cached = this.planning.get(session.id);
+    if (cached && nowMs - cached.checkedAt < RECHECK_MS && nowMs >= cached.checkedAt) return cached.value;
+    const target = { type: session.target_type as 'project' | 'layout', id: session.target_id };
+    const reach = await this.deps.planningReach(session.org_id, target);
+    const value = { contextIds: reach.contextIds, layerNodeIds: new Set(reach.layerNodeIds) };
+    remember(this.planning, session.id, { checkedAt: nowMs, value });
+    return value;
+  }
+
   /** An unlinked layer stops serving its tiles to the token within a second too. */
-  private async layerNodes(siteId: string, nowMs: number): Promise<ReadonlySet<string>> {
+  private async layerNodes(session: EmbedSessionRow, nowMs: number): Promise<ReadonlySet<string>> {
+    if (session.target_type === 'project' || session.target_type === 'layout') {
+      return (await this.planningReach(session, nowMs)).layerNodeIds;
+    }
+    const siteId = session.site_id;
     const cached = this.layers.get(siteId);
     if (cached && nowMs - cached.checkedAt < RECHECK_MS && nowMs >= cached.checkedAt) return cached.value;
     const value = new Set(await this.deps.layerNodeIds(siteId));

@@ -137,6 +137,6 @@ export function regionServices(platform: Platform, region: Region): RegionServic
       new LibraryModelRepository(context.store.db, context.store.dialect),
     ),
     planning,
-    embedSessions: new EmbedSessionService(platform, context, twins, new EmbedSessionRepository(context.store.db)),
+    embedSessions: new EmbedSessionService(platform, context, twins, planning, new EmbedSessionRepository(context.store.db)),
   };
 }

@@ -131,7 +131,7 @@ describe('embed sessions: POST, GET, DELETE /v1/embed-sessions and GET /v1/twin/
     expect(created.body.target).toEqual({ type: 'twin', id: twin?.id });
   });
 
-  it('400 ValidationError: no target, two targets, planning targets, bad origins, bounds, unknown fields; nothing stored', async () => {
+  it('400 ValidationError: no target, two targets, bad origins, bounds, unknown fields; nothing stored', async () => {
     const post = (body: unknown) => () => org.admin.post('/v1/embed-sessions', body);
     await refused(
       post({ allowedOrigins: ORIGINS }),
@@ -140,19 +140,10 @@ describe('embed sessions: POST, GET, DELETE /v1/embed-sessions and GET /v1/twin/
       /exactly one of twinId, twinDraftId, projectId, layoutId/,
     );
     await refused(post({ twinId: siteId, twinDraftId: draftId, allowedOrigins: ORIGINS }), 400, 'ValidationError', /exactly one/);
-    await refused(
-      post({ projectId: siteId, allowedOrigins: ORIGINS }),
-      400,
-      'ValidationError',
-      /planning targets come with planning projects/,
-    );
-    await refused(
-      post({ layoutId: siteId, allowedOrigins: ORIGINS }),
-      400,
-      'ValidationError',
-      /planning targets come with planning projects/,
-    );
     await refused(post({ twinId: siteId }), 400, 'ValidationError', /allowedOrigins/);
+    // A planning target must name a plan: a site's id is neither a project nor a layout.
+    await refused(post({ projectId: siteId, allowedOrigins: ORIGINS }), 404, 'Not Found', /No planning project or layout/);
+    await refused(post({ layoutId: siteId, allowedOrigins: ORIGINS }), 404, 'Not Found', /No planning layout/);
     await refused(post({ twinId: siteId, allowedOrigins: [] }), 400, 'ValidationError', /allowedOrigins/);
     const many = Array.from({ length: 21 }, (_, i) => `https://h${i}.example.com`);
     await refused(post({ twinId: siteId, allowedOrigins: many }), 400, 'ValidationError', /allowedOrigins/);

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ApiClient, type ApiResponse, createOrg, type OrgFixture, snapshot } from '../support/fixtures.js';
+import { createProject } from '../support/planning.js';
 import { startPlatform, type TestPlatform } from '../support/platform.js';
 import { writeLas } from '../support/point-cloud-samples.js';
 import { processedPointCloud } from '../support/processed-point-cloud.js';
@@ -108,6 +109,36 @@ describe('embed tokens: reach, expiry, revocation', () => {
     expect((await draftToken.get(`/v1/twin/${draftId}/points-of-interest`)).status).toBe(200);
     await refused(() => draftToken.get(`/v1/twin/${siteId}`), 403, 'Forbidden', /not the session's target/);
     await refused(() => draftToken.get(`/v1/twin/${siteId}/points-of-interest`), 403, 'Forbidden', /not the session's target/);
+  });
+
+  it("a plan's tokens: a project's reads its layouts, their model assets and its bundle's tiles; a layout's only itself", async () => {
+    const project = await createProject(org, bundleId);
+    const layoutId = project.defaultLayout.id;
+    const tokenOf = async (target: object) => {
+      const response = await org.admin.post('/v1/embed-sessions', { ...target, allowedOrigins: ['https://app.example.com'] });
+      expect(response.status, JSON.stringify(response.body)).toBe(201);
+      expect(response.body.target).toEqual({ type: Object.keys(target)[0]?.replace('Id', ''), id: Object.values(target)[0] });
+      return org.admin.withToken(response.body.token);
+    };
+    const projectToken = await tokenOf({ projectId: project.id });
+    const layoutToken = await tokenOf({ layoutId });
+    for (const token of [projectToken, layoutToken]) {
+      const layouts = await token.get(`/v1/planning/${layoutId}/layouts`);
+      expect(layouts.status, JSON.stringify(layouts.body)).toBe(200);
+      expect(layouts.body.items.map((layout: { id: string }) => layout.id)).toEqual([layoutId]);
+      expect((await token.get(`/v1/twin/${layoutId}/model-assets`)).status).toBe(200);
+      expect((await token.get(`/v1/nodes/${derivativeId}/tiles/tileset.json`)).status).toBe(200);
+      await refused(() => token.get(`/v1/nodes/${unlinkedDerivativeId}/tiles/tileset.json`), 403, 'Forbidden', /not a layer/);
+      await refused(() => token.get(`/v1/twin/${siteId}`), 403, 'Forbidden', /not the session's target/);
+      await refused(
+        () => token.post(`/v1/twin/${layoutId}/model-assets`, { name: 'x', position: { x: 0, y: 0, z: 0 } }),
+        403,
+        'Forbidden',
+      );
+    }
+    expect((await projectToken.get(`/v1/planning/${project.id}/layouts`)).status).toBe(200);
+    // A layout's session does not see the rest of its project.
+    await refused(() => layoutToken.get(`/v1/planning/${project.id}/layouts`), 403, 'Forbidden', /not the session's target/);
   });
 
   it('refuses every other route with 403 EmbedTokenOutOfReach, and stores nothing', async () => {

@@ -15,6 +15,7 @@ import {
 } from '../../domain/embed/embed-sessions.js';
 import { ApiError, validationError } from '../../domain/errors.js';
 import type { Platform, RegionContext } from '../../platform.js';
+import type { PlanningService } from '../planning/planning-service.js';
 import type { TwinService } from '../twins/twin-service.js';
 
 export interface CreateEmbedSession {
@@ -50,6 +51,7 @@ export class EmbedSessionService {
     private readonly platform: Platform,
     private readonly region: RegionContext,
     private readonly twins: TwinService,
+    private readonly planning: PlanningService,
     readonly sessions: EmbedSessionRepository,
   ) {}
 
@@ -61,9 +63,6 @@ export class EmbedSessionService {
     const given = TARGET_FIELDS.filter((field) => body[field] !== undefined);
     if (given.length !== 1) {
       throw validationError(`body: give exactly one of ${TARGET_FIELDS.join(', ')} (got ${given.length})`);
-    }
-    if (body.projectId !== undefined || body.layoutId !== undefined) {
-      throw validationError(`body.${given[0]}: planning targets come with planning projects`);
     }
     const originProblem = allowedOriginsProblem(body.allowedOrigins);
     if (originProblem) throw validationError(originProblem);
@@ -117,6 +116,15 @@ export class EmbedSessionService {
 
   /** The twin or draft the body names, on a site the caller may read; 404 for what the caller's organization lacks. */
   private async target(principal: Principal, body: CreateEmbedSession) {
+    if (body.layoutId !== undefined) {
+      const context = await this.planning.layoutContext(principal, body.layoutId, 'read');
+      if (!context) throw new ApiError('NotFound', 'No planning layout with this id');
+      return { type: 'layout' as const, id: context.layout.id, siteId: context.project.site_id as string };
+    }
+    if (body.projectId !== undefined) {
+      const project = await this.planning.project(principal, body.projectId, 'read');
+      return { type: 'project' as const, id: project.id, siteId: project.site_id as string };
+    }
     if (body.twinDraftId !== undefined) {
       const { site, draft } = await this.twins.draftContext(principal, body.twinDraftId, 'read');
       return { type: 'twinDraft' as const, id: draft.id, siteId: site.id };

@@ -132,4 +132,35 @@ export class PlanningService {
     const items: LayoutView[] = rows.map((row) => ({ ...row, modelAssetCount: counts.get(row.id) ?? 0 }));
     return { items, page, limit, total };
   }
+
+  /** The planning project with this id, authorized for the permission; 404 for any other node or none. */
+  async project(principal: Principal, id: string, permission: Permission): Promise<NodeRow> {
+    const project = await this.nodes.authorize(principal, id, permission).catch((error: unknown) => {
+      throw error instanceof ApiError && error.status === 404 ? new ApiError('NotFound', NO_PROJECT) : error;
+    });
+    if (project.kind !== 'planningProject') throw new ApiError('NotFound', NO_PROJECT);
+    return project;
+  }
+
+  /**
+   * What an embed session of a planning target reaches (docs/embedding.md): the {ctx} values (a
+   * project: itself and its layouts; a layout: itself alone) and the derivative nodes whose tiles
+   * it shows (the point clouds of the project's bundle).
+   */
+  async embedReach(
+    orgId: string,
+    target: { type: 'project' | 'layout'; id: string },
+  ): Promise<{ contextIds: string[]; layerNodeIds: string[] }> {
+    if (target.type === 'project') {
+      return {
+        contextIds: [target.id, ...(await this.planning.layoutIdsOf(target.id))],
+        layerNodeIds: await this.planning.derivativeIdsOfProject(target.id),
+      };
+    }
+    const layout = await this.planning.findLayout(orgId, target.id);
+    return {
+      contextIds: [target.id],
+      layerNodeIds: layout ? await this.planning.derivativeIdsOfProject(layout.project_id) : [],
+    };
+  }
 }

@@ -99,4 +99,23 @@ export class PlanningRepository {
   async deleteModelAsset(tx: Db, id: string): Promise<void> {
     await tx.deleteFrom('planning_model_assets').where('id', '=', id).execute();
   }
+
+  /** The ids of a project's layouts. */
+  async layoutIdsOf(projectId: string): Promise<string[]> {
+    const rows = await this.db.selectFrom('planning_layouts').select('id').where('project_id', '=', projectId).execute();
+    return rows.map((row) => row.id);
+  }
+
+  /** The derivatives of the bundle a project was made from (its point clouds): what a plan shows as layers. */
+  async derivativeIdsOfProject(projectId: string): Promise<string[]> {
+    const rows = await this.db
+      .selectFrom('node_links as dependant')
+      .innerJoin('node_links as derivative', 'derivative.from_id', 'dependant.from_id')
+      .select('derivative.to_id as id')
+      .where('dependant.to_id', '=', projectId)
+      .where('dependant.kind', '=', 'dependant')
+      .where('derivative.kind', '=', 'derivative')
+      .execute();
+    return rows.map((row) => row.id);
+  }
 }
