@@ -55,9 +55,7 @@ export class TwinApi {
   async all<T>(kind: 'points-of-interest' | 'zones' | 'model-assets'): Promise<T[]> {
     const items: T[] = [];
     for (let offset = 0; ; offset += PAGE) {
-      const page = await this.json<T[]>(
-        `/twin/${encodeURIComponent(this.config.ctx)}/${kind}?limit=${PAGE}&offset=${offset}`,
-      );
+      const page = await this.json<T[]>(`/twin/${encodeURIComponent(this.config.ctx)}/${kind}?limit=${PAGE}&offset=${offset}`);
       items.push(...page);
       if (page.length < PAGE) return items;
     }

@@ -15,6 +15,7 @@ export class ViewerScene {
   origin: Vector3 = { x: 0, y: 0, z: 0 };
   /** Called before each frame (tiles update, labels follow); the loop stops once `stopped`. */
   readonly beforeRender: Array<() => void> = [];
+  readonly afterRender: Array<() => void> = [];
   readonly afterCameraChange: Array<() => void> = [];
   frames = 0;
   stopped = false;
@@ -49,6 +50,7 @@ export class ViewerScene {
       for (const step of this.beforeRender) step();
       this.renderer.render(this.scene, this.camera);
       this.frames += 1;
+      for (const step of this.afterRender) step();
       requestAnimationFrame(frame);
     };
     requestAnimationFrame(frame);

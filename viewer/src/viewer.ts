@@ -38,6 +38,8 @@ export class Viewer {
   ready = false;
   refused = false;
   lastPick: { position: Vector3; layerBundleId: string | null } | null = null;
+  /** performance.now() of the first frame drawn with a tile in it (bench/viewer.ts measures it). */
+  firstContentFrameAt: number | null = null;
   private cameraTimer: number | undefined;
   private framed = false;
 
@@ -56,6 +58,11 @@ export class Viewer {
     this.bridge = new ParentBridge(config.allowedOrigins, this.methods());
     this.scene.afterCameraChange.push(() => this.cameraChanged());
     this.scene.beforeRender.push(() => this.updateLayers());
+    this.scene.afterRender.push(() => {
+      if (this.firstContentFrameAt === null && this.layers.some((layer) => layer.tiles.visibleTiles.size > 0)) {
+        this.firstContentFrameAt = performance.now();
+      }
+    });
     this.listenForPicks();
   }
 
@@ -64,6 +71,12 @@ export class Viewer {
       const twin = await this.api.twin();
       this.twin = twin;
       this.scene.origin = sceneOrigin(twin.layers);
+      // The tiles start streaming first; the objects are read meanwhile.
+      for (const layer of twin.layers) {
+        this.layers.push(new LayerView(layer, this.scene, this.api, (failed, error) => this.layerFailed(failed, error)));
+      }
+      this.frameEverything();
+      this.scene.start();
       const [pointsOfInterest, zones, models] = await Promise.all([
         this.api.pointsOfInterest(),
         this.api.zones(),
@@ -72,12 +85,10 @@ export class Viewer {
       if (this.refused) return;
       this.pointsOfInterest = pointsOfInterest;
       this.zones = zones;
-      for (const layer of twin.layers)
-        this.layers.push(new LayerView(layer, this.scene, this.api, (failed, error) => this.layerFailed(failed, error)));
       this.objects.addPointsOfInterest(pointsOfInterest);
       this.objects.addZones(zones);
-      this.frameEverything();
-      this.scene.start();
+      // Without layers the objects are what the camera frames.
+      if (this.layers.length === 0) this.frameEverything();
       const boxes = await this.objects.addModelAssets(models, (id) => this.api.previewUrl(id));
       if (boxes > 0) {
         this.messages.show(
@@ -168,6 +179,7 @@ export class Viewer {
       frames: this.scene.frames,
       layers: this.layers.map((layer) => ({ ...layer.status, errors: [...layer.status.errors], settled: layer.settled })),
       lastPick: this.lastPick,
+      firstContentFrameAt: this.firstContentFrameAt,
       camera: this.scene.getCamera(),
     };
   }
