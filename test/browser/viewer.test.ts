@@ -3,6 +3,7 @@ import { PNG } from 'pngjs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { launchBrowser } from '../support/browser.js';
 import { createOrg, createTree, type OrgFixture } from '../support/fixtures.js';
+import { createLibraryModel } from '../support/library-models.js';
 import { startPlatform, type TestPlatform } from '../support/platform.js';
 import { writeLas } from '../support/point-cloud-samples.js';
 import { processedPointCloud } from '../support/processed-point-cloud.js';
@@ -20,7 +21,13 @@ import {
 const POINTS = 120_000;
 
 type LayerStatus = { tilesLoaded: number; pointsLoaded: number; errors: string[]; settled: boolean };
-type ViewerStatus = { ready: boolean; refused: boolean; frames: number; layers: LayerStatus[] };
+type ViewerStatus = {
+  ready: boolean;
+  refused: boolean;
+  frames: number;
+  layers: LayerStatus[];
+  models: { placed: number; boxes: number };
+};
 type Vector3 = { x: number; y: number; z: number };
 
 const statusOf = (frame: Page | import('playwright-core').Frame) =>
@@ -52,6 +59,17 @@ describe('the 3D viewer in chromium: a processed point cloud, labels, the postMe
   let token: string;
   let allowedOrigins: string[] = [];
   let frameAncestors: string[] = [];
+  let reader: Promise<import('../support/fixtures.js').ApiClient> | undefined;
+  /** A caller who reads the twin and may download the library's previews. */
+  const libraryReader = () => {
+    reader ??= org
+      .serviceClient({
+        scopes: 'read:basic read:hierarchy read:assetlibrary download:assetlibrary',
+        roleName: 'Organization Administrator',
+      })
+      .then(({ client }) => client);
+    return reader;
+  };
 
   beforeAll(async () => {
     built = await buildViewerForTest();
@@ -99,6 +117,20 @@ describe('the 3D viewer in chromium: a processed point cloud, labels, the postMe
     const poi = await org.admin.post(`/v1/twin/${siteId}/points-of-interest`, { name: 'Pump P-101', position: center });
     expect(poi.status).toBe(201);
     poiId = poi.body.id;
+    // A library model (an OBJ the platform's worker previews) placed beside the zone.
+    const model = await createLibraryModel(org, { status: 'processing' });
+    for (let waited = 0; waited < 30_000; waited += 100) {
+      const reader = await libraryReader();
+      if ((await reader.get(`/v1/asset-library/models/${model.id}`)).body.status === 'ready') break;
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+    const placed = await org.admin.post(`/v1/twin/${siteId}/model-assets`, {
+      libraryModelId: model.id,
+      name: 'Pump model',
+      position: { ...center, x: max.x - size.x },
+      scale: { x: 2, y: 2, z: 2 },
+    });
+    expect(placed.status).toBe(201);
   }, 90_000);
   afterAll(async () => {
     await browser?.close();
@@ -112,10 +144,14 @@ describe('the 3D viewer in chromium: a processed point cloud, labels, the postMe
     const page = await browser.newPage({ viewport: { width: 800, height: 600 } });
     const failures: string[] = [];
     page.on('pageerror', (error) => failures.push(error.message));
-    // Every answer an error but the favicon's (the test's page server has none).
+    // Every answer an error but the favicon's (the test's page server has none) and the library
+    // model's read, which this token may not make (its 403 is why the model is a box).
+    const libraryReads: number[] = [];
     page.on('response', (response) => {
-      if (response.status() >= 400 && !response.url().endsWith('/favicon.ico'))
+      if (response.url().includes('/asset-library/models/')) libraryReads.push(response.status());
+      else if (response.status() >= 400 && !response.url().endsWith('/favicon.ico')) {
         failures.push(`${response.status()} ${response.url()}`);
+      }
     });
     await page.goto(`${viewerServer.origin}/viewer/${siteId}#token=${token}`);
     await page.waitForFunction(
@@ -135,6 +171,10 @@ describe('the 3D viewer in chromium: a processed point cloud, labels, the postMe
     expect(status.layers[0]!.pointsLoaded).toBe(POINTS);
     expect(await paintedPixels(page)).toBeGreaterThan(2_000);
     await page.locator('.rdp-poi', { hasText: 'Pump P-101' }).waitFor({ state: 'visible' });
+    // This token may not download the library's previews: the placed model is a box, and the page says so.
+    expect(status.models).toEqual({ placed: 1, boxes: 1 });
+    expect(libraryReads).toEqual([403]);
+    expect(await page.locator('[data-key="models"]').textContent()).toMatch(/1 placed model\(s\) shown as boxes/);
 
     // A click on the cloud's middle (the camera looks at it) picks a point of it, in the twin's frame.
     await page.mouse.click(400, 300);
@@ -151,6 +191,19 @@ describe('the 3D viewer in chromium: a processed point cloud, labels, the postMe
     }
     await page.close();
   }, 60_000);
+
+  it('shows a placed model from its preview GLB when the token may download it', async () => {
+    const page = await browser.newPage();
+    const failures: string[] = [];
+    page.on('pageerror', (error) => failures.push(error.message));
+    const readerToken = (await libraryReader()).token as string;
+    await page.goto(`${viewerServer.origin}/viewer/${siteId}#token=${readerToken}`);
+    await page.waitForFunction(() => (window as any).rdpViewerStatus?.().ready === true, undefined, { timeout: 30_000 });
+    expect(failures).toEqual([]);
+    expect((await statusOf(page))!.models).toEqual({ placed: 1, boxes: 0 });
+    expect(await page.locator('[data-key="models"]').count()).toBe(0);
+    await page.close();
+  }, 30_000);
 
   it('talks to a parent page of an allowed origin: ready (penpal and the plain message), poiSelected on a label click, flyTo moves the camera', async () => {
     const page = await browser.newPage({ viewport: { width: 900, height: 700 } });

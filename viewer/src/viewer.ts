@@ -40,6 +40,8 @@ export class Viewer {
   lastPick: { position: Vector3; layerBundleId: string | null } | null = null;
   /** performance.now() of the first frame drawn with a tile in it (bench/viewer.ts measures it). */
   firstContentFrameAt: number | null = null;
+  /** Placed models, and how many of them show as boxes for want of a preview. */
+  models = { placed: 0, boxes: 0 };
   private cameraTimer: number | undefined;
   private framed = false;
 
@@ -90,6 +92,7 @@ export class Viewer {
       // Without layers the objects are what the camera frames.
       if (this.layers.length === 0) this.frameEverything();
       const boxes = await this.objects.addModelAssets(models, (id) => this.api.previewUrl(id));
+      this.models = { placed: models.length, boxes };
       if (boxes > 0) {
         this.messages.show(
           'models',
@@ -180,6 +183,7 @@ export class Viewer {
       layers: this.layers.map((layer) => ({ ...layer.status, errors: [...layer.status.errors], settled: layer.settled })),
       lastPick: this.lastPick,
       firstContentFrameAt: this.firstContentFrameAt,
+      models: this.models,
       camera: this.scene.getCamera(),
     };
   }
