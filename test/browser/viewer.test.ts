@@ -255,6 +255,13 @@ describe('the 3D viewer in chromium: a processed point cloud, labels, the postMe
 
     // A missing id is the method's error, not a silent success.
     await expect(page.evaluate(() => (window as any).viewer.flyTo('no-such-object'))).rejects.toThrow(/no-such-object/);
+
+    // The camera now looks at the zone: with the layers hidden, a click in the middle of the frame selects it.
+    expect(await page.evaluate(() => (window as any).viewer.setVisibility('layers', false))).toBe(1);
+    await page.mouse.click(400, 300);
+    await page.waitForFunction(() => (window as any).events.some((event: { name: string }) => event.name === 'zoneSelected'));
+    const zoneSelected = (await recorded()).events.find((event) => event.name === 'zoneSelected')!;
+    expect(zoneSelected.payload).toEqual({ id: zoneId, name: 'Pump hall' });
     expect(await page.evaluate(() => (window as any).viewer.setVisibility('zones', false))).toBe(1);
     await page.close();
   }, 60_000);
