@@ -20,9 +20,13 @@ function start(): void {
     showSessionRefused(container, 'This address carries no access token (#token=...): open the link you were given.');
     return;
   }
-  const viewer = new Viewer(container, config, new TwinApi(config, token), __RDP_VIEWER_VERSION__);
+  const api = new TwinApi(config, token);
+  // The twin's read goes out first: it overlaps the making of the WebGL context and the scene.
+  const twinRead = api.twin();
+  twinRead.catch(() => undefined);
+  const viewer = new Viewer(container, config, api, __RDP_VIEWER_VERSION__);
   (window as unknown as { rdpViewerStatus: () => unknown }).rdpViewerStatus = () => viewer.status();
-  void viewer.load();
+  void viewer.load(twinRead);
 }
 
 /**

@@ -68,9 +68,10 @@ export class Viewer {
     this.listenForPicks();
   }
 
-  async load(): Promise<void> {
+  /** Reads the twin (or takes the read already under way: main.ts starts it before the WebGL context is made) and shows it. */
+  async load(twinRead: Promise<Twin> = this.api.twin()): Promise<void> {
     try {
-      const twin = await this.api.twin();
+      const twin = await twinRead;
       this.twin = twin;
       this.scene.origin = sceneOrigin(twin.layers);
       // The tiles start streaming first; the objects are read meanwhile.
