@@ -20,6 +20,7 @@ import { runTiles } from './tiles.js';
 import { runToken } from './token.js';
 import { runTwinLists } from './twin-lists.js';
 import { runUpload } from './upload.js';
+import { runViewer } from './viewer.js';
 
 /**
  * Every benchmark in turn, then one table of ratios. `npm run bench -- --quick` (or
@@ -51,6 +52,7 @@ export async function runAll(): Promise<SummaryRow[]> {
     runLibraryLists,
     runTiles,
     runDraftPublish,
+    runViewer,
   ]) {
     rows.push(...(await bench()));
     log('');

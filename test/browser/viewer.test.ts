@@ -1,0 +1,319 @@
+import type { Browser, Page } from 'playwright-core';
+import { PNG } from 'pngjs';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { launchBrowser } from '../support/browser.js';
+import { createOrg, createTree, type OrgFixture } from '../support/fixtures.js';
+import { createLibraryModel } from '../support/library-models.js';
+import { startPlatform, type TestPlatform } from '../support/platform.js';
+import { writeLas } from '../support/point-cloud-samples.js';
+import { processedPointCloud } from '../support/processed-point-cloud.js';
+import { sampleBytes } from '../support/uploads.js';
+import {
+  type BuiltViewer,
+  buildViewerForTest,
+  type PageServer,
+  pageServer,
+  parentPage,
+  viewerRoute,
+} from '../support/viewer-pages.js';
+
+/** More than one tile's 50,000 points: the viewer has to refine to show them all. */
+const POINTS = 120_000;
+
+type LayerStatus = { tilesLoaded: number; pointsLoaded: number; errors: string[]; settled: boolean };
+type ViewerStatus = {
+  ready: boolean;
+  refused: boolean;
+  frames: number;
+  layers: LayerStatus[];
+  models: { placed: number; boxes: number };
+};
+type Vector3 = { x: number; y: number; z: number };
+
+const statusOf = (frame: Page | import('playwright-core').Frame) =>
+  frame.evaluate(() => (window as unknown as { rdpViewerStatus?: () => ViewerStatus }).rdpViewerStatus?.() ?? null);
+
+/** The canvas's pixels that are not the background (#202428). */
+async function paintedPixels(frame: Page | import('playwright-core').Frame): Promise<number> {
+  const dataUrl = await frame.evaluate(() =>
+    (document.querySelector('#rdp-viewer canvas') as HTMLCanvasElement).toDataURL('image/png'),
+  );
+  const png = PNG.sync.read(Buffer.from(dataUrl.slice(dataUrl.indexOf(',') + 1), 'base64'));
+  let painted = 0;
+  for (let i = 0; i < png.data.length; i += 4) {
+    if (Math.abs(png.data[i]! - 0x20) + Math.abs(png.data[i + 1]! - 0x24) + Math.abs(png.data[i + 2]! - 0x28) > 12) painted += 1;
+  }
+  return painted;
+}
+
+describe('the 3D viewer in chromium: a processed point cloud, labels, the postMessage API, a refused session', () => {
+  let built: BuiltViewer;
+  let viewerServer: PageServer;
+  let parentServer: PageServer;
+  let t: TestPlatform;
+  let org: OrgFixture;
+  let browser: Browser;
+  let siteId: string;
+  let poiId: string;
+  let zoneId: string;
+  let token: string;
+  let allowedOrigins: string[] = [];
+  let frameAncestors: string[] = [];
+  let reader: Promise<import('../support/fixtures.js').ApiClient> | undefined;
+  /** A caller who reads the twin and may download the library's previews. */
+  const libraryReader = () => {
+    reader ??= org
+      .serviceClient({
+        scopes: 'read:basic read:hierarchy read:assetlibrary download:assetlibrary',
+        roleName: 'Organization Administrator',
+      })
+      .then(({ client }) => client);
+    return reader;
+  };
+
+  beforeAll(async () => {
+    built = await buildViewerForTest();
+    // The viewer's page on one origin, the integrator's on another; the API on a third, with CORS for the viewer's.
+    const apiBase = { value: '' };
+    let apiOrigin = '';
+    viewerServer = await pageServer(built, (url) =>
+      viewerRoute(
+        apiBase.value,
+        apiOrigin,
+        () => allowedOrigins,
+        () => frameAncestors,
+      )(url),
+    );
+    parentServer = await pageServer(built, (url) => {
+      const iframeUrl = url.searchParams.get('iframe');
+      return url.pathname === '/' && iframeUrl ? { html: parentPage(viewerServer.origin, iframeUrl) } : undefined;
+    });
+    allowedOrigins = [parentServer.origin];
+    frameAncestors = [parentServer.origin];
+    const [platform, launched] = await Promise.all([
+      startPlatform({ RDP_CORS_ORIGINS: viewerServer.origin }, { worker: true }),
+      launchBrowser(),
+    ]);
+    t = platform;
+    browser = launched;
+    apiBase.value = `${t.regionUrl('eu')}/v1`;
+    apiOrigin = t.origin;
+    org = await createOrg(t, { storageQuota: 50 * 1024 * 1024 });
+    token = org.admin.token as string;
+    siteId = (await createTree(org)).siteId;
+    const las = await sampleBytes((file) => writeLas(file, POINTS));
+    const { bundleId } = await processedPointCloud(org, siteId, { name: 'scan.las', bytes: las });
+    const layer = await org.admin.request('PUT', `/v1/twin/${siteId}/layers/${bundleId}`);
+    expect(layer.status).toBe(201);
+    const { min, max } = layer.body.boundingBox as { min: Vector3; max: Vector3 };
+    const center = { x: (min.x + max.x) / 2, y: (min.y + max.y) / 2, z: (min.z + max.z) / 2 };
+    const size = { x: (max.x - min.x) / 4, y: (max.y - min.y) / 4, z: (max.z - min.z) / 4 };
+    const zone = await org.admin.post(`/v1/twin/${siteId}/zones`, {
+      name: 'Pump hall',
+      volume: { boxes: [{ center: { ...center, x: min.x + size.x }, size, rotation: { x: 0, y: 0, z: 0, w: 1 } }] },
+    });
+    expect(zone.status).toBe(201);
+    zoneId = zone.body.id;
+    const poi = await org.admin.post(`/v1/twin/${siteId}/points-of-interest`, { name: 'Pump P-101', position: center });
+    expect(poi.status).toBe(201);
+    poiId = poi.body.id;
+    // A library model (an OBJ the platform's worker previews) placed beside the zone.
+    const model = await createLibraryModel(org, { status: 'processing' });
+    for (let waited = 0; waited < 30_000; waited += 100) {
+      const reader = await libraryReader();
+      if ((await reader.get(`/v1/asset-library/models/${model.id}`)).body.status === 'ready') break;
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+    const placed = await org.admin.post(`/v1/twin/${siteId}/model-assets`, {
+      libraryModelId: model.id,
+      name: 'Pump model',
+      position: { ...center, x: max.x - size.x },
+      scale: { x: 2, y: 2, z: 2 },
+    });
+    expect(placed.status).toBe(201);
+  }, 90_000);
+  afterAll(async () => {
+    await browser?.close();
+    await t?.close();
+    await viewerServer?.close();
+    await parentServer?.close();
+    await built?.remove();
+  });
+
+  it('renders every tile of the processed cloud under its Content-Security-Policy, labels its point of interest, and picks a point', async () => {
+    const page = await browser.newPage({ viewport: { width: 800, height: 600 } });
+    const failures: string[] = [];
+    page.on('pageerror', (error) => failures.push(error.message));
+    // Every answer an error but the favicon's (the test's page server has none) and the library
+    // model's read, which this token may not make (its 403 is why the model is a box).
+    const libraryReads: number[] = [];
+    page.on('response', (response) => {
+      if (response.url().includes('/asset-library/models/')) libraryReads.push(response.status());
+      else if (response.status() >= 400 && !response.url().endsWith('/favicon.ico')) {
+        failures.push(`${response.status()} ${response.url()}`);
+      }
+    });
+    await page.goto(`${viewerServer.origin}/viewer/${siteId}#token=${token}`);
+    await page.waitForFunction(
+      () => {
+        const status = (window as unknown as { rdpViewerStatus?: () => ViewerStatus }).rdpViewerStatus?.();
+        const layer = status?.layers[0];
+        return Boolean(status?.ready && layer?.settled && layer.tilesLoaded > 1 && status.frames > 2);
+      },
+      undefined,
+      { timeout: 30_000 },
+    );
+    // A few frames after the last tile, so the canvas shows them.
+    await page.waitForTimeout(200);
+    const status = (await statusOf(page))!;
+    expect(failures).toEqual([]);
+    expect(status.layers[0]!.errors).toEqual([]);
+    expect(status.layers[0]!.pointsLoaded).toBe(POINTS);
+    expect(await paintedPixels(page)).toBeGreaterThan(2_000);
+    await page.locator('.rdp-poi', { hasText: 'Pump P-101' }).waitFor({ state: 'visible' });
+    // This token may not download the library's previews: the placed model is a box, and the page says so.
+    expect(status.models).toEqual({ placed: 1, boxes: 1 });
+    expect(libraryReads).toEqual([403]);
+    expect(await page.locator('[data-key="models"]').textContent()).toMatch(/1 placed model\(s\) shown as boxes/);
+
+    // A click on the cloud's middle (the camera looks at it) picks a point of it, in the twin's frame.
+    await page.mouse.click(400, 300);
+    const picked = await page.waitForFunction(
+      () =>
+        (window as unknown as { rdpViewerStatus: () => { lastPick: { position: Vector3 } | null } }).rdpViewerStatus().lastPick,
+    );
+    const { position } = (await picked.jsonValue())!;
+    const { body: twin } = await org.admin.get(`/v1/twin/${siteId}`);
+    const { min, max } = twin.layers[0].boundingBox as { min: Vector3; max: Vector3 };
+    for (const axis of ['x', 'y', 'z'] as const) {
+      expect(position[axis]).toBeGreaterThanOrEqual(min[axis] - 0.01);
+      expect(position[axis]).toBeLessThanOrEqual(max[axis] + 0.01);
+    }
+    await page.close();
+  }, 60_000);
+
+  it('shows a placed model from its preview GLB when the token may download it', async () => {
+    const page = await browser.newPage();
+    const failures: string[] = [];
+    page.on('pageerror', (error) => failures.push(error.message));
+    const readerToken = (await libraryReader()).token as string;
+    await page.goto(`${viewerServer.origin}/viewer/${siteId}#token=${readerToken}`);
+    await page.waitForFunction(() => (window as any).rdpViewerStatus?.().ready === true, undefined, { timeout: 30_000 });
+    expect(failures).toEqual([]);
+    expect((await statusOf(page))!.models).toEqual({ placed: 1, boxes: 0 });
+    expect(await page.locator('[data-key="models"]').count()).toBe(0);
+    await page.close();
+  }, 30_000);
+
+  it('talks to a parent page of an allowed origin: ready (penpal and the plain message), poiSelected on a label click, flyTo moves the camera', async () => {
+    const page = await browser.newPage({ viewport: { width: 900, height: 700 } });
+    const iframeUrl = `${viewerServer.origin}/viewer/${siteId}#token=${token}`;
+    await page.goto(`${parentServer.origin}/?iframe=${encodeURIComponent(iframeUrl)}`);
+    await page.waitForFunction(
+      () => (window as unknown as { events: { name: string }[] }).events.some((event) => event.name === 'ready'),
+      undefined,
+      {
+        timeout: 30_000,
+      },
+    );
+    type Recorded = { events: { name: string; payload: any }[]; plainMessages: { origin: string; data: unknown }[] };
+    const recorded = () =>
+      page.evaluate(() => ({ events: (window as any).events, plainMessages: (window as any).plainMessages }) as Recorded);
+    const ready = (await recorded()).events.find((event) => event.name === 'ready')!;
+    expect(ready.payload).toMatchObject({ version: built.version, siteId });
+    await page.waitForFunction(() => (window as any).plainMessages.length > 0);
+    expect((await recorded()).plainMessages).toEqual([
+      { origin: viewerServer.origin, data: { type: 'rdp.ready', version: built.version } },
+    ]);
+
+    const frame = page.frames().find((candidate) => candidate.url().startsWith(viewerServer.origin))!;
+    const pois = await page.evaluate(() => (window as any).viewer.getPointsOfInterest());
+    expect(pois.map((poi: { id: string }) => poi.id)).toEqual([poiId]);
+    expect((await page.evaluate(() => (window as any).viewer.getZones())).map((zone: { id: string }) => zone.id)).toEqual([
+      zoneId,
+    ]);
+
+    await frame.locator('.rdp-poi', { hasText: 'Pump P-101' }).click();
+    await page.waitForFunction(() => (window as any).events.some((event: { name: string }) => event.name === 'poiSelected'));
+    const selected = (await recorded()).events.find((event) => event.name === 'poiSelected')!;
+    expect(selected.payload).toMatchObject({ id: poiId, name: 'Pump P-101' });
+
+    const before = await page.evaluate(() => (window as any).viewer.getCamera());
+    const eventsBefore = (await recorded()).events.filter((event) => event.name === 'cameraChanged').length;
+    const landed = await page.evaluate((id) => (window as any).viewer.flyTo(id, { durationMs: 300 }), zoneId);
+    const after = await page.evaluate(() => (window as any).viewer.getCamera());
+    expect(after).toEqual(landed);
+    expect(
+      Math.hypot(after.target.x - before.target.x, after.target.y - before.target.y, after.target.z - before.target.z),
+    ).toBeGreaterThan(0.5);
+    await page.waitForFunction(
+      (count) => (window as any).events.filter((event: { name: string }) => event.name === 'cameraChanged').length > count,
+      eventsBefore,
+    );
+    const changed = (await recorded()).events.filter((event) => event.name === 'cameraChanged').at(-1)!;
+    expect(changed.payload.target.x).toBeCloseTo(after.target.x, 6);
+
+    // A missing id is the method's error, not a silent success.
+    await expect(page.evaluate(() => (window as any).viewer.flyTo('no-such-object'))).rejects.toThrow(/no-such-object/);
+
+    // The camera now looks at the zone: with the layers hidden, a click in the middle of the frame selects it.
+    expect(await page.evaluate(() => (window as any).viewer.setVisibility('layers', false))).toBe(1);
+    await page.mouse.click(400, 300);
+    await page.waitForFunction(() => (window as any).events.some((event: { name: string }) => event.name === 'zoneSelected'));
+    const zoneSelected = (await recorded()).events.find((event) => event.name === 'zoneSelected')!;
+    expect(zoneSelected.payload).toEqual({ id: zoneId, name: 'Pump hall' });
+    expect(await page.evaluate(() => (window as any).viewer.setVisibility('zones', false))).toBe(1);
+    await page.close();
+  }, 60_000);
+
+  it('sends nothing to a parent whose origin is not allowed, though it frames the viewer', async () => {
+    // The CSP lets this parent frame the page; the viewer's configuration allows another origin.
+    allowedOrigins = ['https://elsewhere.example'];
+    try {
+      const page = await browser.newPage();
+      const iframeUrl = `${viewerServer.origin}/viewer/${siteId}#token=${token}`;
+      await page.goto(`${parentServer.origin}/?iframe=${encodeURIComponent(iframeUrl)}`);
+      const frame = page.frames().find((candidate) => candidate.url().startsWith(viewerServer.origin))!;
+      await frame.waitForFunction(() => (window as any).rdpViewerStatus?.().ready === true, undefined, { timeout: 30_000 });
+      await page.waitForTimeout(500);
+      expect(await page.evaluate(() => ({ events: (window as any).events, plain: (window as any).plainMessages }))).toEqual({
+        events: [],
+        plain: [],
+      });
+      await page.close();
+    } finally {
+      allowedOrigins = [parentServer.origin];
+    }
+  }, 30_000);
+
+  it('says the session has expired or was revoked when the token is refused, and loads nothing more', async () => {
+    const page = await browser.newPage();
+    const requests: string[] = [];
+    page.on('request', (request) => {
+      if (request.url().startsWith(t.origin)) requests.push(request.url());
+    });
+    await page.goto(`${viewerServer.origin}/viewer/${siteId}#token=not-a-token`);
+    expect(await page.locator('#rdp-session-refused').textContent()).toMatch(/session has expired or was revoked/);
+    await page.waitForTimeout(500);
+    expect(requests).toEqual([`${t.regionUrl('eu')}/v1/twin/${siteId}`]);
+
+    // Refused in the middle: the twin's reads pass, then the tiles are refused (a session revoked meanwhile).
+    const second = await browser.newPage();
+    const later: string[] = [];
+    second.on('request', (request) => {
+      if (request.url().startsWith(t.origin)) later.push(request.url());
+    });
+    await second.route(`${t.origin}/**/tiles/**`, (route) =>
+      route.fulfill({ status: 401, headers: { 'access-control-allow-origin': viewerServer.origin }, body: '' }),
+    );
+    await second.goto(`${viewerServer.origin}/viewer/${siteId}#token=${token}`);
+    expect(await second.locator('#rdp-session-refused').textContent()).toMatch(/session has expired or was revoked/);
+    const refusedAt = later.length;
+    await second.waitForTimeout(500);
+    expect(later.length).toBe(refusedAt);
+    expect(later.filter((url) => url.includes('/tiles/'))).toHaveLength(1);
+    expect((await statusOf(second))!.refused).toBe(true);
+    await page.close();
+    await second.close();
+  }, 30_000);
+});

@@ -1,0 +1,112 @@
+import { TilesRenderer } from '3d-tiles-renderer/three';
+import { Box3, Matrix4, Sphere } from 'three';
+import type { TwinApi } from './api.js';
+import type { ViewerScene } from './scene.js';
+import type { Layer, Vector3 } from './viewer-types.js';
+
+/** How finely tiles refine, in pixels of geometric error: below 3d-tiles-renderer's 16, since points want density. */
+const ERROR_TARGET = 4;
+
+export interface LayerStatus {
+  bundleId: string;
+  tilesLoaded: number;
+  pointsLoaded: number;
+  errors: string[];
+  rootLoaded: boolean;
+}
+
+/**
+ * One twin layer streamed by 3d-tiles-renderer with the bearer token. Its group is placed so
+ * that a tileset point lands at its twin point (docs/twins.md, "What a twin serves"): a
+ * georeferenced tileset's root transform (to the globe) is undone and the layer's origin added,
+ * then the scene's origin taken off.
+ */
+export class LayerView {
+  readonly tiles: any;
+  readonly status: LayerStatus;
+
+  constructor(
+    readonly layer: Layer,
+    private readonly viewer: ViewerScene,
+    api: TwinApi,
+    onFailure: (layer: Layer, error: unknown) => void,
+  ) {
+    this.status = { bundleId: layer.bundleId, tilesLoaded: 0, pointsLoaded: 0, errors: [], rootLoaded: false };
+    this.tiles = new TilesRenderer(layer.tilesetUrl);
+    this.tiles.errorTarget = ERROR_TARGET;
+    // Every request goes through TwinApi: the token on each, and nothing once the session is refused.
+    this.tiles.registerPlugin({
+      name: 'RDP_AUTHORIZED_FETCH',
+      fetchData: (url: string, options?: RequestInit) => api.fetch(String(url), true, options?.signal ?? undefined),
+    });
+    this.tiles.group.matrixAutoUpdate = false;
+    this.tiles.addEventListener('load-root-tileset', ({ tileset }: { tileset: { root?: { transform?: number[] } } }) => {
+      this.status.rootLoaded = true;
+      this.place(tileset.root?.transform);
+    });
+    this.tiles.addEventListener('load-model', ({ scene }: { scene: any }) => {
+      this.status.tilesLoaded += 1;
+      this.status.pointsLoaded += pointsOf(scene);
+    });
+    this.tiles.addEventListener('dispose-model', ({ scene }: { scene: any }) => {
+      this.status.tilesLoaded -= 1;
+      this.status.pointsLoaded -= pointsOf(scene);
+    });
+    this.tiles.addEventListener('load-error', ({ error, url }: { error: unknown; url: unknown }) => {
+      this.status.errors.push(`${String(url)}: ${String(error)}`);
+      onFailure(layer, error);
+    });
+    this.tiles.setCamera(viewer.camera);
+    this.tiles.setResolutionFromRenderer(viewer.camera, viewer.renderer);
+    viewer.scene.add(this.tiles.group);
+    this.place(undefined);
+  }
+
+  /** Twin from tileset: translate(origin − scene origin) · inverse(root transform). */
+  private place(rootTransform: number[] | undefined): void {
+    const { origin } = this.layer.frame;
+    const matrix = new Matrix4();
+    if (rootTransform?.length === 16) matrix.fromArray(rootTransform).invert();
+    const shift = this.viewer.toScene(origin);
+    matrix.premultiply(new Matrix4().makeTranslation(shift.x, shift.y, shift.z));
+    this.tiles.group.matrix.copy(matrix);
+    this.tiles.group.matrixWorldNeedsUpdate = true;
+  }
+
+  update(): void {
+    this.tiles.setResolutionFromRenderer(this.viewer.camera, this.viewer.renderer);
+    this.tiles.update();
+  }
+
+  get settled(): boolean {
+    const { queued, downloading, parsing } = this.tiles.stats;
+    return this.status.rootLoaded && queued + downloading + parsing === 0;
+  }
+
+  set visible(visible: boolean) {
+    this.tiles.group.visible = visible;
+  }
+
+  /** The layer's extent in twin coordinates: the recorded box, else the loaded tileset's bounds. */
+  bounds(): { min: Vector3; max: Vector3 } | null {
+    if (this.layer.boundingBox) return this.layer.boundingBox;
+    const sphere = new Sphere();
+    if (!this.tiles.getBoundingSphere(sphere)) return null;
+    const box = new Box3();
+    sphere.applyMatrix4(this.tiles.group.matrixWorld).getBoundingBox(box);
+    return { min: this.viewer.toTwin(box.min), max: this.viewer.toTwin(box.max) };
+  }
+
+  dispose(): void {
+    this.viewer.scene.remove(this.tiles.group);
+    this.tiles.dispose();
+  }
+}
+
+function pointsOf(object: any): number {
+  let points = 0;
+  object.traverse((child: any) => {
+    if (child.isPoints) points += child.geometry.getAttribute('position').count;
+  });
+  return points;
+}
