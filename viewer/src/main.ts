@@ -14,7 +14,7 @@ function start(): void {
   const container = document.getElementById('rdp-viewer');
   const configElement = document.getElementById('rdp-viewer-config');
   if (!container || !configElement) return;
-  const config = readConfig(configElement.textContent ?? '');
+  const config = JSON.parse(configElement.textContent ?? '') as ViewerConfig;
   const token = new URLSearchParams(location.hash.slice(1)).get('token');
   if (!token) {
     showSessionRefused(container, 'This address carries no access token (#token=...): open the link you were given.');
@@ -27,20 +27,6 @@ function start(): void {
   const viewer = new Viewer(container, config, api, __RDP_VIEWER_VERSION__);
   (window as unknown as { rdpViewerStatus: () => unknown }).rdpViewerStatus = () => viewer.status();
   void viewer.load(twinRead);
-}
-
-/**
- * The configuration's JSON. The page writes it through its HTML template, which escapes quotes
- * as entities, and a browser decodes no entity inside a script element: so JSON as written is
- * read first, and failing that the same text with its entities decoded.
- */
-function readConfig(text: string): ViewerConfig {
-  try {
-    return JSON.parse(text) as ViewerConfig;
-  } catch {
-    const decoded = new DOMParser().parseFromString(`<!doctype html><body>${text}`, 'text/html').body.textContent ?? '';
-    return JSON.parse(decoded) as ViewerConfig;
-  }
 }
 
 start();

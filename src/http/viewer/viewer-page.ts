@@ -1,14 +1,14 @@
-import { html, type SafeHtml } from '../../domain/html.js';
+import { html, SafeHtml } from '../../domain/html.js';
 import { VIEWER_ASSETS_PATH, VIEWER_SCRIPT_FILE, type ViewerConfig } from '../../domain/viewer/viewer-config.js';
 
 /**
- * The viewer's page: a full-window element the script fills, the configuration as JSON (escaped
- * by the html template, read with JSON.parse), and the bundled script from the API's own origin.
+ * The viewer's page: a full-window element the script fills, the configuration as JSON (read with
+ * JSON.parse), and the bundled script from the API's own origin.
  * `scriptVersion`, the script's content hash, makes its address change with each build, so the
  * browser may keep it for good (viewer-routes.ts serves it immutable under that `?v=`).
  */
 export function viewerPage(title: string, config: ViewerConfig, scriptVersion?: string): SafeHtml {
-  const configJson = JSON.stringify(config);
+  const configJson = scriptJson(config);
   const version = scriptVersion ? `?v=${scriptVersion}` : '';
   return html`<!doctype html>
 <html lang="en">
@@ -24,6 +24,19 @@ export function viewerPage(title: string, config: ViewerConfig, scriptVersion?: 
 <script type="module" src="${VIEWER_ASSETS_PATH}/${VIEWER_SCRIPT_FILE}${version}"></script>
 </body>
 </html>`;
+}
+
+/**
+ * JSON to place inside a script element. A browser decodes no entity there, so it is not
+ * HTML-escaped; instead `<`, `>` and `&` are written as JSON escapes, so no value can close the
+ * element or open a comment, and U+2028/U+2029 likewise.
+ */
+export function scriptJson(value: unknown): SafeHtml {
+  const escaped = JSON.stringify(value).replace(
+    /[<>&\u2028\u2029]/g,
+    (char) => `\\u${char.charCodeAt(0).toString(16).padStart(4, '0')}`,
+  );
+  return new SafeHtml(escaped);
 }
 
 /**
