@@ -1,10 +1,19 @@
+import path from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { launchBrowser } from '../support/browser.js';
+import { codeBlocksOfSection } from '../support/doc-commands.js';
 import { createOrg, type OrgFixture } from '../support/fixtures.js';
+import { createLibraryModel } from '../support/library-models.js';
+import { createProject } from '../support/planning.js';
 import { startPlatform, type TestPlatform } from '../support/platform.js';
+import { writeLas } from '../support/point-cloud-samples.js';
+import { processedPointCloud } from '../support/processed-point-cloud.js';
 import { createSite } from '../support/twins.js';
+import { sampleBytes } from '../support/uploads.js';
 import { type BuiltViewer, buildViewerForTest, type PageServer, pageServer, parentPage } from '../support/viewer-pages.js';
+
+const ROOT = path.resolve(import.meta.dirname, '../..');
 
 type Recorded = { plainMessages: { origin: string }[]; events: { name: string }[] };
 const recorded = (page: Page) =>
@@ -28,15 +37,16 @@ describe('embedding in chromium: frame-ancestors, the allowed parent, revocation
   let stranger: PageServer;
   let session: { id: string; iframeUrl: string };
   let poiId: string;
+  let siteId: string;
 
   const framing = (iframeUrl: string) => (url: URL) =>
     url.pathname === '/' ? { html: parentPage(t.origin, iframeUrl) } : undefined;
 
   beforeAll(async () => {
     built = await buildViewerForTest();
-    [t, browser] = await Promise.all([startPlatform({ RDP_VIEWER_ASSETS_DIR: built.dir }), launchBrowser()]);
+    [t, browser] = await Promise.all([startPlatform({ RDP_VIEWER_ASSETS_DIR: built.dir }, { worker: true }), launchBrowser()]);
     org = await createOrg(t);
-    const siteId = await createSite(org);
+    siteId = await createSite(org);
     poiId = (await org.admin.post(`/v1/twin/${siteId}/points-of-interest`, { name: 'Valve', position: { x: 1, y: 2, z: 3 } }))
       .body.id;
     let iframeUrl = '';
@@ -99,6 +109,77 @@ describe('embedding in chromium: frame-ancestors, the allowed parent, revocation
       const viewerFrame = page.frames().find((frame) => frame.url().startsWith(`${t.origin}/viewer/`));
       const ran = await viewerFrame?.evaluate(() => 'rdpViewerStatus' in window).catch(() => false);
       expect(ran ?? false).toBe(false);
+    } finally {
+      await page.close();
+    }
+  });
+
+  it("docs/viewer.md's complete embedding page works as an integrator copies it: the twin's points of interest, flyTo", async () => {
+    const [example] = codeBlocksOfSection(path.join(ROOT, 'docs/viewer.md'), '## A complete embedding page', 'html');
+    expect(example).toContain('https://platform.example/viewer/embed/SESSION_ID#token=SESSION_TOKEN');
+    let markup = '';
+    const integrator = await pageServer(built, (url) => (url.pathname === '/' ? { html: markup } : undefined));
+    try {
+      const created = await org.admin.post('/v1/embed-sessions', { twinId: siteId, allowedOrigins: [integrator.origin] });
+      expect(created.status).toBe(201);
+      // The page's two replacements, as the docs say: the session's address and the platform's.
+      markup = (example as string)
+        .replace('https://platform.example/viewer/embed/SESSION_ID#token=SESSION_TOKEN', created.body.iframeUrl)
+        .replaceAll('https://platform.example', t.origin);
+      const page = await browser.newPage();
+      try {
+        await page.goto(`${integrator.origin}/`);
+        const button = page.locator('#pois button', { hasText: 'Valve' });
+        await button.waitFor({ timeout: 30_000 });
+        const viewerFrame = page.frames().find((frame) => frame.url().startsWith(`${t.origin}/viewer/embed/`));
+        type Status = { ready: boolean; camera: unknown };
+        const status = () =>
+          viewerFrame?.evaluate(() => (window as unknown as { rdpViewerStatus: () => Status }).rdpViewerStatus());
+        const before = (await status())?.camera;
+        await button.click();
+        // The button's flyTo moved the camera to the point of interest.
+        await expect
+          .poll(async () => JSON.stringify((await status())?.camera), { timeout: 10_000 })
+          .not.toBe(JSON.stringify(before));
+        expect(await page.textContent('#selected')).toBe('');
+      } finally {
+        await page.close();
+      }
+    } finally {
+      await integrator.close();
+    }
+  });
+
+  it("a planning project's session shows its bundle's point cloud and the default layout's placed model", async () => {
+    const bytes = await sampleBytes((file) => writeLas(file, 2000));
+    const { bundleId } = await processedPointCloud(org, siteId, { name: 'plan.las', bytes });
+    const project = await createProject(org, bundleId);
+    const model = await createLibraryModel(org, { name: 'Skid' });
+    const placed = await org.admin.post(`/v1/twin/${project.defaultLayout.id}/model-assets`, {
+      libraryModelId: model.id,
+      name: 'Skid',
+      position: { x: 0, y: 0, z: 0 },
+    });
+    expect(placed.status, JSON.stringify(placed.body)).toBe(201);
+    const created = await org.admin.post('/v1/embed-sessions', { projectId: project.id, allowedOrigins: [allowed.origin] });
+    expect(created.status, JSON.stringify(created.body)).toBe(201);
+    const page = await browser.newPage();
+    try {
+      // The viewer's own page, opened on its own: its reads, not the framing, are what is tested here.
+      await page.goto(created.body.iframeUrl);
+      type Status = {
+        ready: boolean;
+        layers: { tilesLoaded: number; errors: string[]; settled: boolean }[];
+        models: { placed: number };
+      };
+      const status = () => page.evaluate(() => (window as unknown as { rdpViewerStatus: () => Status }).rdpViewerStatus());
+      await expect.poll(async () => (await status()).ready, { timeout: 30_000 }).toBe(true);
+      await expect.poll(async () => (await status()).layers[0]?.settled, { timeout: 30_000 }).toBe(true);
+      const shown = await status();
+      expect(shown.layers).toHaveLength(1);
+      expect(shown.layers[0]?.tilesLoaded).toBeGreaterThan(0);
+      expect(shown.layers[0]?.errors).toEqual([]);
+      expect(shown.models.placed).toBe(1);
     } finally {
       await page.close();
     }

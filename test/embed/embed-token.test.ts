@@ -127,6 +127,7 @@ describe('embed tokens: reach, expiry, revocation', () => {
       expect(layouts.status, JSON.stringify(layouts.body)).toBe(200);
       expect(layouts.body.items.map((layout: { id: string }) => layout.id)).toEqual([layoutId]);
       expect((await token.get(`/v1/twin/${layoutId}/model-assets`)).status).toBe(200);
+      expect((await token.get(`/v1/planning/${layoutId}/layers`)).body.layers).toMatchObject([{ nodeId: derivativeId }]);
       expect((await token.get(`/v1/nodes/${derivativeId}/tiles/tileset.json`)).status).toBe(200);
       await refused(() => token.get(`/v1/nodes/${unlinkedDerivativeId}/tiles/tileset.json`), 403, 'Forbidden', /not a layer/);
       await refused(() => token.get(`/v1/twin/${siteId}`), 403, 'Forbidden', /not the session's target/);

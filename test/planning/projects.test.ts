@@ -193,6 +193,34 @@ describe('planning projects from a processed bundle', () => {
       expect((await org.admin.get(`/v1/planning/${doomed.id}/layouts`)).status).toBe(404);
       expect((await org.admin.get(`/v1/planning/${doomed.defaultLayout.id}/layouts`)).status).toBe(404);
     });
+
+    it("GET /v1/planning/{ctx}/layers: the bundle's point cloud as a twin layer, by project or layout id; 404 and 403 as the layouts", async () => {
+      for (const ctx of [project.id, project.defaultLayout.id]) {
+        const response = await org.admin.get(`/v1/planning/${ctx}/layers`);
+        expect(response.status, JSON.stringify(response.body)).toBe(200);
+        expect(response.body).toMatchObject({
+          projectId: project.id,
+          siteId,
+          bundleId,
+          layers: [
+            {
+              bundleId,
+              nodeId: derivativeId,
+              tilesetUrl: expect.stringContaining(`/v1/nodes/${derivativeId}/tiles/tileset.json`),
+            },
+          ],
+        });
+        // The layer as the twin shows it, once linked there.
+        expect(response.body.layers[0].boundingBox).toBeDefined();
+      }
+      for (const id of ['00000000-0000-4000-8000-000000000000', siteId, bundleId]) {
+        expect((await org.admin.get(`/v1/planning/${id}/layers`)).status, id).toBe(404);
+      }
+      expect((await other.admin.get(`/v1/planning/${project.id}/layers`)).status).toBe(404);
+      const elsewhere = await createNode(org, org.orgId, 'division', 'Far away');
+      const outsider = await org.serviceClient({ roleName: 'Viewer', nodeId: elsewhere });
+      expect((await outsider.client.get(`/v1/planning/${project.defaultLayout.id}/layers`)).status).toBe(403);
+    });
   });
 
   describe('the bundle has a dependant (DESIGN.md section 6)', () => {

@@ -7,6 +7,11 @@ import { outputOf, type ProcessOutput } from './process-output.js';
  * commands are run as written, so the page cannot drift from the API.
  */
 export function shellBlocksOfSection(markdownPath: string, heading: string): string[] {
+  return codeBlocksOfSection(markdownPath, heading, 'sh');
+}
+
+/** The code blocks of one language in one section of a markdown page, in order. */
+export function codeBlocksOfSection(markdownPath: string, heading: string, language: string): string[] {
   const text = fs.readFileSync(markdownPath, 'utf8');
   const start = text.indexOf(`\n${heading}\n`);
   if (start < 0) throw new Error(`${markdownPath} has no section "${heading}"`);
@@ -14,7 +19,7 @@ export function shellBlocksOfSection(markdownPath: string, heading: string): str
   const rest = text.slice(start + heading.length + 2);
   const next = rest.search(new RegExp(`^${level} `, 'm'));
   const section = next < 0 ? rest : rest.slice(0, next);
-  return [...section.matchAll(/```sh\n([\s\S]*?)```/g)].map((match) => match[1]!);
+  return [...section.matchAll(new RegExp(`\`\`\`${language}\\n([\\s\\S]*?)\`\`\``, 'g'))].map((match) => match[1]!);
 }
 
 /** What a block says it prints: its `# prints: …` comments, in order. */

@@ -1,4 +1,4 @@
-import type { ModelAsset, PointOfInterest, Twin, ViewerConfig, Zone } from './viewer-types.js';
+import type { ModelAsset, PlanLayout, PointOfInterest, Twin, ViewerConfig, Zone } from './viewer-types.js';
 
 /** The API refused the token (401, or 403 on the target's own reads): the session has expired or was revoked. */
 export class SessionRefusedError extends Error {
@@ -21,10 +21,23 @@ const PAGE = 500;
 export class TwinApi {
   refused = false;
 
+  /**
+   * The {ctx} of the object lists: the twin's (or draft's), or for a plan the layout shown (the
+   * layout itself, or the project's default one), known once twin() has answered.
+   */
+  private objectsContext: string;
+
   constructor(
     private readonly config: ViewerConfig,
     readonly token: string,
-  ) {}
+  ) {
+    this.objectsContext = config.ctx;
+  }
+
+  /** A planning project or layout: drawn on its bundle's point cloud, with model assets only. */
+  get showsPlan(): boolean {
+    return this.config.target.type === 'project' || this.config.target.type === 'layout';
+  }
 
   get authorization(): Record<string, string> {
     return { Authorization: `Bearer ${this.token}` };
@@ -48,25 +61,42 @@ export class TwinApi {
   }
 
   twin(): Promise<Twin> {
+    if (this.showsPlan) return this.plan();
     return this.json<Twin>(`/twin/${encodeURIComponent(this.config.ctx)}`);
+  }
+
+  /** A plan in the twin's shape: its layout (the default one of a project) and its bundle's layers. */
+  private async plan(): Promise<Twin> {
+    const ctx = encodeURIComponent(this.config.ctx);
+    const [layouts, plan] = await Promise.all([
+      this.json<{ items: PlanLayout[] }>(`/planning/${ctx}/layouts?limit=100`),
+      this.json<{ siteId: string; layers: Twin['layers'] }>(`/planning/${ctx}/layers`),
+    ]);
+    const layout = layouts.items.find((item) => item.isDefault) ?? layouts.items[0];
+    if (!layout) throw new Error('the plan has no layout');
+    this.objectsContext = layout.id;
+    return { id: layout.id, siteId: plan.siteId, name: layout.name, layers: plan.layers };
   }
 
   /** Every item of a twin list (a flat array per page, docs/twins.md), page by page. */
   async all<T>(kind: 'points-of-interest' | 'zones' | 'model-assets'): Promise<T[]> {
     const items: T[] = [];
     for (let offset = 0; ; offset += PAGE) {
-      const page = await this.json<T[]>(`/twin/${encodeURIComponent(this.config.ctx)}/${kind}?limit=${PAGE}&offset=${offset}`);
+      const page = await this.json<T[]>(
+        `/twin/${encodeURIComponent(this.objectsContext)}/${kind}?limit=${PAGE}&offset=${offset}`,
+      );
       items.push(...page);
       if (page.length < PAGE) return items;
     }
   }
 
-  pointsOfInterest(): Promise<PointOfInterest[]> {
-    return this.all<PointOfInterest>('points-of-interest');
+  /** A plan has none: its layouts hold model assets only. */
+  async pointsOfInterest(): Promise<PointOfInterest[]> {
+    return this.showsPlan ? [] : this.all<PointOfInterest>('points-of-interest');
   }
 
-  zones(): Promise<Zone[]> {
-    return this.all<Zone>('zones');
+  async zones(): Promise<Zone[]> {
+    return this.showsPlan ? [] : this.all<Zone>('zones');
   }
 
   modelAssets(): Promise<ModelAsset[]> {

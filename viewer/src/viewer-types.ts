@@ -37,6 +37,14 @@ export interface Twin {
   layers: Layer[];
 }
 
+/** A layout of a planning project (GET /v1/planning/{ctx}/layouts). */
+export interface PlanLayout {
+  id: string;
+  projectId: string;
+  name: string;
+  isDefault: boolean;
+}
+
 export interface Viewpoint {
   position: Vector3;
   target: Vector3;

@@ -60,14 +60,14 @@ export function embedHtml(iframeUrl: string, title: string): SafeHtml {
 
 /**
  * Which routes an embed token may call (DESIGN.md section 13), from the route's method and path:
- * `target` the reads under /v1/twin/{ctx} and GET /v1/planning/{ctx}/layouts (checked against the session's target), `layerTiles`
+ * `target` the reads under /v1/twin/{ctx} and GET /v1/planning/{ctx}/layouts and /layers (checked against the session's target), `layerTiles`
  * the tiles of a derivative (checked against the target's layers); none: every other route.
  */
 export type EmbedReach = 'target' | 'layerTiles';
 
 export function embedReachOf(method: string, url: string): EmbedReach | undefined {
   if (method !== 'GET' && method !== 'HEAD') return undefined;
-  if (/\/v1\/twin\/:contextId(\/|$)/.test(url) || /\/v1\/planning\/:contextId\/layouts$/.test(url)) return 'target';
+  if (/\/v1\/twin\/:contextId(\/|$)/.test(url) || /\/v1\/planning\/:contextId\/(layouts|layers)$/.test(url)) return 'target';
   if (/\/v1\/nodes\/:nodeId\/tiles\//.test(url)) return 'layerTiles';
   return undefined;
 }

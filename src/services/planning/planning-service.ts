@@ -163,4 +163,14 @@ export class PlanningService {
       layerNodeIds: layout ? await this.planning.derivativeIdsOfProject(layout.project_id) : [],
     };
   }
+
+  /**
+   * The project a {ctx} names (a project id, or a layout's project), read on it, and the bundle
+   * it was made from: what the plan shows under its model assets (GET /v1/planning/{ctx}/layers).
+   */
+  async planOf(principal: Principal, contextId: string): Promise<{ project: NodeRow; bundleId: string | undefined }> {
+    const context = await this.layoutContext(principal, contextId, 'read');
+    const project = context?.project ?? (await this.project(principal, contextId, 'read'));
+    return { project, bundleId: await this.planning.bundleIdOfProject(project.id) };
+  }
 }

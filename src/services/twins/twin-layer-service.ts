@@ -37,6 +37,11 @@ export class TwinLayerService {
       });
   }
 
+  /** The layers the bundles show, in their order: those not in the trash that serve a tileset. */
+  async ofBundles(bundleIds: string[]): Promise<LayerView[]> {
+    return layersOf(bundleIds, await this.layers.candidates(bundleIds), this.apiUrl());
+  }
+
   /** The layer a bundle shows, or 409 DataBundleHasNoTileset. */
   private async layerOf(bundleId: string): Promise<LayerView> {
     const [layer] = layersOf([bundleId], await this.layers.candidates([bundleId]), this.apiUrl());

@@ -118,4 +118,15 @@ export class PlanningRepository {
       .execute();
     return rows.map((row) => row.id);
   }
+
+  /** The bundle a project was made from (the source of its dependant link). */
+  async bundleIdOfProject(projectId: string): Promise<string | undefined> {
+    const row = await this.db
+      .selectFrom('node_links')
+      .select('from_id')
+      .where('to_id', '=', projectId)
+      .where('kind', '=', 'dependant')
+      .executeTakeFirst();
+    return row?.from_id;
+  }
 }

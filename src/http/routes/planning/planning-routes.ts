@@ -7,6 +7,7 @@ import {
   LayoutPage,
   LayoutPageQuery,
   LayoutSchema,
+  PlanLayers,
   PlanningContextParams,
   ProjectSchema,
   toLayoutBody,
@@ -15,7 +16,7 @@ import {
 export default async function planningRoutes(app: RegionApp) {
   app.addSchema(LayoutSchema);
   app.addSchema(ProjectSchema);
-  const { planning } = app.services;
+  const { planning, twinLayers } = app.services;
 
   app.post(
     '/v1/bundles/:bundleId/project',
@@ -63,6 +64,27 @@ export default async function planningRoutes(app: RegionApp) {
       const { page, limit } = request.query;
       const listed = await planning.listLayouts(request.principal, request.params.contextId, page, limit);
       return { ...listed, items: listed.items.map(toLayoutBody) };
+    },
+  );
+
+  app.get(
+    '/v1/planning/:contextId/layers',
+    {
+      config: { scope: 'read:hierarchy' },
+      schema: {
+        tags: ['Planning'],
+        operationId: 'listPlanLayers',
+        summary: "A plan's 3D layers",
+        description:
+          "contextId is a planning project id or a layout id. The layers the plan is drawn on: the point cloud of the bundle the project was made from, in the shape of a twin's layers (tilesetUrl, boundingBox, frame), for the viewer. Needs read on the project node. 404 and 403 as for the layouts.",
+        params: PlanningContextParams,
+        response: { 200: PlanLayers, ...errors(400, 401, 403, 404) },
+      },
+    },
+    async (request) => {
+      const { project, bundleId } = await planning.planOf(request.principal, request.params.contextId);
+      const layers = bundleId ? await twinLayers.ofBundles([bundleId]) : [];
+      return { projectId: project.id, siteId: project.site_id as string, bundleId: bundleId ?? null, layers };
     },
   );
 }

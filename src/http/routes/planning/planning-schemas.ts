@@ -2,6 +2,7 @@ import { type Static, Type } from '@sinclair/typebox';
 import type { LayoutView } from '../../../services/planning/planning-service.js';
 import { Name, NodeSchema } from '../nodes/node-schemas.js';
 import { MAX_PAGING_VALUE } from '../paging.js';
+import { LayerSchema } from '../twins/twin-layer-schemas.js';
 
 export const MAX_LAYOUT_PAGE = 100;
 
@@ -68,3 +69,14 @@ export function toLayoutBody(view: LayoutView): Static<typeof LayoutSchema> {
     updatedAt: view.updated_at,
   };
 }
+
+export const PlanLayers = Type.Object({
+  projectId: Type.String(),
+  siteId: Type.String(),
+  bundleId: Type.Union([Type.String(), Type.Null()]),
+  layers: Type.Array(LayerSchema, {
+    maxItems: 1,
+    description:
+      "The point cloud of the bundle the project was made from, as a twin's layers show it; none while it serves no tileset",
+  }),
+});
