@@ -1,6 +1,7 @@
 import { runBrowse } from './browse.js';
 import { runBundle } from './bundle.js';
 import { runBusinessObjects } from './business-objects.js';
+import { runCliUpload } from './cli-upload.js';
 import { runDownload } from './download.js';
 import { runDraftPublish } from './draft-publish.js';
 import { runJobs } from './jobs.js';
@@ -8,12 +9,14 @@ import { runLibraryLists } from './library-lists.js';
 import { runLists } from './lists.js';
 import { runModelAssets } from './model-assets.js';
 import { runModelPreview } from './model-preview.js';
+import { runMultipartComplete } from './multipart-complete.js';
 import { runOperationsOverhead } from './operations-overhead.js';
 import { runPermissionCheck } from './permission-check.js';
 import { runPointCloud } from './point-cloud.js';
 import { runRateLimit } from './rate-limit.js';
 import { runScale } from './scale.js';
 import { runScaleOut } from './scale-out.js';
+import { runSdkUpload } from './sdk-upload.js';
 import { runStartup } from './startup.js';
 import { log, quick, runMain, type SummaryRow } from './support/report.js';
 import { runTiles } from './tiles.js';
@@ -21,6 +24,7 @@ import { runToken } from './token.js';
 import { runTwinLists } from './twin-lists.js';
 import { runUpload } from './upload.js';
 import { runViewer } from './viewer.js';
+import { runWebhooks } from './webhooks.js';
 
 /**
  * Every benchmark in turn, then one table of ratios. `npm run bench -- --quick` (or
@@ -42,6 +46,9 @@ export async function runAll(): Promise<SummaryRow[]> {
     runScaleOut,
     runStartup,
     runUpload,
+    runSdkUpload,
+    runCliUpload,
+    runMultipartComplete,
     runDownload,
     runBundle,
     runJobs,
@@ -53,6 +60,7 @@ export async function runAll(): Promise<SummaryRow[]> {
     runTiles,
     runDraftPublish,
     runViewer,
+    runWebhooks,
   ]) {
     rows.push(...(await bench()));
     log('');

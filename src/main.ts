@@ -5,6 +5,7 @@ import { drainHttp } from './http/draining.js';
 import { PlatformMetrics } from './http/plugins/metrics.js';
 import { scheduleHousekeeping } from './jobs/housekeeping.js';
 import { startWorker } from './jobs/start-worker.js';
+import { startWebhookDispatcher } from './jobs/webhook-dispatcher.js';
 import { Lifecycle, shutdown } from './lifecycle.js';
 import { openPlatform } from './platform.js';
 import { systemClock } from './ports/clock.js';
@@ -37,6 +38,8 @@ async function main(): Promise<void> {
   const runsWorker = config.roles.has('worker');
   const stopPurge = runsWorker ? scheduleHousekeeping(platform, app.log) : () => undefined;
   const worker = runsWorker ? await startWorker(platform, app.log, metrics) : undefined;
+  // Webhook deliveries leave from the worker role too (docs/webhooks.md).
+  const webhooks = runsWorker ? startWebhookDispatcher(platform, app.log) : undefined;
 
   // DESIGN.md section 14: /readyz 503 at once, requests and jobs in flight finish within the grace, then exit 0.
   let stopping = false;
@@ -48,7 +51,7 @@ async function main(): Promise<void> {
       graceMs: config.shutdownGraceSeconds * 1000,
       stopTimers: stopPurge,
       drainHttp: (deadline) => drainHttp(app, { delayMs: config.shutdownDelaySeconds * 1000, deadline }),
-      stopWorker: worker && (() => worker.stop()),
+      stopWorker: worker && (async () => void (await Promise.all([worker.stop(), webhooks?.stop()]))),
       closeStores: () => platform.close(),
       log: app.log,
     });

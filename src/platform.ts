@@ -14,6 +14,7 @@ import { ServerSecretRepository } from './adapters/db/repositories/server-secret
 import { SessionRepository } from './adapters/db/repositories/session-repository.js';
 import { TokenRepository } from './adapters/db/repositories/token-repository.js';
 import { UploadRepository } from './adapters/db/repositories/upload-repository.js';
+import { WebhookRepository } from './adapters/db/repositories/webhook-repository.js';
 import type { RegionalSchema } from './adapters/db/schema.js';
 import { openJobStore } from './adapters/jobs/open-job-store.js';
 import { openLimiterStore } from './adapters/limits/limiter-store.js';
@@ -28,6 +29,7 @@ import { type Clock, systemClock } from './ports/clock.js';
 import type { JobStore } from './ports/job-queue.js';
 import type { LimiterStore } from './ports/limiter-store.js';
 import type { Mailer } from './ports/mailer.js';
+import { WebhookOutbox } from './services/webhooks/webhook-outbox.js';
 
 /** One region's store and the repositories over it. */
 export interface RegionContext {
@@ -45,6 +47,10 @@ export interface RegionContext {
   bundles: BundleRepository;
   /** The trail of changes to people and permissions. */
   audit: AuditRepository;
+  /** Webhook endpoints, events and deliveries. */
+  webhooks: WebhookRepository;
+  /** How a service reports a change to webhooks, inside its transaction (docs/webhooks.md). */
+  outbox: WebhookOutbox;
 }
 
 /** What the HTTP roles, the worker and the admin command line share: config, clock and stores. */
@@ -95,6 +101,8 @@ export interface PlatformSecrets {
   refreshTokens: Buffer;
   /** Signs the embedded blob endpoint's upload and download addresses. */
   blobUrls: Buffer;
+  /** Seals webhook signing secrets in the regional stores (crypto/sealed-text.ts). */
+  webhookSecrets: Buffer;
 }
 
 export interface PlatformOptions {
@@ -140,6 +148,7 @@ export async function openPlatform(config: Config, clock: Clock = systemClock, o
   for (const region of opening.regions) {
     const store = stores.regions[region];
     if (!store) continue;
+    const webhooks = new WebhookRepository(store.db);
     regions[region] = {
       region,
       store,
@@ -151,6 +160,8 @@ export async function openPlatform(config: Config, clock: Clock = systemClock, o
       uploads: new UploadRepository(store.db, store.dialect),
       bundles: new BundleRepository(store.db),
       audit: new AuditRepository(store.db),
+      webhooks,
+      outbox: new WebhookOutbox(region, webhooks, clock),
     };
   }
   const directory = new DirectoryRepository(stores.global.db);
@@ -159,6 +170,7 @@ export async function openPlatform(config: Config, clock: Clock = systemClock, o
   const secrets: PlatformSecrets = {
     refreshTokens: await serverSecrets.secret('refresh-tokens', now),
     blobUrls: await serverSecrets.secret('blob-urls', now),
+    webhookSecrets: await serverSecrets.secret('webhook-secrets', now),
   };
   // Every copy signs and checks the embedded endpoint's addresses with the shared key, unless one is configured.
   const blobs = await openBlobStore(config, config.blobs.signingKey ?? secrets.blobUrls, clock);

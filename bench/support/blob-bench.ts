@@ -22,6 +22,8 @@ export interface BlobBench {
   bareDir: string;
   /** The platform's store, opened here too: it signs the addresses, for `http://platform/blob`. */
   blobs: FilesystemBlobStore;
+  /** What a platform process needs to accept this store's signed addresses: the store and the signing key. */
+  platformEnv: Record<string, string>;
   /** The platform in a child process on the same data folder and signing key. */
   startPlatform(): Promise<ChildServer>;
   /** The bare server on the folder of the `bench/` keys. */
@@ -46,15 +48,12 @@ export async function createBlobBench(store: StoreUnderTest): Promise<BlobBench>
   });
   const bareDir = path.join(dataDir, 'blobs', 'objects', 'bench');
   fs.mkdirSync(bareDir, { recursive: true });
+  const platformEnv = { ...store.env, RDP_BLOB_SIGNING_KEY: signingKey.toString('base64'), RDP_LOG_LEVEL: 'warn' };
   return {
     bareDir,
     blobs,
-    startPlatform: () =>
-      startChildServer('bench/servers/platform-server.ts', {
-        ...store.env,
-        RDP_BLOB_SIGNING_KEY: signingKey.toString('base64'),
-        RDP_LOG_LEVEL: 'warn',
-      }),
+    platformEnv,
+    startPlatform: () => startChildServer('bench/servers/platform-server.ts', platformEnv),
     startBare: () => startChildServer('bench/servers/bare-blob-server.ts', { RDP_BENCH_BLOB_DIR: bareDir }),
   };
 }

@@ -81,6 +81,17 @@ export interface Config {
     reconstructionCommand: string | undefined;
   };
   mail: MailConfig;
+  /** Webhook endpoints and their delivery (docs/webhooks.md). */
+  webhooks: {
+    /** RDP_WEBHOOK_ALLOW_PRIVATE=1: http and private or loopback addresses allowed (development and tests only). */
+    allowPrivate: boolean;
+    /** Deliveries one worker process sends at once (RDP_WEBHOOK_CONCURRENCY). */
+    concurrency: number;
+    /** How often the worker looks for due deliveries (RDP_WEBHOOK_POLL_INTERVAL_MS). */
+    pollIntervalMs: number;
+    /** One attempt's limit, address check and connection included (RDP_WEBHOOK_TIMEOUT_MS). */
+    timeoutMs: number;
+  };
   /** RDP_PLUGINS_FILE: the viewer extensions installed in the deployment (GET /v1/plugins); unset: none. */
   plugins: readonly PluginConfig[];
 }
@@ -352,6 +363,12 @@ export function loadConfig(env: Env = process.env): Config {
       reconstructionCommand: env.RDP_RECONSTRUCTION_COMMAND || undefined,
     },
     mail: mail(env),
+    webhooks: {
+      allowPrivate: flag(env, 'RDP_WEBHOOK_ALLOW_PRIVATE'),
+      concurrency: integer(env, 'RDP_WEBHOOK_CONCURRENCY', 16, 1, 1024),
+      pollIntervalMs: integer(env, 'RDP_WEBHOOK_POLL_INTERVAL_MS', 250, 10, 60_000),
+      timeoutMs: integer(env, 'RDP_WEBHOOK_TIMEOUT_MS', 15_000, 100, 60_000),
+    },
     plugins: env.RDP_PLUGINS_FILE ? readPluginsFile(env.RDP_PLUGINS_FILE, (message) => new ConfigError(message)) : [],
   };
 }

@@ -17,12 +17,16 @@ import { type LimitsSource, OrganizationRateLimiter } from '../services/organiza
 import { SignInGate } from '../services/sign-in.js';
 import { authApp, wellKnownApp } from './auth-app.js';
 import blobRoutes from './blob-routes.js';
+import { landingRoutes } from './landing/landing-routes.js';
 import { operationsRoutes, readinessChecks, registerOperationsHooks } from './operations-routes.js';
 import { registerCors } from './plugins/cors.js';
 import { clientErrorHandler, frameworkErrors, MAX_PATH_PARAMETER_LENGTH, registerErrorHandling } from './plugins/errors.js';
 import { registerJsonBodyParser } from './plugins/json-body.js';
 import { PlatformMetrics } from './plugins/metrics.js';
 import { registerRequestId, requestIdOf } from './plugins/request-id.js';
+import { authOpenApiDocument } from './references/auth-openapi.js';
+import { referenceRoutes } from './references/reference-routes.js';
+import { scimOpenApiDocument } from './references/scim-openapi.js';
 import { regionApp } from './region-app.js';
 import { scimApp } from './scim/scim-app.js';
 import viewerRoutes from './viewer/viewer-routes.js';
@@ -132,6 +136,8 @@ export async function buildApp(platform: Platform, options: BuildOptions = {}): 
     const verifier = await tokenVerifier(platform, keys);
     if (keys) await registerAuthRole(app, platform, { keys, verifier, limiterStore });
     if (roles.has('api')) await registerApiRole(app, platform, { verifier, limiterStore, metrics });
+    // What a browser opening the platform's address sees (docs/api-reference.md).
+    await app.register(landingRoutes, { config });
   }
   return app;
 }
@@ -179,6 +185,21 @@ async function registerAuthRole(app: FastifyInstance, platform: Platform, shared
   await app.register(wellKnownApp, { platform });
   // SCIM provisioning belongs with the authorization server: it changes users in the global store.
   await app.register(scimApp, { prefix: '/scim/v2', platform });
+  // The two OpenAPI documents and their reference pages, outside the token checks of each.
+  const { pathname } = new URL(config.publicUrl);
+  const base = pathname.replace(/\/$/, '');
+  await app.register(referenceRoutes, {
+    prefix: '/auth',
+    title: 'Authorization server',
+    publicPath: `${base}/auth`,
+    document: () => authOpenApiDocument(config.publicUrl),
+  });
+  await app.register(referenceRoutes, {
+    prefix: '/scim/v2',
+    title: 'SCIM 2.0',
+    publicPath: `${base}/scim/v2`,
+    document: () => scimOpenApiDocument(config.publicUrl),
+  });
 }
 
 /** The regional resource APIs of the regions this process opened, and the embedded blob endpoint. */

@@ -1,5 +1,4 @@
 import swagger from '@fastify/swagger';
-import swaggerUi from '@fastify/swagger-ui';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
 import type {
@@ -19,6 +18,7 @@ import { type RegionServices, regionServices } from '../services/region-services
 import { registerAuthentication, SECURITY_SCHEME } from './plugins/authenticate.js';
 import type { PlatformMetrics } from './plugins/metrics.js';
 import { registerRateLimit } from './plugins/rate-limit.js';
+import { referenceRoutes } from './references/reference-routes.js';
 import embedSessionRoutes from './routes/embed/embed-session-routes.js';
 import libraryModelRoutes from './routes/library/library-model-routes.js';
 import libraryTagRoutes from './routes/library/library-tag-routes.js';
@@ -50,6 +50,7 @@ import zoneRoutes from './routes/twins/zone-routes.js';
 import attachmentRoutes from './routes/uploads/attachment-routes.js';
 import bundleRoutes from './routes/uploads/bundle-routes.js';
 import siteFileRoutes from './routes/uploads/site-file-routes.js';
+import webhookRoutes from './routes/webhooks/webhook-routes.js';
 
 export type RegionApp = FastifyInstance<
   RawServerDefault,
@@ -57,7 +58,12 @@ export type RegionApp = FastifyInstance<
   RawReplyDefaultExpression,
   FastifyBaseLogger,
   TypeBoxTypeProvider
-> & { platform: Platform; services: RegionServices };
+> & {
+  platform: Platform;
+  services: RegionServices;
+  /** The region's public base address ({base_url}): what a 201's Location starts with. */
+  baseUrl: string;
+};
 
 export const TAGS = [
   { name: 'Nodes', description: 'The node tree: organization, divisions, sites, folders and data items' },
@@ -107,6 +113,11 @@ export const TAGS = [
     description:
       "Embed sessions: a read-only token for one twin or draft, framed only by the integrator's origins, until it expires or is revoked",
   },
+  {
+    name: 'Webhooks',
+    description:
+      'Endpoints told of changes by signed POSTs (Standard Webhooks), their delivery logs and redelivery (docs/webhooks.md)',
+  },
 ];
 
 /** What each status means on every operation; routes may give a more precise description. */
@@ -126,11 +137,16 @@ const RESPONSE_DESCRIPTIONS: Record<string, string> = {
   429: "rate_limited: the organization's request bucket is spent; retry after Retry-After seconds (RateLimit-* headers on every answer)",
 };
 
+/** Every 201 answers where the created thing is (routes/created.ts). */
+const LOCATION_HEADER = {
+  Location: { type: 'string', format: 'uri', description: 'The absolute address of what was created' },
+};
+
 /**
  * Adds a description to each response that lacks one, and to every operation with a security
  * requirement the answers its authentication layer may give on any of them: 421 for a token of
  * another region's organization and 429 of the organization's request bucket (they all spend
- * from it). For the document only (a copy).
+ * from it), and the Location header to every 201. For the document only (a copy).
  */
 function describeResponses<Schema extends { response?: unknown; security?: unknown } | undefined>(schema: Schema): Schema {
   if (!schema?.response) return schema;
@@ -138,10 +154,11 @@ function describeResponses<Schema extends { response?: unknown; security?: unkno
   const error = Type.Ref('Error') as Record<string, unknown>;
   const withAuthentication = schema.security ? { 421: error, 429: error, ...declared } : declared;
   const response = Object.fromEntries(
-    Object.entries(withAuthentication).map(([status, entry]) => [
-      status,
-      entry.description || !RESPONSE_DESCRIPTIONS[status] ? entry : { ...entry, description: RESPONSE_DESCRIPTIONS[status] },
-    ]),
+    Object.entries(withAuthentication).map(([status, entry]) => {
+      const described =
+        entry.description || !RESPONSE_DESCRIPTIONS[status] ? entry : { ...entry, description: RESPONSE_DESCRIPTIONS[status] };
+      return [status, status === '201' ? { ...described, headers: LOCATION_HEADER } : described];
+    }),
   );
   return { ...schema, response };
 }
@@ -163,6 +180,18 @@ function namedWildcard<Schema extends { params?: unknown } | undefined>(url: str
   return { url: `${url.slice(0, -1)}:path`, schema: { ...schema, params: renamed } };
 }
 
+/**
+ * A query parameter with a default is not required: the server fills it in when it is absent
+ * (limit, page, sortBy...). TypeBox marks a property with a default but no Optional as required,
+ * which told clients to send it. For the document only (a copy).
+ */
+function optionalDefaults<Schema extends { querystring?: unknown } | undefined>(schema: Schema): Schema {
+  const query = schema?.querystring as { properties?: Record<string, { default?: unknown }>; required?: string[] } | undefined;
+  if (!query?.properties || !query.required) return schema;
+  const required = query.required.filter((name) => query.properties?.[name]?.default === undefined);
+  return { ...schema, querystring: { ...query, required } };
+}
+
 /** One regional resource API, mounted under its service path prefix (e.g. /eu/reality). */
 export async function regionApp(
   instance: FastifyInstance,
@@ -181,6 +210,7 @@ export async function regionApp(
   const { platform, region, prefix } = options;
   app.decorate('platform', platform);
   app.decorate('services', regionServices(platform, region));
+  app.decorate('baseUrl', platform.config.regionUrls[region]);
   app.addSchema(NodeSchema);
   app.addSchema(ErrorSchema);
   app.addSchema(UserSchema);
@@ -228,7 +258,10 @@ export async function regionApp(
     // Path keys do not repeat the service prefix: it is part of the server address.
     transform: ({ schema: routeSchema, url: routeUrl }) => {
       const { url, schema } = namedWildcard(routeUrl, routeSchema);
-      return { schema: describeResponses(schema), url: url.startsWith(prefix) ? url.slice(prefix.length) || '/' : url };
+      return {
+        schema: optionalDefaults(describeResponses(schema)),
+        url: url.startsWith(prefix) ? url.slice(prefix.length) || '/' : url,
+      };
     },
     refResolver: { buildLocalReference: (json, _baseUri, _fragment, i) => String(json.$id ?? `def-${i}`) },
   });
@@ -259,12 +292,16 @@ export async function regionApp(
   await businessObjectRoutes(app);
   await libraryTagRoutes(app);
   await libraryModelRoutes(app);
+  await webhookRoutes(app, region);
   await planningRoutes(app);
   await pluginRoutes(app);
   await embedSessionRoutes(app);
 
-  app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());
-  // The page links its assets absolutely when opened without a trailing slash: from the public
-  // path of the base address, which may differ from the mount prefix behind a proxy.
-  await app.register(swaggerUi, { routePrefix: '/docs', indexPrefix: new URL(platform.config.regionUrls[region]).pathname });
+  // The page links its document and script absolutely, from the public path of the base address,
+  // which may differ from the mount prefix behind a proxy.
+  await app.register(referenceRoutes, {
+    title: `Reality Data Platform API (${region})`,
+    publicPath: new URL(platform.config.regionUrls[region]).pathname,
+    document: () => app.swagger(),
+  });
 }

@@ -103,9 +103,20 @@ export async function removeStaleInvitations(platform: Platform): Promise<number
   return removed;
 }
 
+/** How long the webhook delivery log keeps finished deliveries (docs/webhooks.md). */
+export const WEBHOOK_LOG_RETENTION_MS = 30 * 86_400_000;
+
+/** Removes finished webhook deliveries older than the retention, and the events left without any. */
+export async function purgeWebhookLog(platform: Platform): Promise<number> {
+  const cutoff = new Date(platform.clock.now().getTime() - WEBHOOK_LOG_RETENTION_MS).toISOString();
+  let removed = 0;
+  for (const region of platform.openedRegions()) removed += await region.webhooks.deleteFinishedBefore(cutoff);
+  return removed;
+}
+
 /**
- * Runs the housekeeping on a schedule: the trash purge, the expired grants, expired uploads and
- * stale invitations. Each step is idempotent (the trash transactional per entry), so several
+ * Runs the housekeeping on a schedule: the trash purge, the expired grants, expired uploads,
+ * stale invitations and the webhook log's old deliveries. Each step is idempotent (the trash transactional per entry), so several
  * processes may run it: the blob deletions, the one step that calls out (to S3), are claimed by
  * one copy each; the others are database statements that find nothing left after the first copy.
  * A failed step is logged and retried at the next tick, and the others run.
@@ -116,6 +127,7 @@ export function scheduleHousekeeping(platform: Platform, log: HousekeepingLog): 
     ['expired grants', () => purgeExpiredGrants(platform)],
     ['uploads', () => collectUploads(platform, log)],
     ['stale invitations', () => removeStaleInvitations(platform)],
+    ['webhook log', () => purgeWebhookLog(platform)],
   ];
   let running = false;
   const tick = async () => {

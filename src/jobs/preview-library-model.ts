@@ -39,6 +39,7 @@ function libraryModels(platform: Platform, payload: Payload): LibraryModelReposi
  * brought back, and the blobs written for it are removed.
  */
 async function runPreview(platform: Platform, payload: Payload, context: JobContext): Promise<void> {
+  const region = platform.region(payload.region);
   const models = libraryModels(platform, payload);
   const model = await models.findForPreview(payload.modelId);
   if (model?.status !== 'processing') return;
@@ -68,11 +69,16 @@ async function runPreview(platform: Platform, payload: Payload, context: JobCont
     const glb = await platform.blobs.write(keys.preview, createReadStream(preview.previewPath));
     await context.heartbeat(0.95);
     const png = await platform.blobs.write(keys.thumbnail, createReadStream(preview.thumbnailPath));
-    const stored = await models.markPreviewReady(
-      model.id,
-      { previewBlobKey: keys.preview, previewBytes: glb.size, thumbnailBlobKey: keys.thumbnail, thumbnailBytes: png.size },
-      platform.clock.now().toISOString(),
-    );
+    const stored = await region.tree.transaction(async (tx) => {
+      const marked = await models.markPreviewReady(
+        model.id,
+        { previewBlobKey: keys.preview, previewBytes: glb.size, thumbnailBlobKey: keys.thumbnail, thumbnailBytes: png.size },
+        platform.clock.now().toISOString(),
+        tx,
+      );
+      if (marked) await region.outbox.record(tx, model.org_id, 'libraryModel.ready', { libraryModelId: model.id, preview: true });
+      return marked;
+    });
     if (!stored) await removeBlobs(platform, keys);
   } catch (error) {
     await removeBlobs(platform, keys);

@@ -40,7 +40,11 @@ async function runProcessing(platform: Platform, payload: Payload, context: JobC
   const processing = await bundles.findProcessing(payload.processingId);
   if (!processing || processing.state === 'succeeded' || processing.state === 'failed') return;
   const startedAt = platform.clock.now().toISOString();
-  await bundles.updateProcessing(bundles.db, processing.id, { state: 'running', started_at: startedAt });
+  const ids = { bundleId: processing.bundle_id, processingId: processing.id };
+  await region.tree.transaction(async (tx) => {
+    await bundles.updateProcessing(tx, processing.id, { state: 'running', started_at: startedAt });
+    await region.outbox.record(tx, processing.org_id, 'bundle.processing.started', ids);
+  });
   const bundle = await bundles.find(processing.bundle_id);
   if (!bundle?.input_session_id) throw new ProcessingError('input-gone', 'The bundle has no finalized input');
   const files = await uploads.objectsOfSession(bundle.input_session_id);
@@ -120,6 +124,7 @@ async function runProcessing(platform: Platform, payload: Payload, context: JobC
       bounds: result.kind === 'point-cloud' ? JSON.stringify({ min: result.bounds.min, max: result.bounds.max }) : null,
     });
     await bundles.setState(tx, source.id, { state: 'ready', isProcessing: 0, isFailed: 0, at: now });
+    await region.outbox.record(tx, processing.org_id, 'bundle.processing.succeeded', { ...ids, derivativeNodeId: row.id });
     // In the same transaction: a bundle is never seen ready without its thumbnail.
     await region.nodes.putThumbnail(row.id, thumbnailType, thumbnail, `"${processing.id}"`, now, tx);
     if (!(await region.nodes.getThumbnail(source.id, tx))) {
@@ -135,7 +140,7 @@ async function runProcessing(platform: Platform, payload: Payload, context: JobC
  */
 export async function failProcessing(platform: Platform, job: JobSummary, reason: string): Promise<void> {
   const payload = job.payload as Payload;
-  const { bundles, uploads, tree } = platform.region(payload.region);
+  const { bundles, uploads, tree, outbox } = platform.region(payload.region);
   const processing = await bundles.findProcessing(payload.processingId);
   if (!processing || processing.state === 'succeeded' || processing.state === 'failed') return;
   const now = platform.clock.now().toISOString();
@@ -143,6 +148,8 @@ export async function failProcessing(platform: Platform, job: JobSummary, reason
     await bundles.updateProcessing(tx, processing.id, { state: 'failed', failure_reason: reason, finished_at: now });
     await bundles.setState(tx, processing.bundle_id, { state: 'failed', isProcessing: 0, isFailed: 1, at: now });
     await uploads.queueDeletions(tx, [{ key: derivativePrefix(processing.org_id, processing.id) }], now);
+    const ids = { bundleId: processing.bundle_id, processingId: processing.id, reason };
+    await outbox.record(tx, processing.org_id, 'bundle.processing.failed', ids);
   });
 }
 

@@ -86,6 +86,11 @@ export class NodeService {
       if (!parent || parent.trashed_at) throw new ApiError('NotFound', 'Node not found');
       const row = await this.insertChild(tx, parent, kind, name, address);
       await withNode?.(tx, row);
+      await this.region.outbox.record(tx, row.org_id, 'node.created', {
+        nodeId: row.id,
+        kind: row.kind,
+        parentId: row.parent_id,
+      });
       return row;
     });
   }

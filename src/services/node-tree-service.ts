@@ -79,6 +79,8 @@ export class NodeTreeService {
         for (const member of group) await tree.moveSubtree(tx, member, parent, now);
         const moved = await tree.lock(tx, node.id);
         if (!moved) throw new ApiError('MoveNodeFailed');
+        const event = { nodeId: node.id, kind: node.kind, fromParentId: node.parent_id, toParentId: parent.id };
+        await this.region.outbox.record(tx, node.org_id, 'node.moved', event);
         return moved;
       });
     } catch (error) {
@@ -133,6 +135,7 @@ export class NodeTreeService {
         const refusal = checkSoftDelete({ kind: node.kind as NodeKind, ...facts });
         if (refusal) throw new ApiError(refusal.code, refusal.message, refusal.extra);
         await tree.trash(tx, node, this.now());
+        await this.region.outbox.record(tx, node.org_id, 'node.trashed', { nodeId: node.id, kind: node.kind });
       });
     } catch (error) {
       if (isWriteConflict(error)) throw new ApiError('DeleteNodeFailed', 'A concurrent change conflicted with the delete; retry');
@@ -170,6 +173,7 @@ export class NodeTreeService {
           throw new ApiError('StorageLimitExceeded', `Restoring ${added} bytes would exceed the storage quota`);
         }
         await tree.restore(tx, current.id);
+        await this.region.outbox.record(tx, current.org_id, 'node.restored', { nodeId: current.id, kind: current.kind });
         return { ...current, trashed_at: null, trash_root_id: null };
       });
     } catch (error) {
@@ -185,7 +189,9 @@ export class NodeTreeService {
     const removed = await this.region.tree.transaction(async (tx) => {
       const current = await this.region.tree.lock(tx, node.id);
       if (!current || current.trash_root_id !== current.id) return 0;
-      return this.region.tree.removeSubtree(tx, current.path, this.now());
+      const removed = await this.region.tree.removeSubtree(tx, current.path, this.now());
+      await this.region.outbox.record(tx, current.org_id, 'node.deleted', { nodeId: current.id, kind: current.kind });
+      return removed;
     });
     if (removed === 0) throw new ApiError('NoNodeRemoved');
   }
@@ -201,7 +207,10 @@ export class NodeTreeService {
         const removed = await this.region.tree.transaction(async (tx) => {
           const current = await this.region.tree.lock(tx, root.id);
           if (!current || current.trash_root_id !== current.id || !current.trashed_at || current.trashed_at >= cutoff) return 0;
-          return this.region.tree.removeSubtree(tx, current.path, this.now());
+          const count = await this.region.tree.removeSubtree(tx, current.path, this.now());
+          const event = { nodeId: current.id, kind: current.kind, purged: true };
+          await this.region.outbox.record(tx, current.org_id, 'node.deleted', event);
+          return count;
         });
         if (removed > 0) purged += 1;
       }

@@ -39,6 +39,7 @@ import { AttachmentService } from './uploads/attachment-service.js';
 import { BundleService } from './uploads/bundle-service.js';
 import { SiteFileService } from './uploads/site-file-service.js';
 import { UploadService } from './uploads/upload-service.js';
+import { WebhookService } from './webhooks/webhook-service.js';
 
 /**
  * The operations of one regional API, built over that region's store: the composition the HTTP
@@ -73,6 +74,7 @@ export interface RegionServices {
   libraryModels: LibraryModelService;
   planning: PlanningService;
   embedSessions: EmbedSessionService;
+  webhooks: WebhookService;
 }
 
 export function regionServices(platform: Platform, region: Region): RegionServices {
@@ -138,5 +140,6 @@ export function regionServices(platform: Platform, region: Region): RegionServic
     ),
     planning,
     embedSessions: new EmbedSessionService(platform, context, twins, planning, new EmbedSessionRepository(context.store.db)),
+    webhooks: new WebhookService(platform, context, nodes),
   };
 }

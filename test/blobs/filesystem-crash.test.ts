@@ -3,6 +3,7 @@ import { createHash, randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { Readable } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { FilesystemBlobStore } from '../../src/adapters/blobs/filesystem-blob-store.js';
 import { etagOfBytes } from '../../src/domain/uploads/etag.js';
@@ -83,5 +84,55 @@ describe('the filesystem blob store killed mid-write', () => {
     fs.writeFileSync(elsewhere, other);
     fs.renameSync(elsewhere, path.join(root, 'objects', KEY));
     expect(await store.head(KEY)).toEqual({ size: other.length, etag: etagOfBytes(other) });
+  });
+
+  it('forgets a part whose writer was killed mid-part, keeps the others, and completes once it is sent again', async () => {
+    const MIB = 1024 * 1024;
+    const key = 'crash/node-2/scan.e57';
+    const size = 5 * MIB + 1000;
+    const plan = await store.beginUpload(key, size, new Date(Date.now() + 3600_000));
+    if (plan.kind !== 'multipart') throw new Error('expected multipart');
+    const data = randomBytes(size);
+    const grant = (partNumber: number) => ({
+      method: 'PUT' as const,
+      key,
+      size: plan.parts[partNumber - 1]?.size,
+      uploadId: plan.uploadId,
+      partNumber,
+      expiresAt: new Date(Date.now() + 3600_000),
+    });
+    await store.receive(grant(2), Readable.from([data.subarray(5 * MIB)]));
+    // Part 1 is in once already: the killed writer sends it again.
+    await store.receive(grant(1), Readable.from([data.subarray(0, 5 * MIB)]));
+
+    const child = fork(path.resolve('test/blobs/support/write-part-child.ts'), [root, key, plan.uploadId, '1', String(5 * MIB)], {
+      execArgv: ['--import', 'tsx'],
+      stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+    });
+    const exited = new Promise<NodeJS.Signals | null>((resolve) => child.once('exit', (_code, signal) => resolve(signal)));
+    // Killed once the first MiB of its part is in the assembly file (random bytes before).
+    const assembly = path.join(root, 'uploads', plan.uploadId, 'object');
+    const probe = Buffer.alloc(16);
+    const deadline = Date.now() + 20_000;
+    for (;;) {
+      const fd = fs.openSync(assembly, 'r');
+      fs.readSync(fd, probe, 0, probe.length, MIB);
+      fs.closeSync(fd);
+      if (probe.every((byte) => byte === 0xab)) break;
+      if (Date.now() > deadline) throw new Error('the part writer never got far enough');
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+    child.kill('SIGKILL');
+    expect(await exited).toBe('SIGKILL');
+
+    // After a restart: the cut part is missing (its first sending's record went before the
+    // rewrite, and half of the rewrite is never believed), the other part kept.
+    const restarted = await open();
+    expect(await restarted.completeUpload(key, { uploadId: plan.uploadId, size })).toBeUndefined();
+    await restarted.receive(grant(1), Readable.from([data.subarray(0, 5 * MIB)]));
+    const expected = { size, etag: etagOfBytes(data, 5 * MIB) };
+    expect(await restarted.completeUpload(key, { uploadId: plan.uploadId, size })).toEqual(expected);
+    expect(md5(fs.readFileSync(path.join(root, 'objects', key)))).toBe(md5(data));
+    expect(await restarted.head(key)).toEqual(expected);
   });
 });

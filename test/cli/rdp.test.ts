@@ -239,7 +239,7 @@ describe('the rdp admin command line', () => {
       code: 2,
       message: /--name is required/,
     },
-    { what: 'an unknown command', args: () => ['admin', 'org', 'delete'], code: 2, message: /unknown command "org delete"/ },
+    { what: 'an unknown command', args: () => ['admin', 'org', 'delete'], code: 2, message: /unknown command 'delete'/ },
     {
       what: 'a bad configuration value',
       args: () => ['admin', 'trash', 'purge'],

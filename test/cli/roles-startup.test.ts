@@ -81,6 +81,17 @@ describe('roles started as separate processes', () => {
     expect((await fetch(`${worker.origin}/health`)).status).toBe(200);
     expect((await fetch(`${worker.origin}/eu/reality/openapi.json`)).status).toBe(404);
     expect((await fetch(`${worker.origin}/auth/oauth/jwks`)).status).toBe(404);
+    expect((await fetch(`${worker.origin}/`)).status).toBe(404); // no landing page: it serves no people
+  });
+
+  it('the landing page: on the auth process at / and /auth; on the api process at / only (docs/api-reference.md)', async () => {
+    for (const address of [`${auth.origin}/`, `${auth.origin}/auth`, `${api.origin}/`]) {
+      const answer = await fetch(address);
+      expect(answer.status, address).toBe(200);
+      expect(answer.headers.get('content-type')).toMatch(/^text\/html/);
+      expect(await answer.text()).toContain('/eu/reality/docs');
+    }
+    expect((await fetch(`${api.origin}/auth`)).status).toBe(404);
   });
 });
 

@@ -10,6 +10,7 @@ import type { Region } from '../../src/domain/regions.js';
 import { buildApp } from '../../src/http/app.js';
 import { PlatformMetrics } from '../../src/http/plugins/metrics.js';
 import { startWorker } from '../../src/jobs/start-worker.js';
+import { startWebhookDispatcher, type WebhookDispatcher } from '../../src/jobs/webhook-dispatcher.js';
 import type { JobWorkerLog } from '../../src/jobs/worker.js';
 import { openPlatform, type Platform, type RegionContext } from '../../src/platform.js';
 import { ManualClock } from '../../src/ports/clock.js';
@@ -32,6 +33,8 @@ export interface TestPlatform {
   app: FastifyInstance;
   admin: AdminService;
   clock: ManualClock;
+  /** The webhook sender, when started with `webhooks`. */
+  webhooks: WebhookDispatcher | undefined;
   origin: string;
   authUrl: string;
   /** The stores it runs on: a second platform may share them (startPlatform's `sharing`). */
@@ -50,7 +53,7 @@ export const usingPostgres = Boolean(process.env.RDP_TEST_DATABASE_URL);
  */
 export async function startPlatform(
   env: Record<string, string> = {},
-  options: { sharing?: TestPlatform; worker?: boolean; workerLog?: JobWorkerLog } = {},
+  options: { sharing?: TestPlatform; worker?: boolean; workerLog?: JobWorkerLog; webhooks?: boolean } = {},
 ): Promise<TestPlatform> {
   const owner = !options.sharing;
   const dataDir = options.sharing?.dataDir ?? fs.mkdtempSync(path.join(os.tmpdir(), 'rdp-test-'));
@@ -80,18 +83,22 @@ export async function startPlatform(
   await app.listen({ host: '127.0.0.1', port });
   // The processing worker runs in the process, as in `npm start`, for the tests that process.
   const worker = options.worker ? await startWorker(platform, options.workerLog, metrics) : undefined;
+  // Webhook deliveries, as the worker role sends them (docs/webhooks.md).
+  const webhooks = options.webhooks ? startWebhookDispatcher(platform, options.workerLog) : undefined;
   const origin = `http://127.0.0.1:${port}`;
   return {
     platform: platform as AllRegionsPlatform,
     app,
     admin: new AdminService(platform),
     clock,
+    webhooks,
     origin,
     authUrl: `${origin}/auth`,
     dataDir,
     schemaPrefix,
     regionUrl: (region) => `${origin}/${region}/reality`,
     async close() {
+      await webhooks?.stop();
       await worker?.stop();
       await app.close();
       await platform.close();

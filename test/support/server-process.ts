@@ -15,10 +15,21 @@ export interface ServerProcess {
   stop(): Promise<void>;
 }
 
+/**
+ * How the server is run: by default from source through tsx in the project; `{ cwd, args:
+ * ['dist/main.js'] }` runs a compiled copy as `npm start` does (test/support/fresh-build.ts).
+ */
+export interface Launch {
+  cwd: string;
+  args: string[];
+}
+
+const FROM_SOURCE: Launch = { cwd: ROOT, args: ['--import', 'tsx', 'src/main.ts'] };
+
 /** Spawns the server with exactly `env` (and PATH). `exited` settles whether or not it ever listens. */
-export function spawnServer(env: Record<string, string>): Omit<ServerProcess, 'origin'> {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
-    cwd: ROOT,
+export function spawnServer(env: Record<string, string>, launch: Launch = FROM_SOURCE): Omit<ServerProcess, 'origin'> {
+  const child = spawn(process.execPath, launch.args, {
+    cwd: launch.cwd,
     env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/tmp', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
@@ -41,8 +52,13 @@ export function spawnServer(env: Record<string, string>): Omit<ServerProcess, 'o
 }
 
 /** Spawns the server on `port` and waits until GET /health answers 200. */
-export async function startServer(port: number, env: Record<string, string>, waitMs = 60_000): Promise<ServerProcess> {
-  const server = spawnServer({ PORT: String(port), ...env });
+export async function startServer(
+  port: number,
+  env: Record<string, string>,
+  waitMs = 60_000,
+  launch: Launch = FROM_SOURCE,
+): Promise<ServerProcess> {
+  const server = spawnServer({ PORT: String(port), ...env }, launch);
   const origin = `http://127.0.0.1:${port}`;
   const deadline = Date.now() + waitMs;
   while (Date.now() < deadline && server.child.exitCode === null) {

@@ -22,6 +22,66 @@ export interface Received {
 const SYNC_EVERY_BYTES = 256 * 1024 * 1024;
 const WRITE_BUFFER_BYTES = 1024 * 1024;
 
+/**
+ * Streams `body` into an open file from byte `start` (default 0), hashing as it goes; with
+ * `expectedSize`, more or fewer bytes are a SizeMismatchError: reading stops at the first byte
+ * too many, which is never written (a part's neighbour in an assembly file stays untouched).
+ * The body is not destroyed on error, so an HTTP reply can still be sent on its connection.
+ */
+export async function receiveInto(
+  handle: FileHandle,
+  body: Readable,
+  options: { expectedSize?: number; start?: number },
+): Promise<Received> {
+  const { expectedSize, start } = options;
+  const md5 = createHash('md5');
+  // The descriptor is the handle's, which stays open (autoClose off) for the sync and the stat;
+  // with `start`, every write is positional (pwrite) from there.
+  const sink = createWriteStream('', { fd: handle.fd, autoClose: false, highWaterMark: WRITE_BUFFER_BYTES, start });
+  let size = 0;
+  let unsynced = 0;
+  let sync: Promise<void> | undefined;
+  await new Promise<void>((resolve, reject) => {
+    let failed = false;
+    const fail = (error: Error) => {
+      if (failed) return;
+      failed = true;
+      body.off('data', onData);
+      body.pause();
+      // Writes in flight finish first: the descriptor is closed (and its number reused) only after.
+      sink.end(() => reject(error));
+    };
+    const onData = (chunk: Buffer) => {
+      size += chunk.length;
+      if (expectedSize !== undefined && size > expectedSize) return fail(new SizeMismatchError(expectedSize, 'more'));
+      md5.update(chunk);
+      unsynced += chunk.length;
+      if (unsynced >= SYNC_EVERY_BYTES && !sync) {
+        unsynced = 0;
+        sync = handle.datasync().finally(() => {
+          sync = undefined;
+        });
+      }
+      if (!sink.write(chunk)) body.pause();
+    };
+    sink.on('drain', () => body.resume());
+    sink.on('error', fail);
+    sink.on('finish', resolve);
+    body.on('data', onData);
+    body.on('error', fail);
+    // A client that goes away mid-body: 'aborted' on an HTTP request, 'close' before 'end' on any stream.
+    body.on('aborted', () => fail(new Error('the client went away before the end of the body')));
+    body.on('close', () => {
+      if (!body.readableEnded) fail(new Error('the body stream closed before its end'));
+    });
+    body.on('end', () => sink.end());
+    body.resume();
+  });
+  if (expectedSize !== undefined && size !== expectedSize) throw new SizeMismatchError(expectedSize, String(size));
+  await sync;
+  return { size, md5: md5.digest() };
+}
+
 export class TempFile {
   private constructor(
     readonly path: string,
@@ -36,56 +96,10 @@ export class TempFile {
 
   /**
    * Streams `body` into the file, hashing as it goes; with `expectedSize`, more or fewer bytes
-   * are a SizeMismatchError (reading stops at the first byte too many). The body is not
-   * destroyed on error, so an HTTP reply can still be sent on its connection.
+   * are a SizeMismatchError (reading stops at the first byte too many).
    */
-  async receive(body: Readable, expectedSize?: number): Promise<Received> {
-    const md5 = createHash('md5');
-    const handle = this.handle;
-    // The descriptor is the handle's, which stays open (autoClose off) for the sync and the stat.
-    const sink = createWriteStream(this.path, { fd: handle.fd, autoClose: false, highWaterMark: WRITE_BUFFER_BYTES });
-    let size = 0;
-    let unsynced = 0;
-    let sync: Promise<void> | undefined;
-    await new Promise<void>((resolve, reject) => {
-      let failed = false;
-      const fail = (error: Error) => {
-        if (failed) return;
-        failed = true;
-        body.off('data', onData);
-        body.pause();
-        // Writes in flight finish first: the descriptor is closed (and its number reused) only after.
-        sink.end(() => reject(error));
-      };
-      const onData = (chunk: Buffer) => {
-        size += chunk.length;
-        if (expectedSize !== undefined && size > expectedSize) return fail(new SizeMismatchError(expectedSize, 'more'));
-        md5.update(chunk);
-        unsynced += chunk.length;
-        if (unsynced >= SYNC_EVERY_BYTES && !sync) {
-          unsynced = 0;
-          sync = handle.datasync().finally(() => {
-            sync = undefined;
-          });
-        }
-        if (!sink.write(chunk)) body.pause();
-      };
-      sink.on('drain', () => body.resume());
-      sink.on('error', fail);
-      sink.on('finish', resolve);
-      body.on('data', onData);
-      body.on('error', fail);
-      // A client that goes away mid-body: 'aborted' on an HTTP request, 'close' before 'end' on any stream.
-      body.on('aborted', () => fail(new Error('the client went away before the end of the body')));
-      body.on('close', () => {
-        if (!body.readableEnded) fail(new Error('the body stream closed before its end'));
-      });
-      body.on('end', () => sink.end());
-      body.resume();
-    });
-    if (expectedSize !== undefined && size !== expectedSize) throw new SizeMismatchError(expectedSize, String(size));
-    await sync;
-    return { size, md5: md5.digest() };
+  receive(body: Readable, expectedSize?: number): Promise<Received> {
+    return receiveInto(this.handle, body, { expectedSize });
   }
 
   /** Syncs and closes; returns the inode, which the rename keeps (metadata is bound to it). */
@@ -102,7 +116,7 @@ export class TempFile {
   }
 }
 
-async function syncDirectory(dir: string): Promise<void> {
+export async function syncDirectory(dir: string): Promise<void> {
   const handle = await fs.open(dir, 'r');
   try {
     await handle.sync();
@@ -126,12 +140,17 @@ export async function publish(tempPath: string, finalPath: string, options = { c
   }
 }
 
-export async function writeFileDurably(tmpDir: string, finalPath: string, data: string | Buffer): Promise<number> {
+export async function writeFileDurably(
+  tmpDir: string,
+  finalPath: string,
+  data: string | Buffer,
+  options = { createFolders: true },
+): Promise<number> {
   const temp = await TempFile.create(tmpDir);
   try {
     await temp.handle.writeFile(data);
     const ino = await temp.finish();
-    await publish(temp.path, finalPath);
+    await publish(temp.path, finalPath, options);
     return ino;
   } catch (error) {
     await temp.discard();

@@ -12,6 +12,16 @@ import type { BlobInfo, BlobStore, EmbeddedBlobEndpoint, OpenedBlob, UploadPlan 
 import { BlobNotFoundError, SizeMismatchError, UploadNotFoundError } from '../../ports/blob-store.js';
 import { type Clock, systemClock } from '../../ports/clock.js';
 import { publish, sweepTemporaryFiles, TempFile, writeFileDurably } from './durable-files.js';
+import {
+  assemblyPath,
+  createUpload,
+  isAssemblyFile,
+  type Manifest,
+  readManifest,
+  recordedParts,
+  removeUpload,
+  writePart,
+} from './multipart-assembly.js';
 
 /**
  * Blobs as files under `<dataDir>/blobs`, uploaded and downloaded through the embedded blob
@@ -22,7 +32,7 @@ import { publish, sweepTemporaryFiles, TempFile, writeFileDurably } from './dura
  *                                 recomputed from its bytes, so it is kept beside them, bound
  *                                 to the object's inode; a stale or missing one (a crash
  *                                 between the two renames) is recomputed as a single-PUT ETag
- *   uploads/<uploadId>/           a multipart upload: manifest.json and part-00001...
+ *   uploads/<uploadId>/           a multipart upload assembled in place (multipart-assembly.ts)
  *   tmp/<pid>-<random>            files being written (durable-files.ts)
  *
  * The database remains the record of each object's ETag (STYLE.md); the metadata file serves
@@ -37,12 +47,6 @@ export interface FilesystemBlobStoreOptions {
   /** Multipart above this size, in parts of this size. */
   partSize: number;
   clock?: Clock;
-}
-
-interface Manifest {
-  key: string;
-  size: number;
-  partSize: number;
 }
 
 interface Meta {
@@ -61,6 +65,9 @@ export class FilesystemBlobStore implements BlobStore, EmbeddedBlobEndpoint {
   private readonly clock: Clock;
   private readonly dirs: { objects: string; meta: string; uploads: string; tmp: string };
   private readonly changing = new Map<string, Promise<void>>();
+  /** Per upload id: parts being received, and the completion running; see receive() and completeLocked(). */
+  private readonly partsArriving = new Map<string, number>();
+  private readonly completing = new Map<string, Promise<unknown>>();
 
   private constructor(private readonly options: FilesystemBlobStoreOptions) {
     this.clock = options.clock ?? systemClock;
@@ -112,9 +119,7 @@ export class FilesystemBlobStore implements BlobStore, EmbeddedBlobEndpoint {
       return { kind: 'single', url: this.sign({ method: 'PUT', key, size, expiresAt }), expiresAt };
     }
     const uploadId = randomBytes(16).toString('hex');
-    const manifest: Manifest = { key, size, partSize };
-    await fs.mkdir(this.uploadDir(uploadId));
-    await writeFileDurably(this.dirs.tmp, path.join(this.uploadDir(uploadId), 'manifest.json'), JSON.stringify(manifest));
+    await createUpload(this.uploadDir(uploadId), this.dirs.tmp, { key, size, partSize });
     const parts = planParts(size, partSize).map((part) => ({
       ...part,
       url: this.sign({ method: 'PUT', key, size: part.size, uploadId, partNumber: part.partNumber, expiresAt }),
@@ -122,15 +127,11 @@ export class FilesystemBlobStore implements BlobStore, EmbeddedBlobEndpoint {
     return { kind: 'multipart', uploadId, partSize, parts, expiresAt };
   }
 
-  private async manifest(uploadId: string): Promise<Manifest | undefined> {
-    try {
-      return JSON.parse(await fs.readFile(path.join(this.uploadDir(uploadId), 'manifest.json'), 'utf8')) as Manifest;
-    } catch (error) {
-      if (missing(error)) return undefined;
-      throw error;
-    }
+  private manifest(uploadId: string): Promise<Manifest | undefined> {
+    return readManifest(this.uploadDir(uploadId));
   }
 
+  /** A part's file in an upload begun before assembly in place (a manifest without ino). */
   private partPath(uploadId: string, partNumber: number): string {
     return path.join(this.uploadDir(uploadId), `part-${String(partNumber).padStart(5, '0')}`);
   }
@@ -141,22 +142,57 @@ export class FilesystemBlobStore implements BlobStore, EmbeddedBlobEndpoint {
    */
   async receive(grant: BlobGrant, body: Readable): Promise<BlobInfo> {
     if (grant.size === undefined) throw new SizeMismatchError(0, 'unsigned');
-    if (grant.uploadId === undefined) return this.store(grant.key, body, grant.size);
-    const manifest = await this.manifest(grant.uploadId);
+    const uploadId = grant.uploadId;
+    if (uploadId === undefined) return this.store(grant.key, body, grant.size);
+    // A completion of this upload is running: the part waits for its end, then finds the upload
+    // over or still open. Counted from here on, a part makes a completion wait for it (no await
+    // between the last check and the count).
+    for (let running = this.completing.get(uploadId); running; running = this.completing.get(uploadId)) {
+      await running.catch(() => {});
+    }
+    this.partsArriving.set(uploadId, (this.partsArriving.get(uploadId) ?? 0) + 1);
+    try {
+      return await this.receivePart(grant, uploadId, body);
+    } finally {
+      const left = (this.partsArriving.get(uploadId) ?? 1) - 1;
+      if (left > 0) this.partsArriving.set(uploadId, left);
+      else this.partsArriving.delete(uploadId);
+    }
+  }
+
+  private async receivePart(grant: BlobGrant, uploadId: string, body: Readable): Promise<BlobInfo> {
+    const manifest = await this.manifest(uploadId);
     const planned = manifest && planParts(manifest.size, manifest.partSize)[(grant.partNumber ?? 0) - 1];
     if (!manifest || manifest.key !== grant.key || !planned || planned.size !== grant.size) {
-      throw new UploadNotFoundError(`no part ${grant.partNumber} of upload ${grant.uploadId} for this key`);
+      throw new UploadNotFoundError(`no part ${grant.partNumber} of upload ${uploadId} for this key`);
     }
+    if (manifest.ino === undefined) return this.receivePartFile(grant, uploadId, planned, body);
+    const offset = (planned.partNumber - 1) * manifest.partSize;
+    try {
+      // One upload of a part at a time: two would interleave their bytes in the assembly file.
+      // The name cannot be a blob key (a key has no space).
+      const { size, md5 } = await this.locked(`upload ${uploadId} part ${planned.partNumber}`, () =>
+        writePart(this.uploadDir(uploadId), this.dirs.tmp, { ...planned, offset }, body),
+      );
+      return { size, etag: singlePutEtag(md5) };
+    } catch (error) {
+      if (missing(error)) throw new UploadNotFoundError(`upload ${uploadId} ended while part ${grant.partNumber} arrived`);
+      throw error;
+    }
+  }
+
+  /** A part of an upload begun before assembly in place: its own file, joined at completion. */
+  private async receivePartFile(grant: BlobGrant, uploadId: string, planned: PlannedPart, body: Readable): Promise<BlobInfo> {
     const temp = await TempFile.create(this.dirs.tmp);
     try {
       const { size, md5 } = await temp.receive(body, planned.size);
       await temp.finish();
       // Never recreates the upload's folder: completed or aborted meanwhile, the part is refused.
-      await publish(temp.path, this.partPath(grant.uploadId, planned.partNumber), { createFolders: false });
+      await publish(temp.path, this.partPath(uploadId, planned.partNumber), { createFolders: false });
       return { size, etag: singlePutEtag(md5) };
     } catch (error) {
       await temp.discard();
-      if (missing(error)) throw new UploadNotFoundError(`upload ${grant.uploadId} ended while part ${grant.partNumber} arrived`);
+      if (missing(error)) throw new UploadNotFoundError(`upload ${uploadId} ended while part ${grant.partNumber} arrived`);
       throw error;
     }
   }
@@ -219,20 +255,69 @@ export class FilesystemBlobStore implements BlobStore, EmbeddedBlobEndpoint {
     if (manifest.key !== key || manifest.size !== upload.size) {
       throw new Error(`upload ${upload.uploadId} is of another key or size`);
     }
+    const uploadId = upload.uploadId;
+    if (manifest.ino === undefined) return this.completePartFiles(key, uploadId, manifest);
+    // A part still arriving is not there yet.
+    if (this.partsArriving.has(uploadId)) return undefined;
+    const completion = this.completeAssembled(key, uploadId, { ...manifest, ino: manifest.ino });
+    this.completing.set(uploadId, completion);
+    try {
+      return await completion;
+    } finally {
+      this.completing.delete(uploadId);
+    }
+  }
+
+  /**
+   * Every part recorded: the assembly file is synced and renamed to the key (no byte is read
+   * or copied), its metadata written with the ETag from the recorded MD5s, the upload removed.
+   */
+  private async completeAssembled(
+    key: string,
+    uploadId: string,
+    manifest: Manifest & { ino: number },
+  ): Promise<BlobInfo | undefined> {
+    const dir = this.uploadDir(uploadId);
+    const md5s = await recordedParts(dir, planParts(manifest.size, manifest.partSize));
+    if (!md5s) return undefined;
+    const info = { size: manifest.size, etag: multipartEtag(md5s) };
+    const assembly = assemblyPath(dir);
+    const handle = await fs.open(assembly, 'r').catch((error) => (missing(error) ? undefined : Promise.reject(error)));
+    if (handle) {
+      try {
+        if (!isAssemblyFile(manifest, await handle.stat())) {
+          throw new Error(`the assembly file of upload ${uploadId} is not the one planned`);
+        }
+        await handle.sync();
+      } finally {
+        await handle.close();
+      }
+      await publish(assembly, this.objectPath(key));
+    } else {
+      // Renamed by a completion cut short before its metadata or the upload's removal.
+      if (!isAssemblyFile(manifest, await fs.stat(this.objectPath(key)).catch(() => undefined))) return undefined;
+    }
+    await this.writeMeta(key, { ...info, ino: manifest.ino });
+    await removeUpload(dir);
+    return info;
+  }
+
+  /** Completes an upload begun before assembly in place: its part files joined into one new file. */
+  private async completePartFiles(key: string, uploadId: string, manifest: Manifest): Promise<BlobInfo | undefined> {
     const parts = planParts(manifest.size, manifest.partSize);
     for (const part of parts) {
-      const stat = await fs.stat(this.partPath(upload.uploadId, part.partNumber)).catch(() => undefined);
+      const stat = await fs.stat(this.partPath(uploadId, part.partNumber)).catch(() => undefined);
       if (stat?.size !== part.size) return undefined;
     }
     let info: BlobInfo;
     try {
-      info = await this.concatenate(key, upload.uploadId, parts);
+      info = await this.concatenate(key, uploadId, parts);
     } catch (error) {
       // A concurrent completion of the same upload finished first and removed the parts.
-      if (missing(error) && !(await this.manifest(upload.uploadId))) return this.head(key);
+      if (missing(error) && !(await this.manifest(uploadId))) return this.head(key);
       throw error;
     }
-    await fs.rm(this.uploadDir(upload.uploadId), { recursive: true, force: true });
+    await removeUpload(this.uploadDir(uploadId));
     return info;
   }
 
@@ -258,7 +343,7 @@ export class FilesystemBlobStore implements BlobStore, EmbeddedBlobEndpoint {
   }
 
   async abortUpload(key: string, uploadId?: string): Promise<void> {
-    if (uploadId !== undefined) await fs.rm(this.uploadDir(uploadId), { recursive: true, force: true });
+    if (uploadId !== undefined) await removeUpload(this.uploadDir(uploadId));
     await this.delete(key);
   }
 
@@ -399,7 +484,7 @@ export class FilesystemBlobStore implements BlobStore, EmbeddedBlobEndpoint {
     }
     for (const uploadId of await fs.readdir(this.dirs.uploads)) {
       const manifest = UPLOAD_ID.test(uploadId) ? await this.manifest(uploadId) : undefined;
-      if (manifest?.key.startsWith(prefix)) await fs.rm(this.uploadDir(uploadId), { recursive: true, force: true });
+      if (manifest?.key.startsWith(prefix)) await removeUpload(this.uploadDir(uploadId));
     }
   }
 

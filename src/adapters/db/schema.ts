@@ -43,6 +43,9 @@ import type {
   TwinObjectRow,
   TwinRow,
   UploadSessionRow,
+  WebhookDeliveryRow,
+  WebhookEndpointRow,
+  WebhookEventRow,
 } from '../../domain/records/regional.js';
 
 /** The tables of both stores, as Kysely sees them; the records themselves live in domain/records. */
@@ -89,6 +92,9 @@ export type {
   TwinRow,
   UploadSessionRow,
   UserRow,
+  WebhookDeliveryRow,
+  WebhookEndpointRow,
+  WebhookEventRow,
 };
 
 /** A user's place in one organization: a seat while active and a person (kind user). */
@@ -154,4 +160,7 @@ export interface RegionalSchema {
   planning_layouts: PlanningLayoutRow;
   planning_model_assets: PlanningModelAssetRow;
   embed_sessions: EmbedSessionRow;
+  webhook_endpoints: WebhookEndpointRow;
+  webhook_events: WebhookEventRow;
+  webhook_deliveries: WebhookDeliveryRow;
 }

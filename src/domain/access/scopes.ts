@@ -11,6 +11,8 @@ export const SCOPES = {
   'read:assetlibrary': 'Read asset library models and tags',
   'write:assetlibrary': 'Manage asset library models and tags',
   'download:assetlibrary': 'Get signed download links from asset library reads',
+  'read:webhooks': "Read the organization's webhook endpoints and their delivery logs",
+  'write:webhooks': 'Create, change, test and delete webhook endpoints; redeliver events',
 } as const;
 
 export type Scope = keyof typeof SCOPES;

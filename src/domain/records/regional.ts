@@ -435,3 +435,55 @@ export interface EmbedSessionRow {
   expires_at: string;
   revoked_at: string | null;
 }
+
+/** A webhook endpoint of an organization (docs/webhooks.md). */
+export interface WebhookEndpointRow {
+  id: string;
+  org_id: string;
+  url: string;
+  event_types: string; // JSON array of event types, or ["*"]
+  description: string | null;
+  enabled: number;
+  /** The signing secret (whsec_…), sealed (crypto/sealed-text.ts); shown in clear once, at creation and at rotation. */
+  secret: string;
+  /** The secret before the last rotation, sealed: deliveries carry its signature too until previous_secret_until. */
+  previous_secret: string | null;
+  previous_secret_until: string | null;
+  created_at: string;
+  updated_at: string;
+  /** Set when the receiver answered 410 Gone; cleared by enabling the endpoint again. */
+  disabled_at: string | null;
+  disabled_reason: string | null;
+}
+
+/** An event as sent: its id is the webhook-id header, its payload the body of every delivery of it. */
+export interface WebhookEventRow {
+  id: string;
+  org_id: string;
+  type: string;
+  payload: string;
+  created_at: string;
+}
+
+export type WebhookDeliveryStatus = 'pending' | 'succeeded' | 'failed' | 'exhausted';
+
+/** One event's delivery to one endpoint: its attempts so far and the next one. */
+export interface WebhookDeliveryRow {
+  id: string;
+  endpoint_id: string;
+  org_id: string;
+  event_id: string;
+  event_type: string;
+  /** Attempts made so far. */
+  attempt: number;
+  status: WebhookDeliveryStatus;
+  response_status: number | null;
+  duration_ms: number | null;
+  error: string | null;
+  /** When a worker may send it (again); null once it succeeded or gave up. */
+  next_attempt_at: string | null;
+  /** A worker's claim: until then no other worker sends it; a killed worker's claim simply runs out. */
+  lease_until: string | null;
+  created_at: string;
+  updated_at: string;
+}

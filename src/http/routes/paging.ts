@@ -24,12 +24,14 @@ export const NEXT_CURSOR_HEADER = 'Next-Cursor';
  * beside a cursor.
  */
 export const Paging = {
-  limit: Type.Integer({
-    minimum: 1,
-    maximum: MAX_PAGING_VALUE,
-    default: 100,
-    description: `Page size; values above ${MAX_PAGE} are clamped to ${MAX_PAGE}`,
-  }),
+  limit: Type.Optional(
+    Type.Integer({
+      minimum: 1,
+      maximum: MAX_PAGING_VALUE,
+      default: 100,
+      description: `Page size; values above ${MAX_PAGE} are clamped to ${MAX_PAGE}`,
+    }),
+  ),
   offset: Type.Optional(
     Type.Integer({ minimum: 0, maximum: MAX_PAGING_VALUE, description: 'How many items to skip; default 0' }),
   ),

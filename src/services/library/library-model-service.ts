@@ -264,6 +264,9 @@ export class LibraryModelService {
       // A concurrent finalize won: answer what it recorded.
       if (current.status !== 'pendingUpload') return current;
       await this.models.update(tx, id, fields);
+      if (fields.status === 'ready') {
+        await this.region.outbox.record(tx, principal.orgId, 'libraryModel.ready', { libraryModelId: id, preview: false });
+      }
       await this.audit(
         tx,
         principal,

@@ -107,6 +107,8 @@ export class InvitationAcceptance {
           },
           at: now,
         });
+        const event = { invitationId: invitation.id, nodeId: node.id, userId: joined.userId };
+        await region.outbox.record(tx, orgId, 'invitation.accepted', event);
       });
     } catch (error) {
       if (!(error instanceof InvitationClosed)) throw error;

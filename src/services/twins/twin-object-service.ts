@@ -16,6 +16,7 @@ import {
   type TwinObject,
   type TwinObjectType,
 } from '../../domain/twins/twin-objects.js';
+import { isWebhookEventType } from '../../domain/webhooks/events.js';
 import type { TwinContext, TwinService } from './twin-service.js';
 
 type Tx = Transaction<RegionalSchema>;
@@ -294,8 +295,14 @@ export class TwinObjectService {
     }
   }
 
-  private audit(tx: Tx, principal: Principal, context: TwinContext, what: string, id: string, details: object, at: string) {
+  /** The write's audit event, and its webhook event when it changed the live twin (a draft's tell at its publish). */
+  private async audit(tx: Tx, principal: Principal, context: TwinContext, what: string, id: string, details: object, at: string) {
     const full = { ...details, siteId: context.site.id, draftId: context.draft?.id ?? null };
-    return this.twins.audit(tx, principal, `${this.auditName}.${what}`, id, full, at);
+    await this.twins.audit(tx, principal, `${this.auditName}.${what}`, id, full, at);
+    if (context.draft) return;
+    const type = what === 'metadata-updated' ? 'metadata.changed' : `${this.objectType}.${what}`;
+    if (!isWebhookEventType(type)) return;
+    const ids = { siteId: context.site.id, objectType: this.objectType, objectId: id };
+    await this.twins.recordEvent(tx, context.site.org_id, type, ids);
   }
 }

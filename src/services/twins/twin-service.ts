@@ -15,8 +15,10 @@ import type { Principal } from '../../domain/access/principal.js';
 import { ApiError, validationError } from '../../domain/errors.js';
 import { applyPatch, objectOfRow, rowOfObject } from '../../domain/twins/twin-objects.js';
 import { checkChangeDependencies, checkZoneForest, withoutMissingZones } from '../../domain/twins/zone-rules.js';
+import type { WebhookEventType } from '../../domain/webhooks/events.js';
 import type { Platform, RegionContext } from '../../platform.js';
 import type { NodeService } from '../node-service.js';
+import type { EventIds } from '../webhooks/webhook-outbox.js';
 
 type Tx = Transaction<RegionalSchema>;
 
@@ -45,6 +47,11 @@ export class TwinService {
     readonly twins: TwinRepository,
     private readonly libraryModels: LibraryModelRepository,
   ) {}
+
+  /** A webhook event in a twin write's transaction (services/webhooks/webhook-outbox.ts). */
+  recordEvent(tx: Tx, orgId: string, type: WebhookEventType, ids: EventIds): Promise<unknown> {
+    return this.region.outbox.record(tx, orgId, type, ids);
+  }
 
   now(): string {
     return this.platform.clock.now().toISOString();
@@ -206,6 +213,8 @@ export class TwinService {
         checkZoneForest(new Map(zones.map((zone) => [zone.id, zone.parent_zone_id])));
       }
       await this.twins.updateDraft(tx, locked.id, { status: 'published', updated_at: now, published_at: now });
+      const event = { draftId: locked.id, siteId: site.id, published: chosen.length - skipped.length, skipped: skipped.length };
+      await this.region.outbox.record(tx, site.org_id, 'draft.published', event);
       await this.twins.touchTwin(tx, site.id, now);
       await this.audit(
         tx,

@@ -286,6 +286,8 @@ export class BundleService {
       const stored = await this.uploads.uploads.objectsOfSession(session.id, tx);
       const bytes = stored.reduce((sum, file) => sum + (file.stored_bytes ?? 0), 0);
       const input = { sessionId: session.id, bytes, format: mainInputFile(stored)?.format ?? null, at: now };
+      const event = { bundleId: node.id, uploadSessionId: session.id, bytes, files: stored.length };
+      await this.region.outbox.record(tx, node.org_id, 'upload.finalized', event);
       return { bundle: await this.bundles.recordInput(tx, bundle, input), stored };
     });
     // The answer from what the transaction wrote; a bundle without input has had no processing, so no outputs.

@@ -105,6 +105,8 @@ export class SiteFileService {
       }
       const node = newNodeRow(parent, { id: row.id, kind: 'siteFile', name: row.name, now });
       await this.region.nodes.insert({ ...node, size_bytes: completed.bytes }, tx);
+      const event = { siteFileId: row.id, parentId: parent.id, bytes: completed.bytes };
+      await this.region.outbox.record(tx, row.org_id, 'siteFile.finalized', event);
     });
     // The new node has the row's name and parent, and was updated now.
     return view({ ...row, ...finalizedFields(stored) }, now);

@@ -11,6 +11,7 @@ import * as global0008 from './global-0008-processing-slots.js';
 import * as global0009 from './global-0009-people.js';
 import * as global0010 from './global-0010-job-workers.js';
 import * as global0012 from './global-0012-list-indexes.js';
+import * as global0013 from './global-0013-command-line-client.js';
 import * as regional0001 from './regional-0001-init.js';
 import * as regional0002 from './regional-0002-name-search.js';
 import * as regional0003 from './regional-0003-browse-order.js';
@@ -32,6 +33,7 @@ import * as regional0018 from './regional-0018-asset-library.js';
 import * as regional0020 from './regional-0020-model-assets.js';
 import * as regional0021 from './regional-0021-planning.js';
 import * as regional0022 from './regional-0022-embed-sessions.js';
+import * as regional0023 from './regional-0023-webhooks.js';
 
 /** A migration that may need to know the dialect (column types, collations, indexes). */
 export interface DialectMigration {
@@ -89,6 +91,7 @@ export function migrateGlobal(store: AnyStore): Promise<void> {
     '0009-people': global0009,
     '0010-job-workers': global0010,
     '0012-list-indexes': global0012,
+    '0013-command-line-client': global0013,
   });
 }
 
@@ -115,5 +118,6 @@ export function migrateRegional(store: AnyStore): Promise<void> {
     '0020-model-assets': regional0020,
     '0021-planning': regional0021,
     '0022-embed-sessions': regional0022,
+    '0023-webhooks': regional0023,
   });
 }

@@ -1,5 +1,6 @@
 import { Type } from '@sinclair/typebox';
 import type { RegionApp } from '../../region-app.js';
+import { created } from '../created.js';
 import { errors } from '../nodes/node-schemas.js';
 import { ContextIdParams } from '../twins/twin-value-schemas.js';
 import {
@@ -31,8 +32,10 @@ export default async function embedSessionRoutes(app: RegionApp) {
         response: { 201: EmbedSession, ...errors(400, 401, 403, 404) },
       },
     },
-    async (request, reply) =>
-      reply.code(201).send(toEmbedSessionBody(await embedSessions.create(request.principal, request.body))),
+    async (request, reply) => {
+      const body = toEmbedSessionBody(await embedSessions.create(request.principal, request.body));
+      return created(reply, app.baseUrl, `/v1/embed-sessions/${body.id}`, body);
+    },
   );
 
   app.get(

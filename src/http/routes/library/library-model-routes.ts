@@ -2,6 +2,7 @@ import { Type } from '@sinclair/typebox';
 import type { FastifyRequest } from 'fastify';
 import { ApiError } from '../../../domain/errors.js';
 import type { RegionApp } from '../../region-app.js';
+import { created } from '../created.js';
 import { errors } from '../nodes/node-schemas.js';
 import { clampLimit } from '../paging.js';
 import { DOWNLOAD_RESPONSES, sendBlob } from '../uploads/send-stored-object.js';
@@ -44,7 +45,10 @@ export default async function libraryModelRoutes(app: RegionApp) {
         response: { 201: CreatedLibraryModel, ...errors(400, 401, 403) },
       },
     },
-    async (request, reply) => reply.code(201).send(await models().create(request.principal, request.body)),
+    async (request, reply) => {
+      const body = await models().create(request.principal, request.body);
+      return created(reply, app.baseUrl, `/v1/asset-library/models/${body.id}`, body);
+    },
   );
 
   app.get(

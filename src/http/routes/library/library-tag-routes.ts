@@ -1,5 +1,6 @@
 import { Type } from '@sinclair/typebox';
 import type { RegionApp } from '../../region-app.js';
+import { created } from '../created.js';
 import { errors } from '../nodes/node-schemas.js';
 import { clampLimit, Paging } from '../paging.js';
 import {
@@ -67,8 +68,10 @@ export default async function libraryTagRoutes(app: RegionApp) {
         response: { 201: LibraryTag, ...errors(400, 401, 403, 409) },
       },
     },
-    async (request, reply) =>
-      reply.code(201).send(toLibraryTagBody(await app.services.libraryTags.create(request.principal, request.body))),
+    async (request, reply) => {
+      const body = toLibraryTagBody(await app.services.libraryTags.create(request.principal, request.body));
+      return created(reply, app.baseUrl, `/v1/asset-library/tags/${body.id}`, body);
+    },
   );
 
   app.patch(

@@ -1,5 +1,6 @@
 import { Type } from '@sinclair/typebox';
 import type { RegionApp } from '../../region-app.js';
+import { created } from '../created.js';
 import { errors } from '../nodes/node-schemas.js';
 import { clampLimit, Paging } from '../paging.js';
 import {
@@ -70,8 +71,10 @@ export default async function metadataTypeRoutes(app: RegionApp) {
         response: { 201: MetadataType, ...errors(400, 401, 403, 409, 413) },
       },
     },
-    async (request, reply) =>
-      reply.code(201).send(toMetadataTypeBody(await app.services.metadataTypes.create(request.principal, request.body))),
+    async (request, reply) => {
+      const body = toMetadataTypeBody(await app.services.metadataTypes.create(request.principal, request.body));
+      return created(reply, app.baseUrl, `/v1/metadata-types/${body.id}`, body);
+    },
   );
 
   app.patch(

@@ -32,7 +32,25 @@ export const NodeSchema = Type.Object(
     isFailed: Type.Boolean(),
     trashedAt: Type.Union([Type.String({ format: 'date-time' }), Type.Null()]),
   },
-  { $id: 'Node', title: 'Node' },
+  {
+    $id: 'Node',
+    title: 'Node',
+    examples: [
+      {
+        id: '8e2b6a10-4c7f-4d2a-b5e1-93f0c6d7a214',
+        name: 'Harbour plant',
+        type: 'site',
+        parentId: '5a9d3f61-0b2e-4c78-a4d6-7e1f2b8c0d95',
+        organizationId: '0f3c5e2a-7d41-4b8e-9a61-2c9f0d1e5b73',
+        address: '1 Quay Street, Hull',
+        createdAt: '2026-11-25T09:00:00.000Z',
+        updatedAt: '2026-11-25T09:00:00.000Z',
+        isProcessing: false,
+        isFailed: false,
+        trashedAt: null,
+      },
+    ],
+  },
 );
 export type NodeBody = Static<typeof NodeSchema>;
 

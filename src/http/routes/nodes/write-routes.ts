@@ -1,9 +1,13 @@
 import { Type } from '@sinclair/typebox';
 import type { RegionApp } from '../../region-app.js';
+import { created } from '../created.js';
 import { Address, errors, Name, NodeIdParams, ParentIdParams, toNodeBody } from './node-schemas.js';
 
-const NameBody = Type.Object({ name: Name }, { additionalProperties: false });
-const SiteBody = Type.Object({ name: Name, address: Address }, { additionalProperties: false });
+const NameBody = Type.Object({ name: Name }, { additionalProperties: false, examples: [{ name: 'North' }] });
+const SiteBody = Type.Object(
+  { name: Name, address: Address },
+  { additionalProperties: false, examples: [{ name: 'Harbour plant', address: '1 Quay Street, Hull' }] },
+);
 const UpdateBody = Type.Object(
   { name: Type.Optional(Name), address: Type.Optional(Address) },
   { additionalProperties: false, minProperties: 1 },
@@ -42,7 +46,7 @@ export default async function writeRoutes(app: RegionApp) {
       async (request, reply) => {
         const input = request.body as { name: string; address?: string };
         const row = await app.services.nodes.create(request.principal, request.params.parentId, kind, input.name, input.address);
-        return reply.code(201).send(toNodeBody(row));
+        return created(reply, app.baseUrl, `/v1/nodes/${row.id}`, toNodeBody(row));
       },
     );
   }

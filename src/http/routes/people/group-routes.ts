@@ -1,5 +1,6 @@
 import { Type } from '@sinclair/typebox';
 import type { RegionApp } from '../../region-app.js';
+import { created } from '../created.js';
 import { errors } from '../nodes/node-schemas.js';
 import { clampLimit, Paging } from '../paging.js';
 import {
@@ -33,8 +34,8 @@ export default async function groupRoutes(app: RegionApp) {
       },
     },
     async (request, reply) => {
-      const group = await app.services.groups.create(request.principal, request.body);
-      return reply.code(201).send(toGroupBody(group));
+      const body = toGroupBody(await app.services.groups.create(request.principal, request.body));
+      return created(reply, app.baseUrl, `/v1/groups/${body.id}`, body);
     },
   );
 

@@ -1,5 +1,6 @@
 import { Type } from '@sinclair/typebox';
 import type { RegionApp } from '../../region-app.js';
+import { created } from '../created.js';
 import { errors, NodeIdParams } from '../nodes/node-schemas.js';
 import { clampLimit } from '../paging.js';
 import {
@@ -30,7 +31,7 @@ export default async function invitationRoutes(app: RegionApp) {
     },
     async (request, reply) => {
       const row = await app.services.invitations.invite(request.principal, request.params.nodeId, request.body);
-      return reply.code(201).send(toInvitationBody(row));
+      return created(reply, app.baseUrl, `/v1/invitations/${row.id}`, toInvitationBody(row));
     },
   );
 
@@ -49,7 +50,8 @@ export default async function invitationRoutes(app: RegionApp) {
     },
     async (request, reply) => {
       const row = await app.services.invitations.invite(request.principal, undefined, request.body);
-      return reply.code(201).send(toInvitationBody(row));
+      // No GET of one invitation: the address its DELETE (withdraw) takes.
+      return created(reply, app.baseUrl, `/v1/invitations/${row.id}`, toInvitationBody(row));
     },
   );
 

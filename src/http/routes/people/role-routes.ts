@@ -2,6 +2,7 @@ import { type Static, Type } from '@sinclair/typebox';
 import { PERMISSIONS } from '../../../domain/access/permissions.js';
 import type { RoleRow } from '../../../domain/records/regional.js';
 import type { RegionApp } from '../../region-app.js';
+import { created } from '../created.js';
 import { errors, Name } from '../nodes/node-schemas.js';
 
 const Permissions = Type.Array(Type.String({ maxLength: 32 }), {
@@ -72,7 +73,11 @@ export default async function roleRoutes(app: RegionApp) {
         response: { 201: Role, ...errors(400, 401, 403, 409) },
       },
     },
-    async (request, reply) => reply.code(201).send(toRoleBody(await app.services.roles.create(request.principal, request.body))),
+    async (request, reply) => {
+      const body = toRoleBody(await app.services.roles.create(request.principal, request.body));
+      // No GET of one role (GET /v1/roles lists them): the address its PATCH and DELETE take.
+      return created(reply, app.baseUrl, `/v1/roles/${body.id}`, body);
+    },
   );
 
   app.patch(

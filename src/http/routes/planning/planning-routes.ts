@@ -1,5 +1,6 @@
 import { Type } from '@sinclair/typebox';
 import type { RegionApp } from '../../region-app.js';
+import { created } from '../created.js';
 import { errors, toNodeBody } from '../nodes/node-schemas.js';
 import {
   BundleIdParams,
@@ -38,10 +39,9 @@ export default async function planningRoutes(app: RegionApp) {
       },
     },
     async (request, reply) => {
-      const created = await planning.createProject(request.principal, request.params.bundleId, request.body.name);
-      return reply
-        .code(201)
-        .send({ ...toNodeBody(created.project), bundleId: created.bundleId, defaultLayout: toLayoutBody(created.defaultLayout) });
+      const made = await planning.createProject(request.principal, request.params.bundleId, request.body.name);
+      const body = { ...toNodeBody(made.project), bundleId: made.bundleId, defaultLayout: toLayoutBody(made.defaultLayout) };
+      return created(reply, app.baseUrl, `/v1/nodes/${body.id}`, body);
     },
   );
 

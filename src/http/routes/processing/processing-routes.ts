@@ -64,7 +64,10 @@ export default async function processingRoutes(app: RegionApp) {
         description: `Submit the cost of the cost endpoint. With an Idempotency-Key header, a retried submission answers with the processing the first one started (never a second job or bill). 409 codes: ${PROCESSING_CODES}.`,
         params: BundleParams,
         headers: Type.Object({ 'idempotency-key': Type.Optional(Type.String({ minLength: 1, maxLength: 255 })) }),
-        body: Type.Object({ cost: Type.Integer({ minimum: 0 }) }, { additionalProperties: false }),
+        body: Type.Object(
+          { cost: Type.Integer({ minimum: 0, description: 'The cost GET …/processing/cost answered: the one accepted' }) },
+          { additionalProperties: false, examples: [{ cost: 15 }] },
+        ),
         response: { 202: Type.Ref('Processing'), ...errors(400, 401, 403, 404, 409) },
       },
     },

@@ -1,5 +1,6 @@
 import { Type } from '@sinclair/typebox';
 import type { RegionApp } from '../../region-app.js';
+import { created } from '../created.js';
 import { errors } from '../nodes/node-schemas.js';
 
 const ScimTokenSchema = Type.Object(
@@ -42,7 +43,11 @@ export default async function scimTokenRoutes(app: RegionApp) {
         response: { 201: CreatedScimTokenSchema, ...errors(400, 401, 403, 404) },
       },
     },
-    async (request, reply) => reply.code(201).send(await app.services.scimTokens.createFor(request.principal, request.body.name)),
+    async (request, reply) => {
+      const body = await app.services.scimTokens.createFor(request.principal, request.body.name);
+      // No GET of one token (its secret is never shown again): the address its DELETE takes.
+      return created(reply, app.baseUrl, `/v1/scim-tokens/${body.id}`, body);
+    },
   );
 
   app.get(

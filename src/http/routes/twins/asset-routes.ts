@@ -1,5 +1,6 @@
 import { Type } from '@sinclair/typebox';
 import type { RegionApp } from '../../region-app.js';
+import { created } from '../created.js';
 import { errors } from '../nodes/node-schemas.js';
 import { clampLimit, Paging } from '../paging.js';
 import { AssetParams, AssetSchema, CreateAssetBody, toAssetBody, UpdateAssetBody } from './asset-schemas.js';
@@ -71,8 +72,8 @@ export default async function assetRoutes(app: RegionApp) {
       },
     },
     async (request, reply) => {
-      const created = await assets.create(request.principal, request.params.contextId, request.body);
-      return reply.code(201).send(toAssetBody(created, false));
+      const body = toAssetBody(await assets.create(request.principal, request.params.contextId, request.body), false);
+      return created(reply, app.baseUrl, `/v1/twin/${request.params.contextId}/assets/${body.id}`, body);
     },
   );
 

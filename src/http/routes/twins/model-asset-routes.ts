@@ -1,5 +1,6 @@
 import { Type } from '@sinclair/typebox';
 import type { RegionApp } from '../../region-app.js';
+import { created } from '../created.js';
 import { errors } from '../nodes/node-schemas.js';
 import { clampLimit, Paging } from '../paging.js';
 import {
@@ -80,8 +81,8 @@ export default async function modelAssetRoutes(app: RegionApp) {
       },
     },
     async (request, reply) => {
-      const created = await modelAssets.create(request.principal, request.params.contextId, request.body);
-      return reply.code(201).send(toModelAssetBody(created, false));
+      const body = toModelAssetBody(await modelAssets.create(request.principal, request.params.contextId, request.body), false);
+      return created(reply, app.baseUrl, `/v1/twin/${request.params.contextId}/model-assets/${body.id}`, body);
     },
   );
 

@@ -1,5 +1,6 @@
 import { Type } from '@sinclair/typebox';
 import type { RegionApp } from '../../region-app.js';
+import { created } from '../created.js';
 import { errors } from '../nodes/node-schemas.js';
 import { clampLimit, Paging } from '../paging.js';
 import {
@@ -80,8 +81,11 @@ export default async function pointOfInterestRoutes(app: RegionApp) {
       },
     },
     async (request, reply) => {
-      const created = await pointsOfInterest.create(request.principal, request.params.contextId, request.body);
-      return reply.code(201).send(toPointOfInterestBody(created, false));
+      const body = toPointOfInterestBody(
+        await pointsOfInterest.create(request.principal, request.params.contextId, request.body),
+        false,
+      );
+      return created(reply, app.baseUrl, `/v1/twin/${request.params.contextId}/points-of-interest/${body.id}`, body);
     },
   );
 

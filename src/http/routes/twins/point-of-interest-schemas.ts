@@ -39,7 +39,10 @@ export const CreatePointOfInterestBody = Type.Object(
     zoneId: Type.Optional(fields.zoneId),
     metadataTypeId: Type.Optional(fields.metadataTypeId),
   },
-  { additionalProperties: false },
+  {
+    additionalProperties: false,
+    examples: [{ name: 'Pump P-101', description: 'Cooling water pump', position: { x: 14, y: 3.5, z: 1.2 }, color: '#e5484d' }],
+  },
 );
 
 export const UpdatePointOfInterestBody = Type.Object(

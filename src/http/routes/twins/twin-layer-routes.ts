@@ -1,5 +1,6 @@
 import { Type } from '@sinclair/typebox';
 import type { RegionApp } from '../../region-app.js';
+import { created } from '../created.js';
 import { errors } from '../nodes/node-schemas.js';
 import { LayerParams, LayerSchema } from './twin-layer-schemas.js';
 
@@ -22,8 +23,10 @@ export default async function twinLayerRoutes(app: RegionApp) {
       },
     },
     async (request, reply) => {
-      const { layer, created } = await twinLayers.link(request.principal, request.params.contextId, request.params.bundleId);
-      return reply.code(created ? 201 : 200).send(layer);
+      const { contextId, bundleId } = request.params;
+      const linked = await twinLayers.link(request.principal, contextId, bundleId);
+      if (!linked.created) return reply.code(200).send(linked.layer);
+      return created(reply, app.baseUrl, `/v1/twin/${contextId}/layers/${bundleId}`, linked.layer);
     },
   );
 

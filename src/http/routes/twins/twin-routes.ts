@@ -1,5 +1,6 @@
 import { Type } from '@sinclair/typebox';
 import type { RegionApp } from '../../region-app.js';
+import { created } from '../created.js';
 import { errors } from '../nodes/node-schemas.js';
 import { clampLimit, Paging } from '../paging.js';
 import {
@@ -79,8 +80,11 @@ export default async function twinRoutes(app: RegionApp) {
         response: { 201: Draft, ...errors(400, 401, 403, 404) },
       },
     },
-    async (request, reply) =>
-      reply.code(201).send(toDraftBody(await twins.createDraft(request.principal, request.params.contextId, request.body.name))),
+    async (request, reply) => {
+      const body = toDraftBody(await twins.createDraft(request.principal, request.params.contextId, request.body.name));
+      // A draft is read as a twin context of its own.
+      return created(reply, app.baseUrl, `/v1/twin/${body.id}`, body);
+    },
   );
 
   app.get(

@@ -1,5 +1,6 @@
 import { Type } from '@sinclair/typebox';
 import type { RegionApp } from '../../region-app.js';
+import { created } from '../created.js';
 import { errors } from '../nodes/node-schemas.js';
 import { clampLimit } from '../paging.js';
 import { ContextIdParams, IncludeMetadata } from './twin-value-schemas.js';
@@ -91,8 +92,8 @@ export default async function zoneRoutes(app: RegionApp) {
       },
     },
     async (request, reply) => {
-      const created = await zones.create(request.principal, request.params.contextId, request.body);
-      return reply.code(201).send(toZoneBody(created, false));
+      const body = toZoneBody(await zones.create(request.principal, request.params.contextId, request.body), false);
+      return created(reply, app.baseUrl, `/v1/twin/${request.params.contextId}/zones/${body.id}`, body);
     },
   );
 

@@ -1,5 +1,6 @@
 import { Type } from '@sinclair/typebox';
 import type { RegionApp } from '../../region-app.js';
+import { created } from '../created.js';
 import { errors } from '../nodes/node-schemas.js';
 import { DOWNLOAD_RESPONSES, sendStoredObject } from './send-stored-object.js';
 import { Etag, FileName, Size, UploadTargetFields } from './upload-schemas.js';
@@ -46,8 +47,12 @@ export default async function attachmentRoutes(app: RegionApp) {
         response: { 201: Type.Object({ ...AttachmentFields, ...UploadTargetFields }), ...errors(400, 401, 403, 404, 409) },
       },
     },
-    async (request, reply) =>
-      reply.code(201).send(await app.services.attachments.initiate(request.principal, request.params.contextId, request.body)),
+    async (request, reply) => {
+      const { contextId } = request.params;
+      const body = await app.services.attachments.initiate(request.principal, contextId, request.body);
+      // The attachment has no GET of its own: its download is how it is read.
+      return created(reply, app.baseUrl, `/v1/twin/${contextId}/object/attachments/${body.id}/download`, body);
+    },
   );
 
   app.post(

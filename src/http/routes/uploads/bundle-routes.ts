@@ -3,6 +3,7 @@ import { validationError } from '../../../domain/errors.js';
 import { processedFormatsText } from '../../../domain/uploads/file-formats.js';
 import type { BundleExpansion } from '../../../services/uploads/bundle-service.js';
 import type { RegionApp } from '../../region-app.js';
+import { created } from '../created.js';
 import { errors, Name, ParentIdParams } from '../nodes/node-schemas.js';
 import { Etag, FileName, Size, UploadTargetFields } from './upload-schemas.js';
 
@@ -95,8 +96,10 @@ export default async function bundleRoutes(app: RegionApp) {
         response: { 201: Type.Ref('Bundle'), ...errors(400, 401, 403, 404, 409) },
       },
     },
-    async (request, reply) =>
-      reply.code(201).send(await app.services.bundles.create(request.principal, request.params.parentId, request.body.name)),
+    async (request, reply) => {
+      const body = await app.services.bundles.create(request.principal, request.params.parentId, request.body.name);
+      return created(reply, app.baseUrl, `/v1/nodes/${body.id}`, body);
+    },
   );
 
   app.get(
@@ -140,8 +143,11 @@ export default async function bundleRoutes(app: RegionApp) {
         response: { 201: Type.Ref('UploadSession'), ...errors(401, 403, 404, 409) },
       },
     },
-    async (request, reply) =>
-      reply.code(201).send(await app.services.bundles.openSession(request.principal, request.params.bundleId)),
+    async (request, reply) => {
+      const { bundleId } = request.params;
+      const body = await app.services.bundles.openSession(request.principal, bundleId);
+      return created(reply, app.baseUrl, `/v1/bundles/${bundleId}/upload-sessions/${body.id}`, body);
+    },
   );
 
   app.get(
@@ -170,16 +176,19 @@ export default async function bundleRoutes(app: RegionApp) {
         description:
           'Reserves the size against the storage quota and answers with signed upload addresses. 403 StorageLimitExceeded; 409 FileAlreadyExists for a second file of one name; 409 UploadSessionNotOpen.',
         params: SessionParams,
-        body: Type.Object({ name: FileName, size: Size }, { additionalProperties: false }),
+        body: Type.Object(
+          { name: FileName, size: Size },
+          { additionalProperties: false, examples: [{ name: 'sample-scan.laz', size: 450522 }] },
+        ),
         response: { 201: Type.Object({ ...UploadedFile.properties, ...UploadTargetFields }), ...errors(400, 401, 403, 404, 409) },
       },
     },
-    async (request, reply) =>
-      reply
-        .code(201)
-        .send(
-          await app.services.bundles.addFile(request.principal, request.params.bundleId, request.params.sessionId, request.body),
-        ),
+    async (request, reply) => {
+      const { bundleId, sessionId } = request.params;
+      const body = await app.services.bundles.addFile(request.principal, bundleId, sessionId, request.body);
+      // A session's file has no GET of its own: the session lists it.
+      return created(reply, app.baseUrl, `/v1/bundles/${bundleId}/upload-sessions/${sessionId}`, body);
+    },
   );
 
   app.post(
@@ -192,19 +201,22 @@ export default async function bundleRoutes(app: RegionApp) {
         summary: 'Finalize an upload session: its files become the bundle input',
         description: `Every file must be completely uploaded; ETags given in files[] are checked. 400 FileNotCompatible when a content is not what its name says, or when the input (its largest file, the one processing reads) is not ${processedFormatsText()}: a refused finalize stores nothing, and the session can be finalized once the file is replaced; 409 BundleInputAlreadyExists; 409 UploadSessionNotOpen.`,
         params: SessionParams,
-        body: Type.Union([
-          Type.Object(
-            {
-              files: Type.Optional(
-                Type.Array(Type.Object({ id: Type.String({ maxLength: 64 }), etag: Etag }, { additionalProperties: false }), {
-                  maxItems: 1000,
-                }),
-              ),
-            },
-            { additionalProperties: false },
-          ),
-          Type.Null(),
-        ]),
+        body: Type.Union(
+          [
+            Type.Object(
+              {
+                files: Type.Optional(
+                  Type.Array(Type.Object({ id: Type.String({ maxLength: 64 }), etag: Etag }, { additionalProperties: false }), {
+                    maxItems: 1000,
+                  }),
+                ),
+              },
+              { additionalProperties: false },
+            ),
+            Type.Null(),
+          ],
+          { examples: [{ files: [{ id: '3b8f0c2e-91d4-4a6f-b7e2-5c0a9d1f4e68', etag: '9e107d9d372bb6826bd81d3542a419d6' }] }] },
+        ),
         response: { 200: Type.Ref('Bundle'), ...errors(400, 401, 403, 404, 409) },
       },
     },

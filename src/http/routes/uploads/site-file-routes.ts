@@ -1,5 +1,6 @@
 import { Type } from '@sinclair/typebox';
 import type { RegionApp } from '../../region-app.js';
+import { created } from '../created.js';
 import { errors } from '../nodes/node-schemas.js';
 import { DOWNLOAD_RESPONSES, sendStoredObject } from './send-stored-object.js';
 import { Etag, FileName, Size, UploadTargetFields } from './upload-schemas.js';
@@ -34,12 +35,18 @@ export default async function siteFileRoutes(app: RegionApp) {
           'Reserves the size against the storage quota and answers with signed upload addresses (uploadUrl, or parts for large files). 403 StorageLimitExceeded; 409 FileAlreadyExists when the parent has a site file of that name or one is being uploaded; 409 DoesNotMeetHierarchyConstraints or MaxDepthExceeded when the parent cannot hold a site file.',
         body: Type.Object(
           { parentId: Type.String({ minLength: 1, maxLength: 64 }), name: FileName, size: Size },
-          { additionalProperties: false },
+          {
+            additionalProperties: false,
+            examples: [{ parentId: '8e2b6a10-4c7f-4d2a-b5e1-93f0c6d7a214', name: 'site-plan.pdf', size: 482113 }],
+          },
         ),
         response: { 201: InitiatedSiteFile, ...errors(400, 401, 403, 404, 409) },
       },
     },
-    async (request, reply) => reply.code(201).send(await app.services.siteFiles.initiate(request.principal, request.body)),
+    async (request, reply) => {
+      const body = await app.services.siteFiles.initiate(request.principal, request.body);
+      return created(reply, app.baseUrl, `/v1/site-files/${body.id}`, body);
+    },
   );
 
   app.post(
@@ -53,7 +60,10 @@ export default async function siteFileRoutes(app: RegionApp) {
         description:
           'Checks the upload (every byte there, the ETag the upload returned) and the real format of the content against the name; returns the full site file. 400 ValidationError for a missing, malformed or wrong ETag; 400 FileNotCompatible; 409 DoesNotMeetHierarchyConstraints or MaxDepthExceeded when the parent, moved since the initiation, can no longer hold it.',
         params: FileIdParams,
-        body: Type.Object({ etag: Type.Optional(Etag) }, { additionalProperties: false }),
+        body: Type.Object(
+          { etag: Type.Optional(Etag) },
+          { additionalProperties: false, examples: [{ etag: '5d41402abc4b2a76b9719d911017c592' }] },
+        ),
         response: { 200: Type.Ref('SiteFile'), ...errors(400, 401, 403, 404, 409) },
       },
     },
