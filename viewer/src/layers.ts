@@ -6,6 +6,11 @@ import type { Layer, Vector3 } from './viewer-types.js';
 
 /** How finely tiles refine, in pixels of geometric error: below 3d-tiles-renderer's 16, since points want density. */
 const ERROR_TARGET = 4;
+/**
+ * Updates in a row with nothing queued, downloading or parsing before a layer counts as settled.
+ * Right after the root tileset loads, one update sees no work before the next queues its tiles.
+ */
+const IDLE_UPDATES_TO_SETTLE = 5;
 
 export interface LayerStatus {
   bundleId: string;
@@ -24,6 +29,7 @@ export interface LayerStatus {
 export class LayerView {
   readonly tiles: any;
   readonly status: LayerStatus;
+  private idleUpdates = 0;
 
   constructor(
     readonly layer: Layer,
@@ -76,11 +82,13 @@ export class LayerView {
   update(): void {
     this.tiles.setResolutionFromRenderer(this.viewer.camera, this.viewer.renderer);
     this.tiles.update();
+    const { queued, downloading, parsing } = this.tiles.stats;
+    const idle = this.status.rootLoaded && queued + downloading + parsing === 0;
+    this.idleUpdates = idle ? this.idleUpdates + 1 : 0;
   }
 
   get settled(): boolean {
-    const { queued, downloading, parsing } = this.tiles.stats;
-    return this.status.rootLoaded && queued + downloading + parsing === 0;
+    return this.idleUpdates >= IDLE_UPDATES_TO_SETTLE;
   }
 
   set visible(visible: boolean) {
