@@ -49,6 +49,8 @@ export interface Config {
   uploadExpirySeconds: number;
   /** RDP_VIEWER_ASSETS_DIR: the built viewer files served at /viewer/assets (scripts/build-viewer); default dist/viewer. */
   viewerAssetsDir: string;
+  /** RDP_CONSOLE_ASSETS_DIR: the built console files served at /console/assets (scripts/build-console); default dist/console. */
+  consoleAssetsDir: string;
   logLevel: string;
   /** Fastify's trustProxy: whether X-Forwarded-For names the client address (behind a load balancer). */
   trustProxy: boolean | number | string;
@@ -341,6 +343,7 @@ export function loadConfig(env: Env = process.env): Config {
     thumbnailMaxBytes: integer(env, 'RDP_THUMBNAIL_MAX_BYTES', 5 * 1024 * 1024, 1024, 64 * 1024 * 1024),
     uploadExpirySeconds: integer(env, 'RDP_UPLOAD_EXPIRY_SECONDS', 86_400, 60, 7 * 86_400),
     viewerAssetsDir: path.resolve(env.RDP_VIEWER_ASSETS_DIR || path.join('dist', 'viewer')),
+    consoleAssetsDir: path.resolve(env.RDP_CONSOLE_ASSETS_DIR || path.join('dist', 'console')),
     logLevel,
     trustProxy: trustProxy(env.RDP_TRUST_PROXY),
     redisUrl,

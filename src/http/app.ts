@@ -17,6 +17,7 @@ import { type LimitsSource, OrganizationRateLimiter } from '../services/organiza
 import { SignInGate } from '../services/sign-in.js';
 import { authApp, wellKnownApp } from './auth-app.js';
 import blobRoutes from './blob-routes.js';
+import consoleRoutes from './console/console-routes.js';
 import { landingRoutes } from './landing/landing-routes.js';
 import { operationsRoutes, readinessChecks, registerOperationsHooks } from './operations-routes.js';
 import { registerCors } from './plugins/cors.js';
@@ -215,6 +216,8 @@ async function registerApiRole(app: FastifyInstance, platform: Platform, shared:
   }
   // The viewer's pages and built files, outside the regions' prefixes (docs/embedding.md).
   await app.register(viewerRoutes, { platform });
+  // The web console, beside the viewer it frames (docs/console.md).
+  await app.register(consoleRoutes, { platform });
   // The embedded blob endpoint serves the filesystem store's signed upload and download addresses,
   // which the regional APIs hand out (one machine only); S3 serves its own.
   if (platform.blobEndpoint) {

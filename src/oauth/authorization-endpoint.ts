@@ -6,6 +6,7 @@ import {
   type AuthorizationRequest,
   checkAuthorizationRequest,
 } from '../domain/oauth/authorization-request.js';
+import { registeredRedirectUris } from '../domain/oauth/console-client.js';
 import { issuerOf } from '../domain/oauth/issuer.js';
 import type { Platform } from '../platform.js';
 
@@ -35,7 +36,7 @@ export class AuthorizationEndpoint {
         clientId: application.client_id,
         flow: application.flow,
         native: application.is_native === 1,
-        redirectUris: JSON.parse(application.redirect_uris) as string[],
+        redirectUris: registeredRedirectUris(JSON.parse(application.redirect_uris) as string[], this.platform.config.publicUrl),
         scopes: parseScopeString(application.scopes),
       },
     );

@@ -169,7 +169,7 @@ describe('the OpenAPI documents of the authorization server and SCIM, and the re
         RDP_PUBLIC_URL: 'https://rdp.example.com',
       }),
     );
-    expect(content.pages.map((link) => link.label)).toEqual(['Sign in', 'Settings']);
+    expect(content.pages.map((link) => link.label)).toEqual(['Console', 'Sign in', 'Settings']);
     expect(content.references.map((link) => link.url)).toEqual([
       'https://rdp.example.com/eu/reality/docs',
       'https://rdp.example.com/auth/docs',

@@ -40,7 +40,7 @@ export function authEndpoint(authUrl: string, path: string): string {
 export function basicAuthorization(clientId: string, clientSecret: string): string {
   // RFC 6749 section 2.3.1: form-encode both before joining them.
   const encode = (value: string) => encodeURIComponent(value).replace(/%20/g, '+');
-  return `Basic ${Buffer.from(`${encode(clientId)}:${encode(clientSecret)}`).toString('base64')}`;
+  return `Basic ${base64(new TextEncoder().encode(`${encode(clientId)}:${encode(clientSecret)}`))}`;
 }
 
 /**
@@ -85,9 +85,18 @@ export function jwtExpiry(token: string): number | undefined {
   const payload = token.split('.')[1];
   if (!payload) return undefined;
   try {
-    const claims = JSON.parse(Buffer.from(payload, 'base64url').toString('utf8')) as { exp?: unknown };
+    const binary = atob(payload.replace(/-/g, '+').replace(/_/g, '/'));
+    const bytes = Uint8Array.from(binary, (char) => char.charCodeAt(0));
+    const claims = JSON.parse(new TextDecoder().decode(bytes)) as { exp?: unknown };
     return typeof claims.exp === 'number' ? claims.exp * 1000 : undefined;
   } catch {
     return undefined;
   }
+}
+
+/** Base64 of bytes with what both Node.js and browsers have (the SDK's browser entry runs in pages). */
+function base64(bytes: Uint8Array): string {
+  let binary = '';
+  for (const byte of bytes) binary += String.fromCharCode(byte);
+  return btoa(binary);
 }

@@ -12,6 +12,7 @@ import { type LandingContent, landingPage } from './landing-page.js';
 export function landingContent(config: Config): LandingContent {
   const authUrl = `${config.publicUrl}/auth`;
   const pages = [
+    { label: 'Console', url: `${config.publicUrl}/console`, about: 'browse, upload, process and view your data in the browser' },
     { label: 'Sign in', url: `${authUrl}/sign-in`, about: 'with your account of the platform' },
     {
       label: 'Settings',
@@ -23,7 +24,6 @@ export function landingContent(config: Config): LandingContent {
   if (config.mail.smtpUrl === undefined) {
     pages.push({ label: 'Outbox', url: `${authUrl}/outbox`, about: 'the mail the platform kept instead of sending it' });
   }
-  // The console, when it exists, is one more entry here.
   const regions = config.roles.has('auth') ? REGIONS : config.regions;
   const references = [
     ...regions.map((region) => ({

@@ -5,7 +5,7 @@ import { noneMatch, quoteEtag } from '../../domain/uploads/etag.js';
 import { VIEWER_ASSETS_PATH, VIEWER_SCRIPT_FILE, type ViewerConfig } from '../../domain/viewer/viewer-config.js';
 import type { Platform } from '../../platform.js';
 import { ViewerSessions } from '../../services/embed/viewer-sessions.js';
-import { ViewerAssets } from './viewer-assets.js';
+import { BuiltAssets } from '../built-assets.js';
 import { viewerContentSecurityPolicy, viewerPage } from './viewer-page.js';
 
 const TITLE = 'Reality Data Platform viewer';
@@ -65,7 +65,7 @@ function pageHeaders(csp: string) {
 export default async function viewerRoutes(app: FastifyInstance, options: { platform: Platform }) {
   const { platform } = options;
   const sessions = new ViewerSessions(platform);
-  const assets = new ViewerAssets(platform.config.viewerAssetsDir);
+  const assets = new BuiltAssets(platform.config.viewerAssetsDir);
   const connectSources = viewerConnectSources(platform);
 
   app.get<{ Params: { sessionId: string } }>(

@@ -12,6 +12,7 @@ import * as global0009 from './global-0009-people.js';
 import * as global0010 from './global-0010-job-workers.js';
 import * as global0012 from './global-0012-list-indexes.js';
 import * as global0013 from './global-0013-command-line-client.js';
+import * as global0014 from './global-0014-console-client.js';
 import * as regional0001 from './regional-0001-init.js';
 import * as regional0002 from './regional-0002-name-search.js';
 import * as regional0003 from './regional-0003-browse-order.js';
@@ -92,6 +93,7 @@ export function migrateGlobal(store: AnyStore): Promise<void> {
     '0010-job-workers': global0010,
     '0012-list-indexes': global0012,
     '0013-command-line-client': global0013,
+    '0014-console-client': global0014,
   });
 }
 

@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import fs from 'node:fs/promises';
 import path from 'node:path';
 
-/** The kinds of file a viewer build writes, by extension; any other name is 404. */
+/** The kinds of file a build (viewer, console) writes, by extension; any other name is 404. */
 const CONTENT_TYPES: Record<string, string> = {
   '.js': 'text/javascript; charset=utf-8',
   '.mjs': 'text/javascript; charset=utf-8',
@@ -15,7 +15,7 @@ const CONTENT_TYPES: Record<string, string> = {
 /** A plain file name (no folder, no dot first): nothing outside the folder can be named. */
 const FILE_NAME = /^[A-Za-z0-9][A-Za-z0-9_.-]{0,127}$/;
 
-export interface ViewerAsset {
+export interface BuiltAsset {
   bytes: Buffer;
   contentType: string;
   /** The first 16 hex digits of the file's SHA-256: its ETag and its `?v=` in the page. */
@@ -23,15 +23,15 @@ export interface ViewerAsset {
 }
 
 /**
- * The built viewer files (config.viewerAssetsDir), read on first use and again when the file
+ * Built browser files (the viewer's config.viewerAssetsDir, the console's consoleAssetsDir), read on first use and again when the file
  * changes (its size or time): a rebuild is served without a restart.
  */
-export class ViewerAssets {
-  private readonly cache = new Map<string, ViewerAsset & { mtimeMs: number; size: number }>();
+export class BuiltAssets {
+  private readonly cache = new Map<string, BuiltAsset & { mtimeMs: number; size: number }>();
 
   constructor(readonly folder: string) {}
 
-  async get(name: string): Promise<ViewerAsset | undefined> {
+  async get(name: string): Promise<BuiltAsset | undefined> {
     const contentType = CONTENT_TYPES[path.extname(name)];
     if (!FILE_NAME.test(name) || !contentType) return undefined;
     const file = path.join(this.folder, name);
