@@ -1,6 +1,7 @@
 import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CONSOLE_GZIP_BUDGET } from '../../scripts/build-console.mjs';
+import { seriousAxeViolations } from '../support/axe.js';
 import { launchBrowser } from '../support/browser.js';
 import { freshPage, signIntoConsole, startConsolePlatform } from '../support/console.js';
 import { createOrg, type OrgFixture } from '../support/fixtures.js';
@@ -39,6 +40,16 @@ describe('the web console: signing in', () => {
     await page.getByRole('link', { name: 'Harbour plant' }).click();
     await page.waitForURL(`${t.origin}/console/nodes/${siteId}`);
     expect(await page.textContent('main h1')).toBe('Harbour plant');
+    expect(await seriousAxeViolations(page)).toEqual([]);
+    // The check can fail: a pale, unlabelled field is found.
+    await page.evaluate(() => {
+      const field = document.createElement('input');
+      const pale = document.createElement('p');
+      pale.textContent = 'pale';
+      pale.style.color = '#d8d8d8';
+      document.querySelector('main')?.append(field, pale);
+    });
+    expect((await seriousAxeViolations(page)).map((violation) => violation.id).sort()).toEqual(['color-contrast', 'label']);
     await page.reload();
     await page.waitForSelector('main h1');
     expect(await page.textContent('main h1')).toBe('Harbour plant');
@@ -60,6 +71,7 @@ describe('the web console: signing in', () => {
     await page.waitForURL(/\/auth\/consent\?/);
     await page.click('button[value=deny]');
     await expect.poll(() => page.textContent('[role=alert]')).toContain('declined');
+    expect(await seriousAxeViolations(page)).toEqual([]);
     await page.context().close();
   });
 
