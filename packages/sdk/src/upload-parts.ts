@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import { type FileHandle, open, stat } from 'node:fs/promises';
 import { Readable } from 'node:stream';
 import { errorFromResponse } from './errors.js';
+import { type PartAnswer, putPart } from './part-put.js';
 import type { FetchLike } from './token-endpoint.js';
 
 /** Bytes to upload: a file path (streamed, never read whole) or bytes in memory. */
@@ -48,7 +49,10 @@ export interface PartUploadOptions {
   concurrency?: number;
   signal?: AbortSignal;
   onProgress?: (progress: UploadProgress) => void;
-  /** The fetch of the PUTs (they carry no token: the address is signed). */
+  /**
+   * The fetch of the PUTs (they carry no token: the address is signed). Without one, the parts
+   * are sent with node:http, the file piped to the socket (part-put.ts says why).
+   */
   fetch?: FetchLike;
   /** Attempts of one part on a network error or a 5xx (default 3). */
   attempts?: number;
@@ -96,6 +100,11 @@ export class ByteReader {
     }
   }
 
+  /** Where the bytes are, for a sender that reads them itself (part-put.ts). */
+  get source(): { path: string } | { bytes: Uint8Array } {
+    return this.bytes ? { bytes: this.bytes } : { path: this.path as string };
+  }
+
   async close(): Promise<void> {
     await this.handle?.close();
   }
@@ -125,7 +134,9 @@ export async function sendParts(
   const partSize = file.partSize ?? file.size;
   const stop = new AbortController();
   const signal = options.signal ? AbortSignal.any([options.signal, stop.signal]) : stop.signal;
-  const send = options.fetch ?? fetch;
+  const send: PartSender = options.fetch
+    ? fetchPart(options.fetch)
+    : (url, range, onBytes, stopped) => putPart(url, reader.source, range.start, range.length, onBytes, stopped);
   const attempts = Math.max(1, options.attempts ?? 3);
   let failure: unknown;
 
@@ -150,8 +161,32 @@ export async function sendParts(
   if (failure !== undefined) throw options.signal?.aborted ? (options.signal.reason ?? failure) : failure;
 }
 
+/** Sends one part's bytes and answers the response's status, headers and (error) body. */
+type PartSender = (
+  url: string,
+  range: { start: number; length: number; reader: ByteReader },
+  onBytes: (count: number) => void,
+  signal: AbortSignal,
+) => Promise<PartAnswer>;
+
+/** A part sent with the caller's fetch: the range streamed as the body (Node streams to web form). */
+function fetchPart(send: FetchLike): PartSender {
+  return async (url, { start, length, reader }, onBytes, signal) => {
+    // Through a Node stream and its web form: undici sends that several times faster than the bare async generator.
+    const body = Readable.toWeb(Readable.from(reader.range(start, length, onBytes)));
+    const response = await send(url, {
+      method: 'PUT',
+      body: body as unknown as BodyInit,
+      headers: { 'content-length': String(length) },
+      signal,
+      duplex: 'half',
+    } as RequestInit);
+    return { status: response.status, headers: response.headers, body: await response.text().catch(() => '') };
+  };
+}
+
 async function sendOnePart(
-  send: FetchLike,
+  send: PartSender,
   target: UploadPartTarget,
   start: number,
   reader: ByteReader,
@@ -163,27 +198,20 @@ async function sendOnePart(
     let counted = 0;
     signal.throwIfAborted();
     try {
-      // Through a Node stream and its web form: undici sends that several times faster than the bare async generator.
-      const body = Readable.toWeb(
-        Readable.from(
-          reader.range(start, target.size, (count) => {
-            counted += count;
-            progress.add(count);
-          }),
-        ),
-      );
-      const response = await send(target.uploadUrl, {
-        method: 'PUT',
-        body: body as unknown as BodyInit,
-        headers: { 'content-length': String(target.size) },
+      const answer = await send(
+        target.uploadUrl,
+        { start, length: target.size, reader },
+        (count) => {
+          counted += count;
+          progress.add(count);
+        },
         signal,
-        duplex: 'half',
-      } as RequestInit);
-      if (response.ok) {
-        await response.arrayBuffer().catch(() => undefined);
-        const etag = response.headers.get('etag');
+      );
+      if (answer.status >= 200 && answer.status < 300) {
+        const etag = answer.headers.get('etag');
         return etag ? etag.replace(/^W\//, '').replaceAll('"', '').toLowerCase() : await localEtag(reader, start, target.size);
       }
+      const response = new Response(answer.body, { status: answer.status, headers: answer.headers });
       const error = await errorFromResponse(response);
       if (response.status < 500 || attempt >= attempts) throw Object.assign(error, { retryable: false });
       progress.add(-counted);
