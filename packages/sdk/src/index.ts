@@ -1,24 +1,10 @@
 /**
  * @reality-data-platform/sdk: the typed client of the Reality Data Platform. The public API;
- * packages/sdk/README.md walks through it.
+ * packages/sdk/README.md walks through it. What runs in a web page too is in browser.ts; this
+ * entry adds what needs Node.js: the loopback sign-in, PKCE with node:crypto, client
+ * credentials, uploads from files, processing helpers and webhook verification.
  */
-export { type AuthorizedFetchOptions, authorizedFetch } from './authorized-fetch.js';
-export {
-  type ApiClient,
-  type ApiClientOptions,
-  type ApiResult,
-  type ConnectOptions,
-  type components,
-  connect,
-  createApiClient,
-  ok,
-  type operations,
-  type paths,
-  type RdpClient,
-  type Schema,
-} from './client.js';
-export { type ApiInfo, getApiInfo } from './discovery.js';
-export { type ErrorBody, RdpApiError } from './errors.js';
+export * from './browser.js';
 export {
   type LoopbackOptions,
   type LoopbackRedirect,
@@ -26,7 +12,6 @@ export {
   type SignInOptions,
   signInWithBrowser,
 } from './loopback.js';
-export { collect, MAX_PAGE_SIZE, type PageRequest, type PaginateOptions, paginate } from './paging.js';
 export {
   AuthorizationDeniedError,
   type AuthorizationUrlOptions,
@@ -39,15 +24,7 @@ export {
   pkceChallenge,
 } from './pkce.js';
 export { startProcessing, type WaitOptions, waitForProcessing } from './processing.js';
-export { type FetchLike, jwtExpiry, requestToken, type TokenSet } from './token-endpoint.js';
-export {
-  ClientCredentials,
-  type ClientCredentialsOptions,
-  RefreshingTokens,
-  type RefreshingTokensOptions,
-  StaticToken,
-  type TokenSource,
-} from './tokens.js';
+export { ClientCredentials, type ClientCredentialsOptions } from './tokens.js';
 export {
   type FileUploadState,
   type PartUploadOptions,
