@@ -14,7 +14,8 @@ describe('the web console: the tree', () => {
   let browser: Browser;
   let page: Page;
   let reader: { id: string; email: string; password: string };
-  const ids: Record<string, string> = {};
+  // Filled in as the nodes are made: by the API in beforeAll, through the console in the first test.
+  const ids = {} as Record<'north' | 'south' | 'dock' | 'drawings' | 'many' | 'harbour' | 'quay' | 'scans', string>;
 
   const api = {
     node: (id: string) => org.admin.get(`/v1/nodes/${id}`),
@@ -69,7 +70,7 @@ describe('the web console: the tree', () => {
     ids.many = await api.create(org.orgId, 'division', { name: 'Many' });
     await Promise.all(
       Array.from({ length: 101 }, (_, index) =>
-        api.create(ids.many as string, 'folder', { name: `Item ${String(index).padStart(3, '0')}` }),
+        api.create(ids.many, 'folder', { name: `Item ${String(index).padStart(3, '0')}` }),
       ),
     );
     page = await freshPage(browser);
