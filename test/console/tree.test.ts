@@ -151,6 +151,14 @@ describe('the web console: the tree', () => {
     await page.getByRole('link', { name: 'Quay plant' }).click();
     await expect.poll(() => page.textContent('main h1')).toBe('Quay plant');
     expect(new URL(page.url()).pathname).toBe(`/console/nodes/${ids.quay}`);
+
+    // Inside one division only: South has no node called like it.
+    await page.goto(`${t.origin}/console/nodes/${ids.south}`);
+    await page.getByLabel('Search by name').fill('quay');
+    await page.getByLabel('Only inside South').check();
+    await page.getByRole('button', { name: 'Search', exact: true }).click();
+    await expect.poll(() => page.textContent('main [role=status]')).toBe('Nothing is named like “quay” inside South.');
+    expect(new URL(page.url()).searchParams.get('under')).toBe(ids.south);
   });
 
   it('moves a node, shows a refused move in words, and moves anyway where the spec allows forcing', async () => {

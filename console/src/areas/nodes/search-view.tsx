@@ -16,15 +16,6 @@ export function SearchView() {
   const text = query.get('q') ?? '';
   const underId = query.get('under') ?? undefined;
   const under = useResource(async () => (underId ? cachedNode(session, underId) : undefined), [underId]);
-  const results = usePagedList(
-    (page) =>
-      session.api.GET('/v1/nodes/search', {
-        params: { query: { searchNameQuery: text, ...(underId ? { underNodeId: underId } : {}), ...page } },
-      }),
-    [text, underId],
-    PAGE,
-  );
-  const where = under.data ? ` inside ${under.data.name}` : '';
   return (
     <section class="search">
       <PageTitle>{text ? `Search: ${text}` : 'Search'}</PageTitle>
@@ -34,30 +25,44 @@ export function SearchView() {
         under={under.data ? { id: under.data.id, name: under.data.name } : undefined}
         onlyUnder={underId !== undefined}
       />
-      {!results.items ? (
-        results.error ? (
-          <ErrorNotice error={results.error} />
-        ) : (
-          <Loading label="Searching…" />
-        )
+      {/* An empty search would list everything: nothing is asked until there is a name to look for. */}
+      {text ? (
+        <SearchResults text={text} underId={underId} where={under.data ? ` inside ${under.data.name}` : ''} />
       ) : (
-        <>
-          <p role="status">
-            {results.items.length === 0
-              ? `Nothing is named like “${text}”${where}.`
-              : `${results.items.length}${results.hasMore ? ' or more' : ''} found for “${text}”${where}.`}
-          </p>
-          {results.items.length > 0 && <NodeTable caption={`Found for ${text}`} nodes={results.items} />}
-          <ErrorNotice error={results.error} />
-          <ShowMore
-            shown={results.items.length}
-            hasMore={results.hasMore}
-            loading={results.loading}
-            onMore={results.showMore}
-            what="results"
-          />
-        </>
+        <p>Type part of a name to find the divisions, sites, folders and data called like it.</p>
       )}
     </section>
+  );
+}
+
+function SearchResults(props: { text: string; underId: string | undefined; where: string }) {
+  const session = useSession();
+  const { text, underId, where } = props;
+  const results = usePagedList(
+    (page) =>
+      session.api.GET('/v1/nodes/search', {
+        params: { query: { searchNameQuery: text, ...(underId ? { underNodeId: underId } : {}), ...page } },
+      }),
+    [text, underId],
+    PAGE,
+  );
+  if (!results.items) return results.error ? <ErrorNotice error={results.error} /> : <Loading label="Searching…" />;
+  return (
+    <>
+      <p role="status">
+        {results.items.length === 0
+          ? `Nothing is named like “${text}”${where}.`
+          : `${results.items.length}${results.hasMore ? ' or more' : ''} found for “${text}”${where}.`}
+      </p>
+      {results.items.length > 0 && <NodeTable caption={`Found for ${text}`} nodes={results.items} />}
+      <ErrorNotice error={results.error} />
+      <ShowMore
+        shown={results.items.length}
+        hasMore={results.hasMore}
+        loading={results.loading}
+        onMore={results.showMore}
+        what="results"
+      />
+    </>
   );
 }
