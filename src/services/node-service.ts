@@ -3,7 +3,7 @@ import type { Transaction } from 'kysely';
 import type { NameMatch, NodeListing, NodeWithAccess } from '../adapters/db/repositories/node-repository.js';
 import { newNodeRow } from '../adapters/db/repositories/node-rows.js';
 import type { NodeRow, RegionalSchema } from '../adapters/db/schema.js';
-import type { Permission } from '../domain/access/permissions.js';
+import { PERMISSIONS, type Permission } from '../domain/access/permissions.js';
 import type { Principal } from '../domain/access/principal.js';
 import { ApiError, validationError } from '../domain/errors.js';
 import type { ListPage } from '../domain/listing/cursor.js';
@@ -124,11 +124,15 @@ export class NodeService {
     return { ...node, ...fields };
   }
 
-  /** A node with its active derivatives and sources, for GET /v1/nodes/{nodeId}. */
+  /**
+   * A node with its active derivatives and sources and the caller's permissions on it (in the
+   * catalog's order), for GET /v1/nodes/{nodeId}: what a client may offer, read in the same check.
+   */
   async get(principal: Principal, nodeId: string) {
     const { found, derivatives, sources } = await this.region.nodes.getWithLinks(principal.orgId, nodeId, principal.userId);
     const node = this.admit(principal, found, 'read');
-    return { node, derivatives, sources };
+    const permissions = PERMISSIONS.filter((permission) => found?.permissions.has(permission));
+    return { node, derivatives, sources, permissions };
   }
 
   async search(

@@ -169,7 +169,10 @@ describe('the three access layers', () => {
     const children = await viewer.client.get(`/v1/nodes/${tree.siteId}/browse`);
     expect(children.status).toBe(200);
     expect(children.body.map((node: { id: string }) => node.id)).toEqual([tree.folderId]);
-    expect((await viewer.client.get(`/v1/nodes/${tree.folderId}`)).status).toBe(200);
+    const folder = await viewer.client.get(`/v1/nodes/${tree.folderId}`);
+    expect(folder.status).toBe(200);
+    // What the node read tells a client it may offer: the Viewer role's permissions, from the site above.
+    expect(folder.body.permissions).toEqual(['read', 'download']);
     // Nothing above the membership is reachable.
     expect((await viewer.client.get(`/v1/nodes/${tree.divisionId}`)).body.message).toBe('Forbidden resource');
 

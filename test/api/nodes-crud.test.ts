@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { PERMISSIONS } from '../../src/domain/access/permissions.js';
 import { ApiClient, type ApiResponse, createTree, insertDataNode, link, type OrgFixture, snapshot } from '../support/fixtures.js';
 import { type TestPlatform, withPlatformAndOrg } from '../support/platform.js';
 
@@ -54,7 +55,7 @@ describe('node create, read and update', () => {
     for (const created of [division, site, folder]) {
       const read = await org.admin.get(`/v1/nodes/${created.body.id}`);
       expect(read.status).toBe(200);
-      expect(read.body).toEqual({ ...created.body, derivatives: [], sources: [] });
+      expect(read.body).toEqual({ ...created.body, derivatives: [], sources: [], permissions: [...PERMISSIONS] });
     }
   });
 

@@ -1,11 +1,19 @@
 import type { ConsoleArea } from '../area.js';
 import { BrowseView } from './browse-view.js';
+import { SearchView } from './search-view.js';
+import { TrashView } from './trash-view.js';
 
-/** The data: the organization's tree. */
+/** The data: the organization's tree, its search and its trash. */
 export const nodeArea: ConsoleArea = {
   routes: [
-    { pattern: '/', view: () => <BrowseView /> },
-    { pattern: '/nodes/:nodeId', view: (params) => <BrowseView nodeId={params.nodeId} /> },
+    { pattern: '/', view: () => <BrowseView key="organization" /> },
+    // Keyed by the node: another node's screen starts afresh (no dialog or notice carried over).
+    { pattern: '/nodes/:nodeId', view: (params) => <BrowseView key={params.nodeId} nodeId={params.nodeId} /> },
+    { pattern: '/search', view: () => <SearchView /> },
+    { pattern: '/trash', view: () => <TrashView /> },
   ],
-  nav: [{ label: 'Data', href: '/' }],
+  nav: [
+    { label: 'Data', href: '/' },
+    { label: 'Trash', href: '/trash', visible: (session) => session.hasScope('read:hierarchy') },
+  ],
 };

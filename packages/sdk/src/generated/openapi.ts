@@ -6415,6 +6415,8 @@ export interface operations {
                             id: string;
                             name: string;
                         }[];
+                        /** @description The caller's permissions on this node: those of its roles on the node and its ancestors (its groups' included). A client shows only the actions they allow; the API checks each call anyway */
+                        permissions: ("read" | "download" | "edit" | "upload" | "process" | "manage" | "delete")[];
                     };
                 };
             };

@@ -1,4 +1,5 @@
 import { type Static, Type } from '@sinclair/typebox';
+import { PERMISSIONS } from '../../../domain/access/permissions.js';
 import { NODE_KINDS } from '../../../domain/nodes/hierarchy.js';
 import type { NodeListing } from '../../../domain/records/regional.js';
 
@@ -61,6 +62,10 @@ export const NodeDetailSchema = Type.Object(
     ...NodeSchema.properties,
     derivatives: Type.Array(NodeRef, { description: 'Active derivative outputs of this node' }),
     sources: Type.Array(NodeRef, { description: 'Active source inputs of this node' }),
+    permissions: Type.Array(Type.Union(PERMISSIONS.map((permission) => Type.Literal(permission))), {
+      description:
+        "The caller's permissions on this node: those of its roles on the node and its ancestors (its groups' included). A client shows only the actions they allow; the API checks each call anyway",
+    }),
   },
   { title: 'NodeDetail' },
 );

@@ -94,9 +94,9 @@ export default async function readRoutes(app: RegionApp) {
       },
     },
     async (request) => {
-      const { node, derivatives, sources } = await app.services.nodes.get(request.principal, request.params.nodeId);
+      const { node, derivatives, sources, permissions } = await app.services.nodes.get(request.principal, request.params.nodeId);
       const ref = ({ id, name }: { id: string; name: string }) => ({ id, name });
-      return { ...toNodeBody(node), derivatives: derivatives.map(ref), sources: sources.map(ref) };
+      return { ...toNodeBody(node), derivatives: derivatives.map(ref), sources: sources.map(ref), permissions };
     },
   );
 

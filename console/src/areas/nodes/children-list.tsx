@@ -1,0 +1,36 @@
+import { ErrorNotice, Loading } from '../../ui/components.js';
+import { useSession } from '../../ui/session-context.js';
+import type { Node } from './node-kinds.js';
+import { NodeTable, ShowMore } from './node-table.js';
+import { type PagedList, usePagedList } from './use-paged-list.js';
+
+/** A node's children, 100 at a time (GET /v1/nodes/{nodeId}/browse, continued by its cursor). */
+export function useChildren(nodeId: string): PagedList<Node> {
+  const session = useSession();
+  return usePagedList(
+    (page) => session.api.GET('/v1/nodes/{nodeId}/browse', { params: { path: { nodeId }, query: page } }),
+    [nodeId],
+  );
+}
+
+export function ChildrenList(props: { node: Node; list: PagedList<Node> }) {
+  const { node, list: children } = props;
+  if (!children.items) return children.error ? <ErrorNotice error={children.error} /> : <Loading />;
+  return (
+    <section aria-label={`Contents of ${node.name}`} class="children">
+      {children.items.length === 0 ? (
+        <p>Nothing here yet.</p>
+      ) : (
+        <NodeTable caption={`Contents of ${node.name}`} nodes={children.items} />
+      )}
+      <ErrorNotice error={children.error} />
+      <ShowMore
+        shown={children.items.length}
+        hasMore={children.hasMore}
+        loading={children.loading}
+        onMore={children.showMore}
+        what="items"
+      />
+    </section>
+  );
+}
