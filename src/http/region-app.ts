@@ -49,6 +49,7 @@ import twinRoutes from './routes/twins/twin-routes.js';
 import zoneRoutes from './routes/twins/zone-routes.js';
 import attachmentRoutes from './routes/uploads/attachment-routes.js';
 import bundleRoutes from './routes/uploads/bundle-routes.js';
+import storageRoutes from './routes/uploads/storage-routes.js';
 import siteFileRoutes from './routes/uploads/site-file-routes.js';
 import webhookRoutes from './routes/webhooks/webhook-routes.js';
 
@@ -70,6 +71,7 @@ export const TAGS = [
   { name: 'Trash', description: 'Soft delete, restore, permanent delete; the trash is purged after 30 days' },
   { name: 'Site files', description: 'Files of a site: initiate, upload to the signed address, finalize, download' },
   { name: 'Data bundles', description: 'Bundles, their upload sessions and their one input component' },
+  { name: 'Storage', description: "The organization's bytes in use and its storage quota" },
   { name: 'Twin attachments', description: "Files attached to a twin's objects, uploaded like site files" },
   { name: 'Processing', description: 'Cost estimates and processing jobs that turn a bundle input into derivatives' },
   { name: 'Users', description: "The organization's people and service users: list, read, update, deactivate" },
@@ -272,6 +274,7 @@ export async function regionApp(
   await tileRoutes(app);
   await siteFileRoutes(app);
   await bundleRoutes(app);
+  await storageRoutes(app);
   await processingRoutes(app);
   await attachmentRoutes(app);
   await auditRoutes(app);

@@ -3,6 +3,7 @@ import type { Transaction } from 'kysely';
 import { LibraryModelRepository } from '../../adapters/db/repositories/library-model-repository.js';
 import type { UploadRepository } from '../../adapters/db/repositories/upload-repository.js';
 import type { RegionalSchema, StoredObjectPurpose, StoredObjectRow } from '../../adapters/db/schema.js';
+import type { Principal } from '../../domain/access/principal.js';
 import { ApiError, validationError } from '../../domain/errors.js';
 import { fitsQuota } from '../../domain/nodes/delete.js';
 import { parseEtag } from '../../domain/uploads/etag.js';
@@ -106,6 +107,21 @@ export class UploadService {
       (await this.uploads.reservedBytes(tx, orgId, now)) +
       (await this.library.bytesInUse(tx, orgId, now))
     );
+  }
+
+  /**
+   * What the caller's organization stores against its quota, as the quota checks count it (one
+   * read snapshot): used bytes (reservations included), the reservations alone, and the quota
+   * (null: none). Any member may read it: a refused upload tells as much.
+   */
+  async storageUse(principal: Principal) {
+    const org = await this.platform.directory.findOrganization(principal.orgId);
+    const now = this.platform.clock.now().toISOString();
+    return this.region.tree.readTransaction(async (tx) => ({
+      usedBytes: await this.usedBytes(tx, principal.orgId, now),
+      reservedBytes: await this.uploads.reservedBytes(tx, principal.orgId, now),
+      quotaBytes: org?.storage_quota ?? null,
+    }));
   }
 
   /** Takes the organization's quota lock: the organization node's row, held to the end of the transaction. */

@@ -1128,6 +1128,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/storage": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The organization's storage use and quota
+         * @description The bytes the quota checks count: active nodes, the reservations of uploads in progress and the asset library (trashed bytes count again on restore). quotaBytes is null when the organization has no quota.
+         */
+        get: operations["getStorageUse"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/trash": {
         parameters: {
             query?: never;
@@ -9341,6 +9361,69 @@ export interface operations {
             };
             /** @description Conflict: branch on the error code (listed in the operation description) */
             409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description OrganizationInAnotherRegion: the token's organization lives in another region; call the apiUrl of the body (not a 401: the token is fine) */
+            421: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description rate_limited: the organization's request bucket is spent; retry after Retry-After seconds (RateLimit-* headers on every answer) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getStorageUse: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Bytes counted against the quota, reservations included */
+                        usedBytes: number;
+                        /** @description Bytes reserved by uploads in progress */
+                        reservedBytes: number;
+                        /** @description The quota; null: none */
+                        quotaBytes: number | null;
+                    };
+                };
+            };
+            /** @description not_authenticated or invalid_token: request a new token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Insufficient OAuth scopes, Forbidden resource (content access, role or seat limit), or SSORestrictedResource */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
