@@ -1,5 +1,5 @@
 import { ok } from '@reality-data-platform/sdk/browser';
-import { useEffect, useState } from 'preact/hooks';
+import { useEffect } from 'preact/hooks';
 import { ErrorNotice, formatBytes, Loading } from '../../ui/components.js';
 import { useSession } from '../../ui/session-context.js';
 import { useResource } from '../../ui/use-resource.js';
@@ -113,4 +113,3 @@ function UploadInto(props: { bundle: Bundle }) {
     />
   );
 }
-

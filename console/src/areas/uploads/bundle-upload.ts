@@ -103,7 +103,9 @@ export class BundleUpload {
   private async open(): Promise<void> {
     const bundleId = this.bundle.id;
     if (!this.sessionId) {
-      const opened = await ok(this.session.api.POST('/v1/bundles/{bundleId}/upload-sessions', { params: { path: { bundleId } } }));
+      const opened = await ok(
+        this.session.api.POST('/v1/bundles/{bundleId}/upload-sessions', { params: { path: { bundleId } } }),
+      );
       this.sessionId = opened.id;
     }
     const path = { bundleId, sessionId: this.sessionId };
@@ -116,7 +118,9 @@ export class BundleUpload {
         }),
       );
       entry.id = added.id;
-      entry.parts = added.uploadUrl ? [{ partNumber: 1, size: entry.file.size, uploadUrl: added.uploadUrl }] : (added.parts ?? []);
+      entry.parts = added.uploadUrl
+        ? [{ partNumber: 1, size: entry.file.size, uploadUrl: added.uploadUrl }]
+        : (added.parts ?? []);
       entry.partSize = added.partSize ?? entry.file.size;
       this.changed();
     }

@@ -8,7 +8,8 @@ export function FileDrop(props: { label: string; onFiles: (files: File[]) => voi
   const id = useId();
   const [over, setOver] = useState(false);
   return (
-    <div
+    // A fieldset named by its legend: the drop target for a pointer; the picker inside is the keyboard's way.
+    <fieldset
       class={over ? 'file-drop over' : 'file-drop'}
       onDragOver={(event) => {
         event.preventDefault();
@@ -23,7 +24,7 @@ export function FileDrop(props: { label: string; onFiles: (files: File[]) => voi
         if (files.length > 0 && !props.disabled) props.onFiles(files);
       }}
     >
-      <p>Drop files here, or choose them:</p>
+      <legend>Drop files here, or choose them:</legend>
       <label for={id}>{props.label}</label>
       <input
         id={id}
@@ -37,6 +38,6 @@ export function FileDrop(props: { label: string; onFiles: (files: File[]) => voi
           if (files.length > 0) props.onFiles(files);
         }}
       />
-    </div>
+    </fieldset>
   );
 }

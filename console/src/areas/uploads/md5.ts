@@ -43,7 +43,7 @@ export function md5Hex(bytes: Uint8Array): string {
     d0 = (d0 + d) >>> 0;
   }
   const out = new DataView(new ArrayBuffer(16));
-  [a0, b0, c0, d0].forEach((word, index) => out.setUint32(index * 4, word, true));
+  for (const [index, word] of [a0, b0, c0, d0].entries()) out.setUint32(index * 4, word, true);
   return Array.from(new Uint8Array(out.buffer), (byte) => byte.toString(16).padStart(2, '0')).join('');
 }
 

@@ -37,7 +37,11 @@ export function putPart(target: PartTarget, body: Blob, signal: AbortSignal, onS
 function refusal(request: XMLHttpRequest): Error {
   try {
     const body = JSON.parse(request.responseText) as { error?: string; message?: string };
-    return new RdpApiError(request.status, { ...body, error: body.error ?? 'UploadRefused' }, request.getResponseHeader('x-request-id') ?? undefined);
+    return new RdpApiError(
+      request.status,
+      { ...body, error: body.error ?? 'UploadRefused' },
+      request.getResponseHeader('x-request-id') ?? undefined,
+    );
   } catch {
     return new Error(`The storage refused a part of the file (status ${request.status}).`);
   }

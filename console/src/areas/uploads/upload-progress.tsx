@@ -17,9 +17,7 @@ export function UploadProgress(props: { upload: BundleUpload; linked?: boolean }
   const sent = upload.sentBytes;
   return (
     <section class="upload" aria-label={`Upload of ${upload.bundle.name}`}>
-      <h3>
-        {props.linked ? <Link href={`/nodes/${upload.bundle.id}`}>{upload.bundle.name}</Link> : upload.bundle.name}
-      </h3>
+      <h3>{props.linked ? <Link href={`/nodes/${upload.bundle.id}`}>{upload.bundle.name}</Link> : upload.bundle.name}</h3>
       {upload.files.map((entry, index) => (
         <Progress
           key={index}
@@ -30,7 +28,9 @@ export function UploadProgress(props: { upload: BundleUpload; linked?: boolean }
         />
       ))}
       <p role="status" class="upload-status">
-        {status === 'uploading' ? `Uploading: ${formatBytes(sent)} of ${formatBytes(upload.totalBytes)} sent.` : STATUS_WORDS[status]}
+        {status === 'uploading'
+          ? `Uploading: ${formatBytes(sent)} of ${formatBytes(upload.totalBytes)} sent.`
+          : STATUS_WORDS[status]}
       </p>
       {status === 'failed' && (
         <p class="notice error" role="alert">
