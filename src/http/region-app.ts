@@ -49,8 +49,8 @@ import twinRoutes from './routes/twins/twin-routes.js';
 import zoneRoutes from './routes/twins/zone-routes.js';
 import attachmentRoutes from './routes/uploads/attachment-routes.js';
 import bundleRoutes from './routes/uploads/bundle-routes.js';
-import storageRoutes from './routes/uploads/storage-routes.js';
 import siteFileRoutes from './routes/uploads/site-file-routes.js';
+import storageRoutes from './routes/uploads/storage-routes.js';
 import webhookRoutes from './routes/webhooks/webhook-routes.js';
 
 export type RegionApp = FastifyInstance<
