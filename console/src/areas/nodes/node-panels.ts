@@ -1,4 +1,5 @@
 import type { ComponentType } from 'preact';
+import { TwinLinkPanel } from '../twin/twin-link-panel.js';
 import type { NodeDetail, NodeType } from './node-kinds.js';
 
 export interface NodePanelProps {
@@ -11,4 +12,6 @@ export interface NodePanelProps {
  * Extra panels of a node's screen by node type, rendered below its children in this order: a
  * bundle's upload and processing, a site's twin... Areas add theirs here; empty for now.
  */
-export const nodePanels: Partial<Record<NodeType, ComponentType<NodePanelProps>[]>> = {};
+export const nodePanels: Partial<Record<NodeType, ComponentType<NodePanelProps>[]>> = {
+  site: [TwinLinkPanel],
+};
