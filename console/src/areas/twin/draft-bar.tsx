@@ -155,31 +155,34 @@ const KIND_VERBS = { added: 'Adds', modified: 'Changes', removed: 'Removes' } as
 function DraftChanges(props: { draft: TwinDraft; names: Map<string, string> }) {
   const session = useSession();
   const changes = useResource(async () => {
-    const { items } = await ok(session.api.GET('/v1/twin/{contextId}/changes', { params: { path: { contextId: props.draft.id } } }));
-    // A removed object is not in the draft's view: its name is the live twin's.
-    const names = new Map(props.names);
-    await Promise.all(
-      items
-        .filter((change) => !names.has(change.objectId))
-        .map(async (change) => {
-          const name = await liveName(session, props.draft.siteId, change.objectType, change.objectId);
-          if (name) names.set(change.objectId, name);
-        }),
+    const { items } = await ok(
+      session.api.GET('/v1/twin/{contextId}/changes', { params: { path: { contextId: props.draft.id } } }),
     );
-    return items.map((change) => ({ ...change, name: names.get(change.objectId) }));
+    // A removed object is not in the draft's view: its name is the live twin's.
+    const removed = items.filter((change) => change.kind === 'removed');
+    const liveNames = new Map<string, string | undefined>(
+      await Promise.all(
+        removed.map(
+          async (change) =>
+            [change.objectId, await liveName(session, props.draft.siteId, change.objectType, change.objectId)] as const,
+        ),
+      ),
+    );
+    return { items, liveNames };
   }, [props.draft.id]);
   if (changes.error) return <ErrorNotice error={changes.error} />;
   if (!changes.data) return null;
   return (
     <div class="draft-changes">
       <h3>Changes in this draft</h3>
-      {changes.data.length === 0 ? (
+      {changes.data.items.length === 0 ? (
         <p>No change yet.</p>
       ) : (
         <ul aria-label="Changes in this draft">
-          {changes.data.map((change) => (
+          {changes.data.items.map((change) => (
             <li key={change.id}>
-              {KIND_VERBS[change.kind]} the {KIND_WORDS[change.objectType] ?? change.objectType} {change.name ?? change.objectId}
+              {KIND_VERBS[change.kind]} the {KIND_WORDS[change.objectType] ?? change.objectType}{' '}
+              {props.names.get(change.objectId) ?? changes.data?.liveNames.get(change.objectId) ?? change.objectId}
             </li>
           ))}
         </ul>
@@ -199,6 +202,8 @@ async function liveName(session: ConsoleSession, siteId: string, kind: string, i
         ? session.api.GET('/v1/twin/{contextId}/zones/{zoneId}', { params: { path: { ...path, zoneId: id } } })
         : kind === 'asset'
           ? session.api.GET('/v1/twin/{contextId}/assets/{assetId}', { params: { path: { ...path, assetId: id } } })
-          : session.api.GET('/v1/twin/{contextId}/model-assets/{modelAssetId}', { params: { path: { ...path, modelAssetId: id } } });
+          : session.api.GET('/v1/twin/{contextId}/model-assets/{modelAssetId}', {
+              params: { path: { ...path, modelAssetId: id } },
+            });
   return (await read).data?.name;
 }

@@ -91,7 +91,12 @@ export function ColorField(props: { value: string | null; onValue: (value: strin
           <label for={id} class="visually-hidden">
             Colour
           </label>
-          <input id={id} type="color" value={props.value} onInput={(event) => props.onValue((event.target as HTMLInputElement).value)} />
+          <input
+            id={id}
+            type="color"
+            value={props.value}
+            onInput={(event) => props.onValue((event.target as HTMLInputElement).value)}
+          />
         </>
       )}
     </div>

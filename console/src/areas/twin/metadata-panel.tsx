@@ -3,7 +3,14 @@ import { useId, useState } from 'preact/hooks';
 import { ErrorNotice, Loading } from '../../ui/components.js';
 import { useSession } from '../../ui/session-context.js';
 import { useResource } from '../../ui/use-resource.js';
-import { KIND_WORDS, type MetadataProperty, type MetadataType, type ObjectMetadata, type Selection, type TwinContext } from './twin-api.js';
+import {
+  KIND_WORDS,
+  type MetadataProperty,
+  type MetadataType,
+  type ObjectMetadata,
+  type Selection,
+  type TwinContext,
+} from './twin-api.js';
 
 type Value = ObjectMetadata['sections'][string][string];
 type LinkValue = { _p3d_type: 'urn:primitive:obj:external-link'; url: string; text: string };
@@ -157,7 +164,11 @@ function MetadataForm(props: {
 }
 
 /** One property's input by its type; an empty input is "no value" (null). */
-function PropertyInput(props: { property: MetadataProperty; value: Value | null | undefined; onValue: (value: Value | null) => void }) {
+function PropertyInput(props: {
+  property: MetadataProperty;
+  value: Value | null | undefined;
+  onValue: (value: Value | null) => void;
+}) {
   const id = useId();
   const { property, value } = props;
   const label = `${property.name}${property.unit ? ` (${property.unit})` : ''}${property.required ? ' (required)' : ''}`;
@@ -176,12 +187,29 @@ function PropertyInput(props: { property: MetadataProperty; value: Value | null 
       );
       break;
     case 'longText':
-      input = <textarea id={id} rows={3} maxLength={10_000} value={typeof value === 'string' ? value : ''} onInput={(event) => props.onValue(text(event) || null)} />;
+      input = (
+        <textarea
+          id={id}
+          rows={3}
+          maxLength={10_000}
+          value={typeof value === 'string' ? value : ''}
+          onInput={(event) => props.onValue(text(event) || null)}
+        />
+      );
       break;
     case 'boolean':
     case 'choice': {
       const options = property.type === 'boolean' ? ['Yes', 'No'] : (property.choices ?? []);
-      const selected = property.type === 'boolean' ? (value === true ? 'Yes' : value === false ? 'No' : '') : typeof value === 'string' ? value : '';
+      const selected =
+        property.type === 'boolean'
+          ? value === true
+            ? 'Yes'
+            : value === false
+              ? 'No'
+              : ''
+          : typeof value === 'string'
+            ? value
+            : '';
       input = (
         <select
           id={id}
@@ -210,7 +238,9 @@ function PropertyInput(props: { property: MetadataProperty; value: Value | null 
           value={link?.url ?? ''}
           onInput={(event) =>
             props.onValue(
-              text(event) === '' ? null : { _p3d_type: 'urn:primitive:obj:external-link', url: text(event), text: link?.text ?? '' },
+              text(event) === ''
+                ? null
+                : { _p3d_type: 'urn:primitive:obj:external-link', url: text(event), text: link?.text ?? '' },
             )
           }
         />
@@ -227,7 +257,13 @@ function PropertyInput(props: { property: MetadataProperty; value: Value | null 
       );
     default:
       input = (
-        <input id={id} type="text" maxLength={255} value={typeof value === 'string' ? value : ''} onInput={(event) => props.onValue(text(event) || null)} />
+        <input
+          id={id}
+          type="text"
+          maxLength={255}
+          value={typeof value === 'string' ? value : ''}
+          onInput={(event) => props.onValue(text(event) || null)}
+        />
       );
   }
   return (

@@ -71,7 +71,12 @@ export function PoiPanel(props: {
                 </span>
                 {context.canWrite && (
                   <span class="object-actions">
-                    <button type="button" class="quiet" aria-label={`Edit ${poi.name}`} onClick={() => setDialog({ kind: 'edit', poi })}>
+                    <button
+                      type="button"
+                      class="quiet"
+                      aria-label={`Edit ${poi.name}`}
+                      onClick={() => setDialog({ kind: 'edit', poi })}
+                    >
                       Edit
                     </button>
                     <button
@@ -121,7 +126,8 @@ export function PoiPanel(props: {
           }}
         >
           <p>
-            {dialog.poi.name} and its metadata are removed from {context.draft ? `the draft ${context.draft.name}` : 'the live twin'}.
+            {dialog.poi.name} and its metadata are removed from{' '}
+            {context.draft ? `the draft ${context.draft.name}` : 'the live twin'}.
           </p>
         </ConfirmDialog>
       )}

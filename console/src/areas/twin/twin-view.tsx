@@ -12,7 +12,17 @@ import { usePagedList } from '../nodes/use-paged-list.js';
 import { DraftBar } from './draft-bar.js';
 import { MetadataPanel } from './metadata-panel.js';
 import { formatPosition, PoiPanel } from './poi-panel.js';
-import { listMetadataTypes, listZones, type MetadataType, type Selection, type TwinContext, type TwinDraft, twinCentre, twinHref, type Vector3 } from './twin-api.js';
+import {
+  listMetadataTypes,
+  listZones,
+  type MetadataType,
+  type Selection,
+  type TwinContext,
+  type TwinDraft,
+  twinCentre,
+  twinHref,
+  type Vector3,
+} from './twin-api.js';
 import { ViewerFrame } from './viewer-frame.js';
 import type { ViewerRemote } from './viewer-link.js';
 import { ZonePanel } from './zone-panel.js';
@@ -33,7 +43,8 @@ export function TwinView(props: { siteId: string }) {
   }, [siteId]);
   const drafts = useResource(
     () => ok(session.api.GET('/v1/twin/{contextId}/drafts', { params: { path: { contextId: siteId }, query: { limit: 1000 } } })),
-    [siteId],
+    // Read again on entering or leaving a draft: a new one is in the list, a published one says so.
+    [siteId, draftId],
   );
   const types = useResource(() => listMetadataTypes(session), []);
   const [notice, setNotice] = useState<string>();

@@ -25,8 +25,7 @@ export function ViewerFrame(props: {
   const session = useSession();
   const [urlGeneration, setUrlGeneration] = useState(0);
   const address = useResource(
-    async () =>
-      (await ok(session.api.GET('/v1/twin/{contextId}/iframe', { params: { path: { contextId: props.ctx } } }))).url,
+    async () => (await ok(session.api.GET('/v1/twin/{contextId}/iframe', { params: { path: { contextId: props.ctx } } }))).url,
     [props.ctx, urlGeneration],
   );
   const [status, setStatus] = useState<FrameStatus>({ state: 'loading' });
@@ -80,9 +79,7 @@ export function ViewerFrame(props: {
       {address.error ? (
         <ErrorNotice error={address.error} />
       ) : (
-        url && (
-          <iframe key={`${url}/${props.reloadKey}`} ref={iframe} src={url} title="3D view of the twin" allow="fullscreen" />
-        )
+        url && <iframe key={`${url}/${props.reloadKey}`} ref={iframe} src={url} title="3D view of the twin" allow="fullscreen" />
       )}
       <p class={`viewer-status ${status.state}`} role="status">
         {status.state === 'ready'

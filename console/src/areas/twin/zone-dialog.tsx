@@ -61,7 +61,10 @@ export function ZoneDialog(props: {
             }),
           )
         : await ok(
-            session.api.POST('/v1/twin/{contextId}/zones', { params: { path }, body: { ...fields, volume: { boxes: [{ center, size, rotation: NO_ROTATION }] } } }),
+            session.api.POST('/v1/twin/{contextId}/zones', {
+              params: { path },
+              body: { ...fields, volume: { boxes: [{ center, size, rotation: NO_ROTATION }] } },
+            }),
           );
       props.onSaved(saved);
     } catch (refusal) {
@@ -98,7 +101,9 @@ export function ZoneDialog(props: {
           value={typeId}
           onValue={setTypeId}
           none="None"
-          options={props.types.filter((type) => type.appliesTo.includes('zone')).map((type) => ({ value: type.id, label: type.name }))}
+          options={props.types
+            .filter((type) => type.appliesTo.includes('zone'))
+            .map((type) => ({ value: type.id, label: type.name }))}
         />
         <ErrorNotice error={error} />
         <div class="buttons">

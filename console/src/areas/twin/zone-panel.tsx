@@ -7,10 +7,7 @@ import { ConfirmDialog } from '../nodes/confirm-dialog.js';
 import type { MetadataType, Selection, TwinContext, Vector3, Zone } from './twin-api.js';
 import { ZoneDialog } from './zone-dialog.js';
 
-type OpenDialog =
-  | { kind: 'create'; parent?: Zone }
-  | { kind: 'edit'; zone: Zone }
-  | { kind: 'delete'; zone: Zone };
+type OpenDialog = { kind: 'create'; parent?: Zone } | { kind: 'edit'; zone: Zone } | { kind: 'delete'; zone: Zone };
 
 /** The context's zones as a tree (nested lists, each zone under its parent); write controls for editors. */
 export function ZonePanel(props: {
@@ -55,12 +52,17 @@ export function ZonePanel(props: {
                     <button
                       type="button"
                       class="quiet"
-                      aria-label={`New zone inside ${zone.name}`}
+                      aria-label={`Add zone inside ${zone.name}`}
                       onClick={() => setDialog({ kind: 'create', parent: zone })}
                     >
-                      Add inside
+                      Add zone inside
                     </button>
-                    <button type="button" class="quiet" aria-label={`Edit ${zone.name}`} onClick={() => setDialog({ kind: 'edit', zone })}>
+                    <button
+                      type="button"
+                      class="quiet"
+                      aria-label={`Edit ${zone.name}`}
+                      onClick={() => setDialog({ kind: 'edit', zone })}
+                    >
                       Edit
                     </button>
                     <button
@@ -130,9 +132,7 @@ export function ZonePanel(props: {
             saved(`${dialog.zone.name} deleted.`);
           }}
         >
-          <p>
-            The zones inside {dialog.zone.name} move up to where it is, and its points of interest are then in no zone.
-          </p>
+          <p>The zones inside {dialog.zone.name} move up to where it is, and its points of interest are then in no zone.</p>
         </ConfirmDialog>
       )}
     </section>
