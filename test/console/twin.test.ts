@@ -86,10 +86,10 @@ describe('the web console: a twin', { timeout: 60_000 }, () => {
       ],
     });
     ids.type = type.body.id;
-    const poi = (name: string) =>
-      org.admin.post(`/v1/twin/${siteId}/points-of-interest`, { name, position: { x: 1050, y: 2030, z: 55 } });
-    ids.pump = (await poi('Pump P-101')).body.id;
-    ids.valve = (await poi('Old valve')).body.id;
+    const poi = (name: string, x: number) =>
+      org.admin.post(`/v1/twin/${siteId}/points-of-interest`, { name, position: { x, y: 2030, z: 55 } });
+    ids.pump = (await poi('Pump P-101', 1030)).body.id;
+    ids.valve = (await poi('Old valve', 1070)).body.id;
     page = await freshPage(browser);
     await signIntoConsole(page, t, administrator);
   }, 90_000);
@@ -103,6 +103,11 @@ describe('the web console: a twin', { timeout: 60_000 }, () => {
     const list = page.getByRole('list', { name: 'Points of interest' });
     await expect.poll(() => list.locator('.object-name').allTextContents()).toEqual(['Pump P-101', 'Old valve']);
     await expectAccessible(page);
+    // A label clicked in the view (poiSelected) selects the point in the list.
+    await page.frameLocator('iframe').locator('.rdp-poi', { hasText: 'Pump P-101' }).click();
+    await expect
+      .poll(() => list.getByRole('button', { name: 'Pump P-101', exact: true }).getAttribute('aria-pressed'))
+      .toBe('true');
 
     await page.getByRole('button', { name: 'New point of interest' }).click();
     const create = page.getByRole('dialog', { name: 'New point of interest' });
@@ -150,9 +155,8 @@ describe('the web console: a twin', { timeout: 60_000 }, () => {
     expect(zones.find((zone) => zone.name === 'Bay 1')?.parentZoneId).toBe(hallZone?.id);
     // Shown as a tree: Bay 1 in a list inside Pump hall's item.
     const tree = page.getByRole('list', { name: 'Zones' });
-    expect(
-      await tree.getByRole('listitem').first().getByRole('list').getByRole('button', { name: 'Bay 1', exact: true }).count(),
-    ).toBe(1);
+    const hallItem = tree.getByRole('listitem').filter({ has: page.getByRole('button', { name: 'Pump hall', exact: true }) });
+    await expect.poll(() => hallItem.getByRole('list').getByRole('button', { name: 'Bay 1', exact: true }).count()).toBe(1);
 
     // Selecting the pump (the view flies there) shows its metadata, by its type's sections.
     await page.getByRole('list', { name: 'Points of interest' }).getByRole('button', { name: 'Pump P-102', exact: true }).click();

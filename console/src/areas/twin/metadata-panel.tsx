@@ -1,4 +1,5 @@
 import { ok } from '@reality-data-platform/sdk/browser';
+import type { JSX } from 'preact';
 import { useId, useState } from 'preact/hooks';
 import { ErrorNotice, Loading } from '../../ui/components.js';
 import { useSession } from '../../ui/session-context.js';
@@ -24,6 +25,8 @@ export function MetadataPanel(props: {
   context: TwinContext;
   selection: Selection;
   name: string;
+  /** The object's updatedAt: a change of it (another metadata type) reads its metadata again. */
+  version: string;
   types: MetadataType[];
   onChanged: (message: string) => void;
 }) {
@@ -36,7 +39,7 @@ export function MetadataPanel(props: {
           params: { path: { contextId: context.ctx, objectId: selection.id } },
         }),
       ),
-    [context.ctx, selection.id],
+    [context.ctx, selection.id, props.version],
   );
   const data = metadata.data;
   const type = props.types.find((candidate) => candidate.id === data?.metadataTypeId);
@@ -173,7 +176,7 @@ function PropertyInput(props: {
   const { property, value } = props;
   const label = `${property.name}${property.unit ? ` (${property.unit})` : ''}${property.required ? ' (required)' : ''}`;
   const text = (event: Event) => (event.target as HTMLInputElement).value;
-  let input;
+  let input: JSX.Element;
   switch (property.type) {
     case 'number':
       input = (

@@ -117,11 +117,11 @@ function TwinWorkspace(props: {
   const [changesKey, setChangesKey] = useState(0);
   const remote = useRef<ViewerRemote | undefined>(undefined);
 
-  const names = new Map<string, string>([
-    ...(pois.items ?? []).map((poi) => [poi.id, poi.name] as [string, string]),
-    ...(zones.data ?? []).map((zone) => [zone.id, zone.name] as [string, string]),
-  ]);
-  const selectedName = selection ? names.get(selection.id) : undefined;
+  const objects = new Map<string, { name: string; updatedAt: string }>(
+    [...(pois.items ?? []), ...(zones.data ?? [])].map((object) => [object.id, object]),
+  );
+  const names = new Map([...objects].map(([id, object]) => [id, object.name]));
+  const selected = selection && objects.get(selection.id);
 
   function select(next: Selection) {
     setSelection(next);
@@ -185,12 +185,13 @@ function TwinWorkspace(props: {
             start={twinCentre(twin.data)}
             onChanged={changed}
           />
-          {selection && selectedName !== undefined && (
+          {selection && selected && (
             <MetadataPanel
               key={selection.id}
               context={context}
               selection={selection}
-              name={selectedName}
+              name={selected.name}
+              version={selected.updatedAt}
               types={props.types}
               onChanged={(message) => {
                 props.onNotice(message);
