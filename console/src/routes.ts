@@ -1,8 +1,9 @@
 import type { ConsoleArea, ConsoleRoute, NavEntry } from './areas/area.js';
 import { nodeArea } from './areas/nodes/node-area.js';
+import { twinArea } from './areas/twin/twin-area.js';
 
 /** Every area of the console, in the navigation's order. */
-const AREAS: ConsoleArea[] = [nodeArea];
+const AREAS: ConsoleArea[] = [nodeArea, twinArea];
 
 export const ROUTES: ConsoleRoute[] = AREAS.flatMap((area) => area.routes);
 export const NAVIGATION: NavEntry[] = AREAS.flatMap((area) => area.nav);

@@ -1,4 +1,6 @@
 import type { ComponentType } from 'preact';
+import { MembersPanel } from '../people/members-panel.js';
+import { TwinLinkPanel } from '../twin/twin-link-panel.js';
 import { BundlePanel } from '../uploads/bundle-panel.js';
 import { UploadPanel } from '../uploads/upload-panel.js';
 import type { NodeDetail, NodeType } from './node-kinds.js';
@@ -11,10 +13,13 @@ export interface NodePanelProps {
 
 /**
  * Extra panels of a node's screen by node type, rendered below its children in this order: a
- * bundle's upload and processing, a site's twin... Areas add theirs here; empty for now.
+ * site's twin, uploads, a bundle's files and processing; who has which role there comes last on
+ * every container.
  */
 export const nodePanels: Partial<Record<NodeType, ComponentType<NodePanelProps>[]>> = {
-  site: [UploadPanel],
-  folder: [UploadPanel],
+  organization: [MembersPanel],
+  division: [MembersPanel],
+  site: [TwinLinkPanel, UploadPanel, MembersPanel],
+  folder: [UploadPanel, MembersPanel],
   dataBundle: [BundlePanel],
 };

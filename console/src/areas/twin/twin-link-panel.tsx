@@ -1,0 +1,16 @@
+import { Link } from '../../ui/components.js';
+import type { NodePanelProps } from '../nodes/node-panels.js';
+import { twinHref } from './twin-api.js';
+
+/** On a site's screen: the way to its twin. */
+export function TwinLinkPanel(props: NodePanelProps) {
+  return (
+    <section class="twin-link" aria-labelledby="twin-link-heading">
+      <h2 id="twin-link-heading">Digital twin</h2>
+      <p>The site's scans in 3D with its points of interest, zones and their metadata.</p>
+      <Link href={twinHref(props.node.id)} class="button">
+        Open twin
+      </Link>
+    </section>
+  );
+}

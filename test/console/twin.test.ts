@@ -1,0 +1,231 @@
+import type { Browser, Locator, Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { seriousAxeViolations } from '../support/axe.js';
+import { launchBrowser } from '../support/browser.js';
+import { freshPage, signIntoConsole, startConsolePlatform } from '../support/console.js';
+import { createOrg, type OrgFixture } from '../support/fixtures.js';
+import { createMember } from '../support/oauth-flow.js';
+import type { TestPlatform } from '../support/platform.js';
+import { writeLas } from '../support/point-cloud-samples.js';
+import { processedPointCloud } from '../support/processed-point-cloud.js';
+import { createSite } from '../support/twins.js';
+import { sampleBytes } from '../support/uploads.js';
+
+type Named = { id: string; name: string };
+
+/**
+ * A site's twin in the console: the viewer framed and connected, points of interest, nested
+ * zones and metadata written through the panels, a draft invisible live until published; a
+ * reader sees no write control.
+ */
+describe('the web console: a twin', { timeout: 60_000 }, () => {
+  let t: TestPlatform;
+  let org: OrgFixture;
+  let browser: Browser;
+  let page: Page;
+  let siteId: string;
+  let reader: { email: string; password: string };
+  const ids = {} as Record<'pump' | 'valve' | 'type', string>;
+
+  const api = {
+    pois: async (ctx = siteId) =>
+      (await org.admin.get(`/v1/twin/${ctx}/points-of-interest`)).body as (Named & Record<string, any>)[],
+    zones: async (ctx = siteId) => (await org.admin.get(`/v1/twin/${ctx}/zones`)).body as (Named & Record<string, any>)[],
+  };
+  const WRITE_CONTROLS =
+    /^(New point of interest|New zone|New draft|Publish draft|Discard draft|Edit .*|Delete .*|Add zone inside .*|Save metadata)$/;
+
+  async function expectAccessible(target: Page) {
+    expect(await seriousAxeViolations(target)).toEqual([]);
+    const size = target.viewportSize();
+    await target.setViewportSize({ width: 768, height: 1000 });
+    expect(await seriousAxeViolations(target)).toEqual([]);
+    if (size) await target.setViewportSize(size);
+  }
+
+  /** The site's screen, then Open twin, until the framed viewer says it has read the twin. */
+  async function openTwin(target: Page) {
+    await target.goto(`${t.origin}/console/nodes/${siteId}`);
+    await target.getByRole('link', { name: 'Open twin' }).click();
+    await expect.poll(() => target.textContent('main h1')).toBe('Twin of Plant');
+    await viewerReady(target);
+  }
+  async function viewerReady(target: Page) {
+    await target.locator('.viewer-status', { hasText: '3D view ready: Plant' }).waitFor({ timeout: 30_000 });
+  }
+
+  async function fillDialog(dialog: Locator, fields: Record<string, string>) {
+    for (const [label, value] of Object.entries(fields)) await dialog.getByLabel(label, { exact: true }).fill(value);
+  }
+  async function submit(dialog: Locator, button: string) {
+    await dialog.getByRole('button', { name: button, exact: true }).click();
+    await dialog.waitFor({ state: 'detached' });
+  }
+
+  beforeAll(async () => {
+    [t, browser] = await Promise.all([
+      startConsolePlatform({ viewer: true, worker: true, env: { RDP_RATE_LIMIT_DISABLED: '1' } }),
+      launchBrowser(),
+    ]);
+    org = await createOrg(t, { storageQuota: 50 * 1024 * 1024 });
+    siteId = await createSite(org, 'Plant');
+    const [administrator, readerPerson, las] = await Promise.all([
+      createMember(t, org, 'Organization Administrator'),
+      createMember(t, org, 'Organization Reader'),
+      sampleBytes((file) => writeLas(file, 2_000)),
+    ]);
+    reader = readerPerson;
+    const { bundleId } = await processedPointCloud(org, siteId, { name: 'scan.las', bytes: las });
+    expect((await org.admin.request('PUT', `/v1/twin/${siteId}/layers/${bundleId}`)).status).toBe(201);
+    const type = await org.admin.post('/v1/metadata-types', {
+      name: 'Equipment',
+      appliesTo: ['pointOfInterest', 'zone'],
+      properties: [
+        { section: 'Maintenance', name: 'Serial number', type: 'shortText', required: false },
+        { section: 'Maintenance', name: 'Power', type: 'number', unit: 'kW', required: false },
+      ],
+    });
+    ids.type = type.body.id;
+    const poi = (name: string, x: number) =>
+      org.admin.post(`/v1/twin/${siteId}/points-of-interest`, { name, position: { x, y: 2030, z: 55 } });
+    ids.pump = (await poi('Pump P-101', 1030)).body.id;
+    ids.valve = (await poi('Old valve', 1070)).body.id;
+    page = await freshPage(browser);
+    await signIntoConsole(page, t, administrator);
+  }, 90_000);
+  afterAll(async () => {
+    await browser?.close();
+    await t?.close();
+  });
+
+  it('opens the twin in the framed viewer, and adds, edits and deletes points of interest', async () => {
+    await openTwin(page);
+    const list = page.getByRole('list', { name: 'Points of interest' });
+    await expect.poll(() => list.locator('.object-name').allTextContents()).toEqual(['Pump P-101', 'Old valve']);
+    await expectAccessible(page);
+    // A label clicked in the view (poiSelected) selects the point in the list.
+    await page.frameLocator('iframe').locator('.rdp-poi', { hasText: 'Pump P-101' }).click();
+    await expect
+      .poll(() => list.getByRole('button', { name: 'Pump P-101', exact: true }).getAttribute('aria-pressed'))
+      .toBe('true');
+
+    await page.getByRole('button', { name: 'New point of interest' }).click();
+    const create = page.getByRole('dialog', { name: 'New point of interest' });
+    await fillDialog(create, { Name: 'Gauge G-7', X: '1010', Y: '2010', Z: '52' });
+    await expectAccessible(page);
+    await submit(create, 'Create point of interest');
+    await expect.poll(() => page.textContent('main [role=status]')).toContain('Point of interest Gauge G-7 created.');
+    const gauge = (await api.pois()).find((poi) => poi.name === 'Gauge G-7');
+    expect(gauge?.position).toEqual({ x: 1010, y: 2010, z: 52 });
+    // The view loads again with the new point's label in it.
+    await viewerReady(page);
+    await expect.poll(() => page.frameLocator('iframe').locator('.rdp-poi', { hasText: 'Gauge G-7' }).count()).toBe(1);
+
+    await page.getByRole('button', { name: 'Edit Pump P-101' }).click();
+    const edit = page.getByRole('dialog', { name: 'Edit Pump P-101' });
+    await fillDialog(edit, { Name: 'Pump P-102' });
+    await edit.getByLabel('Metadata type').selectOption({ label: 'Equipment' });
+    await submit(edit, 'Save');
+    await expect
+      .poll(async () => (await org.admin.get(`/v1/twin/${siteId}/points-of-interest/${ids.pump}`)).body)
+      .toMatchObject({
+        name: 'Pump P-102',
+        metadataTypeId: ids.type,
+      });
+
+    await page.getByRole('button', { name: 'Delete Old valve' }).click();
+    await submit(page.getByRole('dialog', { name: 'Delete Old valve?' }), 'Delete');
+    await expect.poll(async () => (await org.admin.get(`/v1/twin/${siteId}/points-of-interest/${ids.valve}`)).status).toBe(404);
+    await expect.poll(() => list.getByRole('button').allTextContents()).not.toContain('Old valve');
+  });
+
+  it('creates nested zones and sets a metadata value', async () => {
+    await page.getByRole('button', { name: 'New zone', exact: true }).click();
+    const hall = page.getByRole('dialog', { name: 'New zone' });
+    await fillDialog(hall, { Name: 'Pump hall' });
+    await submit(hall, 'Create zone');
+    await page.getByRole('button', { name: 'Add zone inside Pump hall' }).click();
+    const bay = page.getByRole('dialog', { name: 'New zone' });
+    expect(await bay.getByLabel('Inside zone').inputValue()).not.toBe('');
+    await fillDialog(bay, { Name: 'Bay 1' });
+    await submit(bay, 'Create zone');
+    await expect.poll(async () => (await api.zones()).map((zone) => zone.name).sort()).toEqual(['Bay 1', 'Pump hall']);
+    const zones = await api.zones();
+    const hallZone = zones.find((zone) => zone.name === 'Pump hall');
+    expect(zones.find((zone) => zone.name === 'Bay 1')?.parentZoneId).toBe(hallZone?.id);
+    // Shown as a tree: Bay 1 in a list inside Pump hall's item.
+    const tree = page.getByRole('list', { name: 'Zones' });
+    const hallItem = tree.getByRole('listitem').filter({ has: page.getByRole('button', { name: 'Pump hall', exact: true }) });
+    await expect.poll(() => hallItem.getByRole('list').getByRole('button', { name: 'Bay 1', exact: true }).count()).toBe(1);
+
+    // Selecting the pump (the view flies there) shows its metadata, by its type's sections.
+    await page.getByRole('list', { name: 'Points of interest' }).getByRole('button', { name: 'Pump P-102', exact: true }).click();
+    const metadata = page.getByRole('region', { name: 'Metadata of Pump P-102' });
+    await metadata.getByLabel('Serial number').fill('SN-4711');
+    await metadata.getByLabel('Power (kW)').fill('7.5');
+    await expectAccessible(page);
+    await metadata.getByRole('button', { name: 'Save metadata' }).click();
+    await expect
+      .poll(async () => (await org.admin.get(`/v1/twin/${siteId}/object/${ids.pump}/metadata`)).body.sections)
+      .toEqual({ Maintenance: { 'Serial number': 'SN-4711', Power: 7.5 } });
+  });
+
+  it('works in a draft that the live twin does not show until it is published', async () => {
+    await page.getByRole('button', { name: 'New draft' }).click();
+    const create = page.getByRole('dialog', { name: 'New draft' });
+    await fillDialog(create, { 'Draft name': 'Add a sensor' });
+    await submit(create, 'Create draft');
+    await expect.poll(() => page.textContent('#draft-heading')).toBe('Draft: Add a sensor');
+    const draftId = new URL(page.url()).searchParams.get('draft') as string;
+    await viewerReady(page);
+
+    await page.getByRole('button', { name: 'New point of interest' }).click();
+    const add = page.getByRole('dialog', { name: 'New point of interest' });
+    await fillDialog(add, { Name: 'Sensor S-1' });
+    await submit(add, 'Create point of interest');
+    await page.getByRole('button', { name: 'Edit Gauge G-7' }).click();
+    await submit(await fillThen(page.getByRole('dialog', { name: 'Edit Gauge G-7' }), { Name: 'Gauge G-8' }), 'Save');
+
+    const changes = page.getByRole('list', { name: 'Changes in this draft' });
+    await expect
+      .poll(async () => (await changes.getByRole('listitem').allTextContents()).sort())
+      .toEqual(['Adds the point of interest Sensor S-1', 'Changes the point of interest Gauge G-8']);
+    // Invisible live; visible through the draft.
+    expect((await api.pois()).map((poi) => poi.name)).toEqual(['Pump P-102', 'Gauge G-7']);
+    expect((await api.pois(draftId)).map((poi) => poi.name)).toEqual(['Pump P-102', 'Gauge G-8', 'Sensor S-1']);
+    await expectAccessible(page);
+
+    await page.getByRole('button', { name: 'Publish draft' }).click();
+    await submit(page.getByRole('dialog', { name: 'Publish Add a sensor?' }), 'Publish');
+    await expect.poll(() => page.textContent('main [role=status]')).toContain('Add a sensor is published');
+    expect(new URL(page.url()).search).toBe('');
+    expect((await api.pois()).map((poi) => poi.name)).toEqual(['Pump P-102', 'Gauge G-8', 'Sensor S-1']);
+    expect((await org.admin.get(`/v1/twin/${siteId}/drafts`)).body).toMatchObject([{ id: draftId, status: 'published' }]);
+    await expect
+      .poll(() => page.getByRole('list', { name: 'Points of interest' }).getByRole('button').allTextContents())
+      .toContain('Sensor S-1');
+  });
+
+  it('shows a reader the twin, its objects and metadata, and no write control', async () => {
+    const readerPage = await freshPage(browser);
+    await signIntoConsole(readerPage, t, reader);
+    await openTwin(readerPage);
+    await readerPage.getByRole('button', { name: 'Pump P-102', exact: true }).click();
+    const metadata = readerPage.getByRole('region', { name: 'Metadata of Pump P-102' });
+    await expect.poll(() => metadata.locator('dd').allTextContents()).toEqual(['SN-4711', '7.5 kW']);
+    const buttons = await readerPage.getByRole('main').getByRole('button').allTextContents();
+    const labels = await readerPage
+      .getByRole('main')
+      .getByRole('button')
+      .evaluateAll((elements) => elements.map((element) => element.getAttribute('aria-label') ?? element.textContent ?? ''));
+    expect(buttons.length).toBeGreaterThan(0);
+    expect([...buttons, ...labels].filter((name) => WRITE_CONTROLS.test(name.trim()))).toEqual([]);
+    await expectAccessible(readerPage);
+    await readerPage.context().close();
+  });
+});
+
+async function fillThen(dialog: Locator, fields: Record<string, string>): Promise<Locator> {
+  for (const [label, value] of Object.entries(fields)) await dialog.getByLabel(label, { exact: true }).fill(value);
+  return dialog;
+}
