@@ -47,7 +47,7 @@ export function SitePicker(props: { onPick: (site: Node) => void }) {
             <ul class="picker" aria-label={`Sites found for ${searched}`}>
               {found.data.map((site) => (
                 <li key={site.id}>
-                  <button type="button" onClick={() => props.onPick(site)}>
+                  <button type="button" class="quiet" onClick={() => props.onPick(site)}>
                     <NodeIcon type={site.type} />
                     Choose {site.name}
                   </button>
@@ -88,7 +88,11 @@ function PlaceChildren(props: { placeId: string; onOpen: (id: string) => void; o
       <ul class="picker" aria-label="Places to browse">
         {shown.map((node) => (
           <li key={node.id}>
-            <button type="button" onClick={() => (node.type === 'site' ? props.onPick(node) : props.onOpen(node.id))}>
+            <button
+              type="button"
+              class="quiet"
+              onClick={() => (node.type === 'site' ? props.onPick(node) : props.onOpen(node.id))}
+            >
               <NodeIcon type={node.type} />
               {node.type === 'site' ? `Choose ${node.name}` : `Open ${node.name}`}
             </button>

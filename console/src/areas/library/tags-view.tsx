@@ -81,7 +81,7 @@ export function TagsView() {
                 <td>
                   <Link
                     href={`/library?tag=${encodeURIComponent(tag.id)}`}
-                    aria-label={`${tag.modelCount} models tagged ${tag.name}`}
+                    aria-label={`${tag.modelCount} model${tag.modelCount === 1 ? '' : 's'} tagged ${tag.name}`}
                   >
                     {String(tag.modelCount)}
                   </Link>
