@@ -4,11 +4,12 @@ import { seriousAxeViolations } from '../support/axe.js';
 import { launchBrowser } from '../support/browser.js';
 import { freshPage, signIntoConsole, startConsolePlatform } from '../support/console.js';
 import { type ApiClient, createOrg, type OrgFixture } from '../support/fixtures.js';
-import { createLibraryModel, libraryWriter } from '../support/library-models.js';
+import { createLibraryModel, generatedObjPart, libraryWriter } from '../support/library-models.js';
 import { boxObj } from '../support/model-samples.js';
 import { createMember } from '../support/oauth-flow.js';
 import type { TestPlatform } from '../support/platform.js';
 import { createSite } from '../support/twins.js';
+import { uploadBytes } from '../support/uploads.js';
 
 /**
  * The asset library in the console, with a real worker making the previews: tags, a model
@@ -23,8 +24,9 @@ describe('the web console: the asset library', () => {
   let page: Page;
   let reader: { email: string; password: string };
   let siteId: string;
-  const ids = {} as Record<'valves' | 'old' | 'valve' | 'pumps' | 'pump', string>;
+  const ids = {} as Record<'valves' | 'old' | 'valve' | 'broken' | 'pumps' | 'pump', string>;
   const obj = boxObj();
+  const PART = 5 * 1024 * 1024;
 
   const api = {
     model: async (id: string) => (await library.get(`/v1/asset-library/models/${id}?includeTags=true`)).body,
@@ -55,7 +57,8 @@ describe('the web console: the asset library', () => {
 
   beforeAll(async () => {
     [t, browser] = await Promise.all([
-      startConsolePlatform({ worker: true, env: { RDP_RATE_LIMIT_DISABLED: '1' } }),
+      // Parts of 5 MiB (the least S3 takes): a file of 6 MiB goes up in two, as large models do.
+      startConsolePlatform({ worker: true, env: { RDP_RATE_LIMIT_DISABLED: '1', RDP_UPLOAD_PART_SIZE_BYTES: String(PART) } }),
       launchBrowser(),
     ]);
     org = await createOrg(t);
@@ -71,6 +74,16 @@ describe('the web console: the asset library', () => {
     ids.old = (await library.post('/v1/asset-library/tags', { name: 'Old' })).body.id;
     ids.valve = (await createLibraryModel(org, { name: 'Valve V-1' })).id;
     expect((await library.patch(`/v1/asset-library/models/${ids.valve}`, { tagIds: [ids.valves] })).status).toBe(200);
+    // An OBJ whose face names a vertex it lacks: the worker fails it, with the reason.
+    const broken = Buffer.from('v 0 0 0\nv 1 0 0\nv 0 1 0\nf 1 2 9\n');
+    const created = await library.post('/v1/asset-library/models', {
+      name: 'Broken pump',
+      fileName: 'broken.obj',
+      size: broken.length,
+    });
+    ids.broken = created.body.id;
+    const { etag } = await uploadBytes(created.body, broken);
+    expect((await library.post(`/v1/asset-library/models/${ids.broken}/finalize`, { etag })).status).toBe(200);
     page = await freshPage(browser);
     await signIntoConsole(page, t, administrator);
   }, 60_000);
@@ -115,7 +128,7 @@ describe('the web console: the asset library', () => {
 
   it('uploads a model, watches it become ready with its thumbnail, tags it and finds it by the tag', async () => {
     await openLibrary();
-    await expect.poll(() => page.textContent('main [role=status]')).toBe('1 model.');
+    await expect.poll(() => page.textContent('main [role=status]')).toBe('2 models.');
     await page.getByRole('button', { name: 'Add a model' }).click();
     const add = page.getByRole('dialog', { name: 'Add a model to the library' });
     await add.locator('input[type=file]').setInputFiles({ name: 'pump.obj', mimeType: 'text/plain', buffer: Buffer.from(obj) });
@@ -155,7 +168,7 @@ describe('the web console: the asset library', () => {
     expect((await api.model(ids.pump)).tags.map((tag: { id: string }) => tag.id)).toEqual([ids.pumps]);
 
     await openLibrary();
-    await expect.poll(() => page.textContent('main [role=status]')).toBe('2 models.');
+    await expect.poll(() => page.textContent('main [role=status]')).toBe('3 models.');
     await page.getByLabel('Pumps (1)').check();
     await expect.poll(() => page.textContent('main [role=status]')).toBe('1 model tagged Pumps.');
     expect(new URL(page.url()).searchParams.getAll('tag')).toEqual([ids.pumps]);
@@ -210,7 +223,7 @@ describe('the web console: the asset library', () => {
   it('shows a Reader the library, a model and the tags, and none of the write controls', async () => {
     const readerPage = await freshPage(browser);
     await signIntoConsole(readerPage, t, reader, '/console/library');
-    await expect.poll(() => readerPage.textContent('main [role=status]')).toBe('2 models.');
+    await expect.poll(() => readerPage.textContent('main [role=status]')).toBe('3 models.');
     const buttons = () => readerPage.getByRole('button').allTextContents();
     expect(await buttons()).toEqual(['Sign out']);
     await expectAccessible(readerPage);
@@ -227,10 +240,35 @@ describe('the web console: the asset library', () => {
     expect(await buttons()).toEqual(['Sign out']);
     await expectAccessible(readerPage);
 
+    // A model the worker could not preview: why, in words.
+    await readerPage.goto(`${t.origin}/console/library/models/${ids.broken}`);
+    await expect.poll(() => readerPage.textContent('.facts [role=status]'), { timeout: 30_000 }).toBe('Preview failed');
+    expect(await readerPage.textContent('.facts')).toContain(
+      'No preview: The OBJ file cannot be read: a face refers to vertex 9',
+    );
+    expect(await readerPage.getByRole('img').count()).toBe(0);
+    expect(await buttons()).toEqual(['Sign out']);
+
     await readerPage.goto(`${t.origin}/console/library/tags`);
     await expect.poll(() => readerPage.getByRole('link', { name: '1 model tagged Pumps' }).count()).toBe(1);
     expect(await buttons()).toEqual(['Sign out']);
     await expectAccessible(readerPage);
     await readerPage.context().close();
   });
+
+  it('uploads a model larger than a part in parts, whose combined ETag finalize accepts', async () => {
+    const size = PART + 1024 * 1024;
+    await openLibrary();
+    await page.getByRole('button', { name: 'Add a model' }).click();
+    const add = page.getByRole('dialog', { name: 'Add a model to the library' });
+    await add
+      .locator('input[type=file]')
+      .setInputFiles({ name: 'large.obj', mimeType: 'text/plain', buffer: generatedObjPart(size, 0, size) });
+    await add.getByRole('button', { name: 'Add model' }).click();
+    await expect.poll(() => page.textContent('main h1')).toBe('large');
+    await expect.poll(() => page.textContent('.facts [role=status]'), { timeout: 30_000 }).toBe('Ready');
+    const id = new URL(page.url()).pathname.split('/').at(-1) as string;
+    expect(await api.model(id)).toMatchObject({ status: 'ready', file: { size, format: 'obj' } });
+    expect((await api.model(id)).file.etag).toMatch(/-2"?$/);
+  }, 60_000);
 });

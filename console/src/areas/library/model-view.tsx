@@ -57,6 +57,9 @@ export function ModelView(props: { modelId: string }) {
     loaded.reload();
   }
 
+  // Placing is a change of a twin (write:hierarchy, edit on the site, checked by the platform on
+  // the site chosen); it is offered with the library's other changes, to those who edit the
+  // organization, since which sites a person edits is not known before they choose one.
   const canPlace = model.status === 'ready' && session.hasScope('write:hierarchy');
   const actions = writer
     ? [
