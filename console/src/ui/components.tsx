@@ -71,6 +71,8 @@ export function TextField(props: {
   placeholder?: string;
   maxLength?: number;
   autoFocus?: boolean;
+  /** For numbers: `any` takes decimals. */
+  step?: string;
 }) {
   const { label, value, onValue, ...rest } = props;
   const id = useId();

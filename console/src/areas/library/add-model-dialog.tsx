@@ -1,0 +1,95 @@
+import { ok } from '@reality-data-platform/sdk/browser';
+import { useId, useState } from 'preact/hooks';
+import { Dialog, formatBytes, Progress, TextField } from '../../ui/components.js';
+import { useSession } from '../../ui/session-context.js';
+import { LibraryRefusal } from './library-refusals.js';
+import type { LibraryModel, LibraryTag } from './library-types.js';
+import { DescriptionField, TagChoice } from './model-fields.js';
+import { uploadFile } from './upload-file.js';
+
+type Step = { kind: 'form' } | { kind: 'uploading'; sent: number } | { kind: 'finalizing' };
+
+/**
+ * A new model: its name and file (and a description and tags). The creation reserves the size and
+ * answers where to PUT the bytes; once they are there, finalize reads the format from them and
+ * starts the preview. The model's screen then watches it become ready.
+ */
+export function AddModelDialog(props: { tags: LibraryTag[]; onAdded: (model: LibraryModel) => void; onClose: () => void }) {
+  const session = useSession();
+  const fileId = useId();
+  const [name, setName] = useState('');
+  const [description, setDescription] = useState('');
+  const [file, setFile] = useState<File>();
+  const [tagIds, setTagIds] = useState<string[]>([]);
+  const [step, setStep] = useState<Step>({ kind: 'form' });
+  const [error, setError] = useState<unknown>();
+
+  async function add(event: Event) {
+    event.preventDefault();
+    if (!file) return;
+    setError(undefined);
+    setStep({ kind: 'uploading', sent: 0 });
+    try {
+      const created = await ok(
+        session.api.POST('/v1/asset-library/models', {
+          body: { name, description, fileName: file.name, size: file.size, tagIds },
+        }),
+      );
+      const etag = await uploadFile(file, created, (sent) => setStep({ kind: 'uploading', sent }));
+      setStep({ kind: 'finalizing' });
+      const finalized = await ok(
+        session.api.POST('/v1/asset-library/models/{modelId}/finalize', {
+          params: { path: { modelId: created.id } },
+          body: { etag },
+        }),
+      );
+      props.onAdded(finalized);
+    } catch (refusal) {
+      setError(refusal);
+      setStep({ kind: 'form' });
+    }
+  }
+
+  const busy = step.kind !== 'form';
+  return (
+    <Dialog title="Add a model to the library" onClose={props.onClose}>
+      <form onSubmit={add}>
+        <TextField label="Name" value={name} onValue={setName} required maxLength={255} autoFocus />
+        <div class="field">
+          <label for={fileId}>File (glTF, GLB, OBJ, STL, PLY, FBX, IFC, STEP, E57, LAS or LAZ)</label>
+          <input
+            id={fileId}
+            type="file"
+            required
+            onChange={(event) => {
+              const chosen = (event.target as HTMLInputElement).files?.[0];
+              setFile(chosen);
+              if (chosen && !name) setName(chosen.name.replace(/\.[^.]+$/, ''));
+            }}
+          />
+          {file && <span class="hint">{formatBytes(file.size)}</span>}
+        </div>
+        <DescriptionField value={description} onValue={setDescription} />
+        <TagChoice tags={props.tags} chosen={tagIds} onChosen={setTagIds} />
+        {step.kind === 'uploading' && file && (
+          <Progress
+            label="Uploading"
+            value={step.sent}
+            max={file.size}
+            text={`${formatBytes(step.sent)} of ${formatBytes(file.size)}`}
+          />
+        )}
+        {step.kind === 'finalizing' && <p role="status">Checking the file…</p>}
+        <LibraryRefusal error={error} />
+        <div class="buttons">
+          <button type="button" class="quiet" onClick={props.onClose}>
+            Cancel
+          </button>
+          <button type="submit" disabled={busy || !file}>
+            Add model
+          </button>
+        </div>
+      </form>
+    </Dialog>
+  );
+}
