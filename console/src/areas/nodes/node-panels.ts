@@ -1,5 +1,6 @@
 import type { ComponentType } from 'preact';
-import type { NodeDetail, NodeType } from './node-kinds.js';
+import { MembersPanel } from '../people/members-panel.js';
+import { CONTAINER_TYPES, type NodeDetail, type NodeType } from './node-kinds.js';
 
 export interface NodePanelProps {
   node: NodeDetail;
@@ -12,3 +13,6 @@ export interface NodePanelProps {
  * bundle's upload and processing, a site's twin... Areas add theirs here; empty for now.
  */
 export const nodePanels: Partial<Record<NodeType, ComponentType<NodePanelProps>[]>> = {};
+
+// Who has which role there, last on every container's screen.
+for (const type of CONTAINER_TYPES) nodePanels[type] = [...(nodePanels[type] ?? []), MembersPanel];
