@@ -93,7 +93,7 @@ function Members(props: NodePanelProps) {
                   <button
                     type="button"
                     class="quiet danger-text"
-                    aria-label={`Take the role away from ${principalName(membership)}`}
+                    aria-label={`Take away the role of ${principalName(membership)}`}
                     onClick={() => setDialog({ kind: 'revoke', membership })}
                   >
                     Take away
