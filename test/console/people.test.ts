@@ -70,7 +70,11 @@ describe('the web console: people', () => {
     await dialog.getByRole('button', { name: 'Send invitation' }).click();
     await dialog.waitFor({ state: 'detached' });
     await expect.poll(() => statusText(page)).toContain(`Invitation sent to ${invitee.email}.`);
-    const pending = (await org.admin.get('/v1/invitations?state=pending')).body as { email: string; nodeId: string; roleId: string }[];
+    const pending = (await org.admin.get('/v1/invitations?state=pending')).body as {
+      email: string;
+      nodeId: string;
+      roleId: string;
+    }[];
     expect(pending).toEqual([expect.objectContaining({ email: invitee.email, nodeId: org.orgId, roleId: org.roles.Viewer })]);
     await expect
       .poll(() => page.getByRole('table', { name: 'Pending invitations' }).textContent())
@@ -95,7 +99,10 @@ describe('the web console: people', () => {
     expect(users).toEqual([expect.objectContaining({ firstName: 'Ada', lastName: 'Lovelace', active: true })]);
     expect((await org.admin.get('/v1/invitations?state=pending')).body).toEqual([]);
     // A Viewer of the organization administers no people: no People entry, no members panel.
-    expect(await theirs.getByRole('navigation', { name: 'Console' }).getByRole('link').allTextContents()).toEqual(['Data', 'Trash']);
+    expect(await theirs.getByRole('navigation', { name: 'Console' }).getByRole('link').allTextContents()).toEqual([
+      'Data',
+      'Trash',
+    ]);
     await theirs.context().close();
   });
 
@@ -172,13 +179,44 @@ describe('the web console: people', () => {
     expect(all).toContain('gave the group Field surveyors the role Contributor on North');
     await expectAccessible(page);
 
+    const events = (await org.admin.get('/v1/audit-events?action=membership.set')).body as { details: { principalId: string } }[];
+    expect(events.some((event) => event.details.principalId === groupId)).toBe(true);
     await page.getByLabel('What happened').selectOption({ label: 'Roles given' });
     await page.getByRole('button', { name: 'Show', exact: true }).click();
-    await expect.poll(async () => (await sentences()).every((text) => /gave|changed the role/.test(text))).toBe(true);
+    // The filtered list, once shown in full: the roles given, and nothing else.
+    await expect
+      .poll(async () => {
+        const shown = await sentences();
+        return shown.length === events.length && shown.every((text) => /gave|changed the role/.test(text));
+      })
+      .toBe(true);
     expect((await sentences()).join('\n')).toContain('gave the group Field surveyors the role Contributor on North');
-    const events = (await org.admin.get('/v1/audit-events?action=membership.set')).body as { details: { principalId: string } }[];
-    expect(await rows.count()).toBe(events.length);
-    expect(events.some((event) => event.details.principalId === groupId)).toBe(true);
+  });
+
+  it('takes the role away, removes the member and deletes the group', async () => {
+    await page.getByRole('navigation', { name: 'Console' }).getByRole('link', { name: 'Data' }).click();
+    await page.getByRole('link', { name: 'North', exact: true }).click();
+    const members = page.getByRole('region', { name: 'Members of North' });
+    await members.getByRole('button', { name: 'Take away the role of the group Field surveyors' }).click();
+    await page
+      .getByRole('dialog', { name: 'Take the role on North away from the group Field surveyors?' })
+      .getByRole('button', { name: 'Take away' })
+      .click();
+    await expect.poll(() => statusText(page)).toContain('The group Field surveyors no longer has a role given on North.');
+    expect((await org.admin.get(`/v1/nodes/${northId}/memberships`)).body).toEqual([]);
+
+    await page.goto(`${t.origin}/console/people/groups/${groupId}`);
+    await page.getByRole('button', { name: 'Remove Ada Lovelace from the group' }).click();
+    await expect.poll(() => statusText(page)).toContain('Ada Lovelace removed from Field surveyors.');
+    expect((await org.admin.get(`/v1/groups/${groupId}/users`)).body).toEqual([]);
+    await page.getByRole('button', { name: 'Delete group' }).click();
+    await page
+      .getByRole('dialog', { name: 'Delete the group Field surveyors?' })
+      .getByRole('button', { name: 'Delete group' })
+      .click();
+    await expect.poll(() => page.textContent('main h1')).toBe('Groups');
+    await expect.poll(() => statusText(page)).toContain('Group Field surveyors deleted.');
+    expect((await org.admin.get(`/v1/groups/${groupId}`)).status).toBe(404);
   });
 
   it('shows a person who does not administer people neither the People area nor the role controls', async () => {

@@ -133,7 +133,8 @@ function Members(props: NodePanelProps) {
                 params: { path: { nodeId: node.id, principalId } },
               }),
             );
-            done(`${principalName(dialog.membership)} no longer has a role given on ${node.name}.`);
+            const who = principalName(dialog.membership);
+            done(`${who.charAt(0).toUpperCase()}${who.slice(1)} no longer has a role given on ${node.name}.`);
           }}
         >
           <p>They keep the roles given on other places, and those given to their groups.</p>
