@@ -1,8 +1,10 @@
+import type { NavEntry } from './areas/area.js';
 import type { ConsoleSession } from './auth/session.js';
 import { matchPath, useLocation } from './router.js';
 import { NAVIGATION, ROUTES } from './routes.js';
 import { Link, PageTitle } from './ui/components.js';
-import { SessionContext } from './ui/session-context.js';
+import { SessionContext, useSession } from './ui/session-context.js';
+import { useResource } from './ui/use-resource.js';
 
 /** The signed-in console: who and where, the navigation, and the current screen. */
 export function App(props: { session: ConsoleSession; onSignOut: () => void }) {
@@ -29,18 +31,31 @@ export function App(props: { session: ConsoleSession; onSignOut: () => void }) {
       <div class="layout">
         <nav aria-label="Console">
           <ul>
-            {NAVIGATION.filter((entry) => entry.visible?.(session) ?? true).map((entry) => (
-              <li key={entry.href}>
-                <Link href={entry.href} aria-current={isCurrent(entry.href, path) ? 'page' : undefined}>
-                  {entry.label}
-                </Link>
-              </li>
+            {NAVIGATION.map((entry) => (
+              <NavItem key={entry.href} entry={entry} path={path} />
             ))}
           </ul>
         </nav>
         <main id="main">{screen ?? <NotFound />}</main>
       </div>
     </SessionContext.Provider>
+  );
+}
+
+/** An entry of the navigation, shown once its `visible` (answered at once, or later from the person's roles) says yes. */
+function NavItem(props: { entry: NavEntry; path: string }) {
+  const { entry, path } = props;
+  const session = useSession();
+  const answer = entry.visible?.(session) ?? true;
+  // A plain yes or no counts at once (no entry blinks in); a promise is waited for.
+  const later = useResource(async () => answer, [entry.href]);
+  if ((typeof answer === 'boolean' ? answer : later.data) !== true) return null;
+  return (
+    <li>
+      <Link href={entry.href} aria-current={isCurrent(entry.href, path) ? 'page' : undefined}>
+        {entry.label}
+      </Link>
+    </li>
   );
 }
 

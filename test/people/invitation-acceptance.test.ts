@@ -51,6 +51,9 @@ describe('accepting an invitation', () => {
     const done = await submit(agent, link, { first_name: 'Ada', last_name: 'Lovelace', password: PASSWORD });
     expect(done.status).toBe(200);
     expect(done.body).toContain('invitation is accepted');
+    // It leads into the console, signed in: accepting started a session of the sign-in pages.
+    expect(done.body).toContain(`<a href="${t.origin}/console">Open the console</a>`);
+    expect(done.headers.getSetCookie().some((line) => line.startsWith('rdp_session='))).toBe(true);
 
     const user = await t.platform.directory.findUserByEmail(email);
     expect(user).toMatchObject({ first_name: 'Ada', last_name: 'Lovelace', kind: 'user' });

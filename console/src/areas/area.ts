@@ -7,11 +7,14 @@ export interface ConsoleRoute {
   view: (params: Record<string, string>) => JSX.Element;
 }
 
-/** An entry of the console's navigation; `visible` hides what the person's scopes do not allow. */
+/**
+ * An entry of the console's navigation; `visible` hides what the person's scopes do not allow,
+ * or what their roles do not (a promise: the entry appears once it says yes).
+ */
 export interface NavEntry {
   label: string;
   href: string;
-  visible?: (session: ConsoleSession) => boolean;
+  visible?: (session: ConsoleSession) => boolean | Promise<boolean>;
 }
 
 /** What each area of the console (areas/<area>/) contributes; routes.ts gathers them. */

@@ -64,7 +64,7 @@ export function TextField(props: {
   label: string;
   value: string;
   onValue: (value: string) => void;
-  type?: 'text' | 'email' | 'search' | 'number' | 'url';
+  type?: 'text' | 'email' | 'search' | 'number' | 'url' | 'date';
   required?: boolean;
   name?: string;
   autoComplete?: string;

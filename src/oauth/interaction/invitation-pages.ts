@@ -56,7 +56,10 @@ ${fields}
   );
 }
 
-export function invitationAcceptedPage(facts: InvitationFacts, options: { isAdmin: boolean; settingsUrl: string }): string {
+export function invitationAcceptedPage(
+  facts: InvitationFacts,
+  options: { isAdmin: boolean; settingsUrl: string; consoleUrl: string },
+): string {
   const next = options.isAdmin
     ? html`<p>As an administrator you can <a href="${options.settingsUrl}">sign in to the organization settings</a> to register applications.</p>`
     : '';
@@ -65,7 +68,8 @@ export function invitationAcceptedPage(facts: InvitationFacts, options: { isAdmi
     html`<h1>Welcome to ${facts.organizationName}</h1>
 <p>The invitation is accepted: you now have this role.</p>
 ${factsTable(facts)}
-<p>Applications that use the Reality Data Platform will ask you to sign in with ${facts.email} and your password.</p>
+<p><a href="${options.consoleUrl}">Open the console</a></p>
+<p>In the console you find what you now have access to. Other applications that use the Reality Data Platform will ask you to sign in with ${facts.email} and your password.</p>
 ${next}`,
   );
 }

@@ -1,6 +1,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { OutboxMailer } from '../../adapters/mail/outbox-mailer.js';
 import { hashPassword } from '../../crypto/secrets.js';
+import { CONSOLE_PATH } from '../../domain/console/console-config.js';
 import { ApiError } from '../../domain/errors.js';
 import { newAccountProblem } from '../../domain/people/invitation-rules.js';
 import type { Platform } from '../../platform.js';
@@ -50,6 +51,7 @@ export async function invitationRoutes(
   const { platform, sessions, signIns } = options;
   const acceptance = new InvitationAcceptance(platform);
   const authPath = '/auth';
+  const consoleUrl = `${platform.config.publicUrl.replace(/\/+$/, '')}${CONSOLE_PATH}`;
 
   const showClosed = (reply: FastifyReply, reason: Exclude<OpenedInvitation['status'], 'open'>) => {
     const closed = closedInvitationPage(reason);
@@ -117,7 +119,16 @@ export async function invitationRoutes(
 
     try {
       const accepted = await acceptance.accept(opened, invitee);
-      const page = invitationAcceptedPage(factsOf(opened), { isAdmin: accepted.isAdmin, settingsUrl: `${authPath}/sign-in` });
+      // The person has just proved the account's password (or chosen it): they are signed in to
+      // these pages, so the console's sign-in that the page's link starts asks only for consent.
+      const session = await sessions.current(request);
+      if (session) await sessions.end(request, reply);
+      await sessions.start(reply, accepted.userId);
+      const page = invitationAcceptedPage(factsOf(opened), {
+        isAdmin: accepted.isAdmin,
+        settingsUrl: `${authPath}/sign-in`,
+        consoleUrl,
+      });
       return sendPage(reply, 200, page);
     } catch (error) {
       if (error instanceof AccountExists) {

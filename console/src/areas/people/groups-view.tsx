@@ -1,0 +1,158 @@
+import { ok } from '@reality-data-platform/sdk/browser';
+import { useState } from 'preact/hooks';
+import { ChoiceField } from '../../ui/choice-field.js';
+import { Dialog, ErrorNotice, Link, Loading, TextField } from '../../ui/components.js';
+import { useSession } from '../../ui/session-context.js';
+import { useResource } from '../../ui/use-resource.js';
+import { takeFlash } from '../nodes/flash.js';
+import { ShowMore } from '../nodes/node-table.js';
+import { usePagedList } from '../nodes/use-paged-list.js';
+import { NameOf } from './name-of.js';
+import type { Group } from './people-data.js';
+import { Outcome, PeopleFrame } from './people-frame.js';
+
+/** The organization's groups by name (GET /v1/groups), each leading to its members; a new one. */
+export function GroupsView() {
+  const session = useSession();
+  const groups = usePagedList((page) => session.api.GET('/v1/groups', { params: { query: page } }), []);
+  const [creating, setCreating] = useState(false);
+  // A group deleted on its own screen says so here.
+  const [outcome, setOutcome] = useState<{ message: string } | undefined>(() => {
+    const message = takeFlash();
+    return message ? { message } : undefined;
+  });
+  return (
+    <PeopleFrame
+      title="Groups"
+      actions={
+        <button type="button" onClick={() => setCreating(true)}>
+          New group
+        </button>
+      }
+    >
+      <Outcome outcome={outcome} />
+      <p>A role given to a group on a place reaches every member of the group.</p>
+      {!groups.items ? (
+        groups.error ? (
+          <ErrorNotice error={groups.error} />
+        ) : (
+          <Loading />
+        )
+      ) : groups.items.length === 0 ? (
+        <p>There is no group yet.</p>
+      ) : (
+        <GroupsTable groups={groups.items} />
+      )}
+      {groups.items && <ErrorNotice error={groups.error} />}
+      <ShowMore
+        shown={groups.items?.length ?? 0}
+        hasMore={groups.hasMore}
+        loading={groups.loading}
+        onMore={groups.showMore}
+        what="groups"
+      />
+      {creating && (
+        <CreateGroupDialog
+          onCreated={(group) => {
+            setCreating(false);
+            setOutcome({ message: `Group ${group.name} created.` });
+            groups.reload();
+          }}
+          onClose={() => setCreating(false)}
+        />
+      )}
+    </PeopleFrame>
+  );
+}
+
+function GroupsTable(props: { groups: Group[] }) {
+  return (
+    <table>
+      <caption class="visually-hidden">Groups</caption>
+      <thead>
+        <tr>
+          <th scope="col">Name</th>
+          <th scope="col">Belongs to</th>
+          <th scope="col">Members</th>
+          <th scope="col">Managed by</th>
+        </tr>
+      </thead>
+      <tbody>
+        {props.groups.map((group) => (
+          <tr key={group.id}>
+            <td>
+              <Link href={`/people/groups/${group.id}`}>{group.name}</Link>
+            </td>
+            <td>{group.divisionId ? <NameOf kind="node" id={group.divisionId} /> : 'The whole organization'}</td>
+            <td>{group.memberCount}</td>
+            <td>{managedBy(group)}</td>
+          </tr>
+        ))}
+      </tbody>
+    </table>
+  );
+}
+
+/** Who changes the group's members: the identity provider (SCIM), a SAML link, or administrators here. */
+export function managedBy(group: Group): string {
+  if (group.scimManaged) return 'Your identity provider (SCIM)';
+  if (group.samlLinked) return 'Single sign-on (SAML link)';
+  return 'Administrators here';
+}
+
+/** A new group: of the whole organization, or owned by one division (usable inside it only). */
+function CreateGroupDialog(props: { onCreated: (group: Group) => void; onClose: () => void }) {
+  const session = useSession();
+  const organization = session.info.organization;
+  const divisions = useResource(
+    () =>
+      ok(session.api.GET('/v1/nodes/{nodeId}/browse', { params: { path: { nodeId: organization.id }, query: { limit: 500 } } })),
+    [],
+  );
+  const [name, setName] = useState('');
+  const [owner, setOwner] = useState('');
+  const [error, setError] = useState<unknown>();
+  const [busy, setBusy] = useState(false);
+
+  async function create(event: Event) {
+    event.preventDefault();
+    setBusy(true);
+    setError(undefined);
+    try {
+      const group = await ok(session.api.POST('/v1/groups', { body: owner ? { name, divisionId: owner } : { name } }));
+      props.onCreated(group);
+    } catch (refusal) {
+      setError(refusal);
+      setBusy(false);
+    }
+  }
+
+  return (
+    <Dialog title="New group" onClose={props.onClose}>
+      <form onSubmit={create}>
+        <TextField label="Name" value={name} onValue={setName} required maxLength={255} autoFocus />
+        <ChoiceField
+          label="Belongs to"
+          value={owner}
+          onValue={setOwner}
+          options={[
+            ['', `The whole organization (${organization.name})`],
+            ...(divisions.data ?? [])
+              .filter((node) => node.type === 'division')
+              .map((division): [string, string] => [division.id, `Division ${division.name}`]),
+          ]}
+        />
+        <p class="hint">A division's group can be given roles inside that division only.</p>
+        <ErrorNotice error={divisions.error ?? error} />
+        <div class="buttons">
+          <button type="button" class="quiet" onClick={props.onClose}>
+            Cancel
+          </button>
+          <button type="submit" disabled={busy}>
+            Create group
+          </button>
+        </div>
+      </form>
+    </Dialog>
+  );
+}

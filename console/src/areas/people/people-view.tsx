@@ -1,0 +1,162 @@
+import { useState } from 'preact/hooks';
+import { ChoiceField } from '../../ui/choice-field.js';
+import { ErrorNotice, Loading, TextField } from '../../ui/components.js';
+import { useSession } from '../../ui/session-context.js';
+import { ShowMore } from '../nodes/node-table.js';
+import { usePagedList } from '../nodes/use-paged-list.js';
+import { InvitationsList } from './invitations-list.js';
+import { InviteDialog } from './invite-dialog.js';
+import { personName, type User } from './people-data.js';
+import { Outcome, PeopleFrame } from './people-frame.js';
+
+type Filters = { email: string; kind: '' | 'user' | 'service'; active: '' | 'true' | 'false' };
+
+/** The organization's people (GET /v1/users, by address, 100 at a time) with their state, and its invitations. */
+export function PeopleView() {
+  const [inviting, setInviting] = useState(false);
+  const [outcome, setOutcome] = useState<{ message: string }>();
+  const [invitationsGeneration, setInvitationsGeneration] = useState(0);
+  return (
+    <PeopleFrame
+      title="People"
+      actions={
+        <button type="button" onClick={() => setInviting(true)}>
+          Invite someone
+        </button>
+      }
+    >
+      <Outcome outcome={outcome} />
+      <PeopleList />
+      <InvitationsList key={invitationsGeneration} />
+      {inviting && (
+        <InviteDialog
+          onInvited={(email) => {
+            setInviting(false);
+            setOutcome({ message: `Invitation sent to ${email}.` });
+            setInvitationsGeneration((generation) => generation + 1);
+          }}
+          onClose={() => setInviting(false)}
+        />
+      )}
+    </PeopleFrame>
+  );
+}
+
+function PeopleList() {
+  const session = useSession();
+  const [draft, setDraft] = useState<Filters>({ email: '', kind: 'user', active: '' });
+  const [filters, setFilters] = useState<Filters>(draft);
+  const people = usePagedList(
+    (page) =>
+      session.api.GET('/v1/users', {
+        params: {
+          query: {
+            ...(filters.email.trim() ? { email: filters.email.trim() } : {}),
+            ...(filters.kind ? { kind: filters.kind } : {}),
+            ...(filters.active ? { active: filters.active === 'true' } : {}),
+            ...page,
+          },
+        },
+      }),
+    [filters],
+  );
+  return (
+    <section aria-labelledby="people-heading">
+      <h2 id="people-heading">Members of {session.info.organization.name}</h2>
+      <search aria-label="Find people">
+        <form
+          class="inline-form"
+          onSubmit={(event) => {
+            event.preventDefault();
+            setFilters(draft);
+          }}
+        >
+          <TextField
+            label="E-mail address (exactly)"
+            type="email"
+            value={draft.email}
+            onValue={(email) => setDraft({ ...draft, email })}
+            maxLength={320}
+          />
+          <ChoiceField
+            label="Kind"
+            value={draft.kind}
+            onValue={(kind) => setDraft({ ...draft, kind: kind as Filters['kind'] })}
+            options={[
+              ['user', 'People'],
+              ['service', 'Applications (service users)'],
+              ['', 'People and applications'],
+            ]}
+          />
+          <ChoiceField
+            label="State"
+            value={draft.active}
+            onValue={(active) => setDraft({ ...draft, active: active as Filters['active'] })}
+            options={[
+              ['', 'Active and deactivated'],
+              ['true', 'Active'],
+              ['false', 'Deactivated'],
+            ]}
+          />
+          <button type="submit">Show</button>
+        </form>
+      </search>
+      {!people.items ? (
+        people.error ? (
+          <ErrorNotice error={people.error} />
+        ) : (
+          <Loading />
+        )
+      ) : people.items.length === 0 ? (
+        <p role="status">No one matches.</p>
+      ) : (
+        <PeopleTable people={people.items} />
+      )}
+      {people.items && <ErrorNotice error={people.error} />}
+      <ShowMore
+        shown={people.items?.length ?? 0}
+        hasMore={people.hasMore}
+        loading={people.loading}
+        onMore={people.showMore}
+        what="people"
+      />
+    </section>
+  );
+}
+
+function PeopleTable(props: { people: User[] }) {
+  return (
+    <table class="people-table">
+      <caption class="visually-hidden">Members of the organization</caption>
+      <thead>
+        <tr>
+          <th scope="col">Name</th>
+          <th scope="col">E-mail</th>
+          <th scope="col">State</th>
+          <th scope="col">Member since</th>
+        </tr>
+      </thead>
+      <tbody>
+        {props.people.map((user) => (
+          <tr key={user.id}>
+            <td>{personName(user)}</td>
+            <td>{user.email}</td>
+            <td>{stateInWords(user)}</td>
+            <td>{new Date(user.createdAt).toLocaleDateString()}</td>
+          </tr>
+        ))}
+      </tbody>
+    </table>
+  );
+}
+
+function stateInWords(user: User): string {
+  return [
+    user.active ? 'Active' : 'Deactivated',
+    user.kind === 'service' ? 'application' : '',
+    user.isAdmin ? 'administrator' : '',
+    user.scimManaged ? 'provisioned by your identity provider' : '',
+  ]
+    .filter(Boolean)
+    .join(', ');
+}
