@@ -1,7 +1,7 @@
 import { ok } from '@reality-data-platform/sdk/browser';
 import type { ConsoleSession } from '../../auth/session.js';
-import { multipartEtag } from './md5.js';
-import { type PartTarget, putPart } from './put-part.js';
+import { multipartEtag } from '../../transfer/multipart-etag.js';
+import { type PartTarget, putPart } from '../../transfer/put-part.js';
 
 /** One file of a bundle's upload, as far as it got. */
 export interface UploadFile {
