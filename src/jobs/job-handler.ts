@@ -2,6 +2,8 @@ import type { ClaimedJob, JobKind } from '../ports/job-queue.js';
 
 /** What a running handler gets besides its payload. */
 export interface JobContext {
+  /** The job's id: what its progress is read by (JobQueue.get). */
+  jobId: string;
   /**
    * Reports that the job is making progress (and how far, 0..1). A job whose handler stops
    * calling this is failed by the watchdog after the heartbeat timeout. Calls are cheap: writes

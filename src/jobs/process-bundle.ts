@@ -42,7 +42,7 @@ async function runProcessing(platform: Platform, payload: Payload, context: JobC
   const startedAt = platform.clock.now().toISOString();
   const ids = { bundleId: processing.bundle_id, processingId: processing.id };
   await region.tree.transaction(async (tx) => {
-    await bundles.updateProcessing(tx, processing.id, { state: 'running', started_at: startedAt });
+    await bundles.updateProcessing(tx, processing.id, { state: 'running', started_at: startedAt, job_id: context.jobId });
     await region.outbox.record(tx, processing.org_id, 'bundle.processing.started', ids);
   });
   const bundle = await bundles.find(processing.bundle_id);

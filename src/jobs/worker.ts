@@ -290,6 +290,7 @@ export class JobWorker {
     let lastWrite = Number.NEGATIVE_INFINITY;
     const presence = this.presence as WorkerPresence;
     return {
+      jobId: entry.job.id,
       signal: entry.controller.signal,
       workDir: () => presence.jobFolder(entry.job.id),
       heartbeat: async (progress?: number) => {

@@ -202,7 +202,12 @@ describe.each(BLOB_BACKENDS.filter((backend) => backend.available))('the library
     try {
       await previewLibraryModelJob(platform).handler(
         { region: org.region, modelId: id },
-        { heartbeat: async () => undefined, signal: new AbortController().signal, workDir: async () => workDir },
+        {
+          jobId: 'run-in-test',
+          heartbeat: async () => undefined,
+          signal: new AbortController().signal,
+          workDir: async () => workDir,
+        },
       );
     } finally {
       await fs.rm(workDir, { recursive: true, force: true });

@@ -156,7 +156,12 @@ export async function runPreview(t: TestPlatform, org: OrgFixture, modelId: stri
   try {
     await previewLibraryModelJob(t.platform).handler(
       { region: org.region, modelId },
-      { heartbeat: async () => undefined, signal: new AbortController().signal, workDir: async () => workDir },
+      {
+        jobId: 'run-in-test',
+        heartbeat: async () => undefined,
+        signal: new AbortController().signal,
+        workDir: async () => workDir,
+      },
     );
   } finally {
     await fs.rm(workDir, { recursive: true, force: true });

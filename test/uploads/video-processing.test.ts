@@ -30,12 +30,15 @@ describe('processing video inputs', () => {
     const { cost } = (await org.admin.get(`/v1/bundles/${bundleId}/processing/cost`)).body;
     expect((await org.admin.post(`/v1/bundles/${bundleId}/processing`, { cost })).status).toBe(202);
     let settled: any;
+    // Each read of the processing while the bundle was processing: its state and its job's progress.
+    const seen: { state: string; progress: number | null }[] = [];
     for (const started = Date.now(); Date.now() - started < 60_000; ) {
       settled = (await org.admin.get(`/v1/bundles/${bundleId}?expand=processings`)).body;
       if (settled.state !== 'processing') break;
+      seen.push({ state: settled.processings[0].state, progress: settled.processings[0].progress });
       await new Promise((resolve) => setTimeout(resolve, 100));
     }
-    return { t, org, bundleId, settled };
+    return { t, org, bundleId, settled, seen };
   }
 
   let platforms: TestPlatform[] = [];
@@ -66,9 +69,17 @@ describe('processing video inputs', () => {
 
   it('hands the key frames to the reconstruction and makes its output a linked mesh derivative', async () => {
     // A stand-in reconstruction: counts the key frames it is given and writes a model file.
-    const command = 'reconstruct() { ls "$1" | wc -l > "$2/frames.txt" && echo "solid test" > "$2/model.stl"; }; reconstruct';
-    const { t, org, bundleId, settled } = await processedVideo({ RDP_RECONSTRUCTION_COMMAND: command });
+    // It takes a second, in which the API shows the job's progress (the key frames are made by then).
+    const command =
+      'reconstruct() { sleep 1; ls "$1" | wc -l > "$2/frames.txt" && echo "solid test" > "$2/model.stl"; }; reconstruct';
+    const { t, org, bundleId, settled, seen } = await processedVideo({ RDP_RECONSTRUCTION_COMMAND: command });
     platforms.push(t);
+    const running = seen.filter((read) => read.state === 'running');
+    expect(running.length).toBeGreaterThan(0);
+    for (const read of running) expect(read.progress).toBeGreaterThan(0);
+    for (const read of running) expect(read.progress).toBeLessThanOrEqual(1);
+    expect(seen.filter((read) => read.state === 'queued').every((read) => read.progress === null)).toBe(true);
+    expect(settled.processings[0].progress).toBeNull();
     expect(settled.processings[0].failureReason).toBeNull();
     expect(settled).toMatchObject({ state: 'ready', isFailed: false, isProcessing: false });
     const derivativeId = settled.processings[0].derivativeId as string;

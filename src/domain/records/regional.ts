@@ -229,6 +229,8 @@ export interface ProcessingRow {
   georeference: string | null;
   /** JSON `{min, max}` of a point cloud's points in the file's coordinates (regional migration 0016); null for other outputs and older rows. */
   bounds: string | null;
+  /** The job running it, recorded when it starts (regional migration 0024): where its progress is read. */
+  job_id: string | null;
   created_by: string;
   created_at: string;
   started_at: string | null;

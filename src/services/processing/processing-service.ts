@@ -76,6 +76,7 @@ export class ProcessingService {
       failure_reason: null,
       derivative_node_id: null,
       georeference: null,
+      job_id: null,
       bounds: null,
       created_by: principal.userId,
       created_at: now,

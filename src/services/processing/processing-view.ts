@@ -2,13 +2,15 @@ import type { ProcessingRow } from '../../adapters/db/schema.js';
 
 /**
  * A processing as the API shows it; `tilesetUrl` is its derivative's tileset
- * (domain/nodes/content-urls.ts), when it made a point cloud that is served.
+ * (domain/nodes/content-urls.ts), when it made a point cloud that is served; `progress` is its
+ * job's last reported progress while it runs.
  */
-export function processingView(row: ProcessingRow, tilesetUrl: string | null = null) {
+export function processingView(row: ProcessingRow, tilesetUrl: string | null = null, progress: number | null = null) {
   return {
     id: row.id,
     bundleId: row.bundle_id,
     state: row.state,
+    progress: row.state === 'running' ? progress : null,
     cost: row.cost,
     failureReason: row.failure_reason,
     derivativeId: row.derivative_node_id,

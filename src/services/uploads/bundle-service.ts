@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { BundleRepository } from '../../adapters/db/repositories/bundle-repository.js';
-import type { BundleRow, NodeRow, StoredObjectRow, UploadSessionRow } from '../../adapters/db/schema.js';
+import type { BundleRow, NodeRow, ProcessingRow, StoredObjectRow, UploadSessionRow } from '../../adapters/db/schema.js';
 import type { Principal } from '../../domain/access/principal.js';
 import { ApiError, validationError } from '../../domain/errors.js';
 import { derivativeTilesetUrl, nodeThumbnailUrl } from '../../domain/nodes/content-urls.js';
@@ -152,16 +152,19 @@ export class BundleService {
       updatedAt: [bundle.updated_at, node.updated_at].sort()[1],
     };
     if (expand.has('processings')) {
-      body.processings = (await this.bundles.processingsOf(node.id)).map((row) =>
-        processingView(
-          row,
-          row.derivative_node_id && row.derivative_kind
-            ? derivativeTilesetUrl(this.apiUrl(), {
-                id: row.derivative_node_id,
-                kind: row.derivative_kind,
-                trashed_at: row.derivative_trashed_at,
-              })
-            : null,
+      body.processings = await Promise.all(
+        (await this.bundles.processingsOf(node.id)).map(async (row) =>
+          processingView(
+            row,
+            row.derivative_node_id && row.derivative_kind
+              ? derivativeTilesetUrl(this.apiUrl(), {
+                  id: row.derivative_node_id,
+                  kind: row.derivative_kind,
+                  trashed_at: row.derivative_trashed_at,
+                })
+              : null,
+            await this.jobProgress(row),
+          ),
         ),
       );
     }
@@ -177,6 +180,12 @@ export class BundleService {
         : null;
     }
     return body;
+  }
+
+  /** A running processing's progress, as its job last reported it (the queue's read, only while it runs). */
+  private async jobProgress(row: ProcessingRow): Promise<number | null> {
+    if (row.state !== 'running' || !row.job_id) return null;
+    return (await this.platform.jobs.get(row.job_id))?.progress ?? null;
   }
 
   async openSession(principal: Principal, bundleId: string) {

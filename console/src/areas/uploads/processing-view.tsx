@@ -1,10 +1,10 @@
 import { ok } from '@reality-data-platform/sdk/browser';
 import { useState } from 'preact/hooks';
-import { ErrorNotice, Link } from '../../ui/components.js';
+import { ErrorNotice, Link, Progress } from '../../ui/components.js';
 import { useSession } from '../../ui/session-context.js';
 import { useResource } from '../../ui/use-resource.js';
 import { ConfirmDialog } from '../nodes/confirm-dialog.js';
-import { type Bundle, describeStartRefusal, duration, type Processing } from './processing-words.js';
+import { type Bundle, describeStartRefusal, duration, isUnderway, type Processing } from './processing-words.js';
 
 /**
  * Where a processing stands, in words (announced as it changes): waiting, running for how long,
@@ -18,14 +18,19 @@ export function ProcessingView(props: { processing: Processing; outputs: Bundle[
       <p role="status" class="processing-state">
         {processing.state === 'queued' && 'Waiting for a processing worker…'}
         {processing.state === 'running' &&
-          `Processing: running for ${duration(processing.startedAt ?? processing.createdAt, Date.now())}.`}
+          `Processing: ${processing.progress === null ? '' : `${Math.floor(processing.progress * 100)}% done, `}running for ${duration(processing.startedAt ?? processing.createdAt, Date.now())}.`}
         {processing.state === 'succeeded' &&
           `Processed in ${duration(processing.startedAt ?? processing.createdAt, Date.parse(processing.finishedAt ?? processing.createdAt))}.`}
         {processing.state === 'failed' && 'The processing failed.'}
       </p>
-      {(processing.state === 'queued' || processing.state === 'running') && (
-        // No measure of how far the job is: the bar says that it is working, not how far.
-        <progress class="working" aria-label={`Processing ${processing.state === 'queued' ? 'waiting' : 'running'}`} />
+      {processing.state === 'running' && processing.progress !== null ? (
+        // The job's own progress, as the worker last reported it.
+        <Progress label="Processing" value={processing.progress} max={1} />
+      ) : (
+        isUnderway(processing) && (
+          // Before the job reports how far it is, the bar says that it is working, not how far.
+          <progress class="working" aria-label={`Processing ${processing.state === 'queued' ? 'waiting' : 'running'}`} />
+        )
       )}
       {processing.state === 'failed' && (
         <p class="notice error" role="alert">

@@ -2381,6 +2381,8 @@ export interface components {
             id: string;
             bundleId: string;
             state: "queued" | "running" | "succeeded" | "failed";
+            /** @description How far the running job has come, from 0 to 1, as it last reported; null unless running (an extension) */
+            progress: number | null;
             cost: number;
             failureReason: string | null;
             /** @description The derivative node the processing made */

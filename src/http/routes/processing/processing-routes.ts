@@ -7,6 +7,9 @@ const Processing = Type.Object(
     id: Type.String(),
     bundleId: Type.String(),
     state: Type.Union([Type.Literal('queued'), Type.Literal('running'), Type.Literal('succeeded'), Type.Literal('failed')]),
+    progress: Type.Union([Type.Number({ minimum: 0, maximum: 1 }), Type.Null()], {
+      description: 'How far the running job has come, from 0 to 1, as it last reported; null unless running (an extension)',
+    }),
     cost: Type.Integer(),
     failureReason: Type.Union([Type.String(), Type.Null()]),
     derivativeId: Type.Union([Type.String(), Type.Null()], { description: 'The derivative node the processing made' }),
