@@ -102,6 +102,7 @@ describe('the web console: people', () => {
     expect(await theirs.getByRole('navigation', { name: 'Console' }).getByRole('link').allTextContents()).toEqual([
       'Data',
       'Trash',
+      'Library',
     ]);
     await theirs.context().close();
   });
@@ -223,7 +224,7 @@ describe('the web console: people', () => {
     const theirs = await freshPage(browser);
     await signIntoConsole(theirs, t, reader);
     const nav = theirs.getByRole('navigation', { name: 'Console' });
-    await expect.poll(() => nav.getByRole('link').allTextContents()).toEqual(['Data', 'Trash']);
+    await expect.poll(() => nav.getByRole('link').allTextContents()).toEqual(['Data', 'Trash', 'Library']);
     await theirs.getByRole('link', { name: 'North', exact: true }).click();
     await expect.poll(() => theirs.textContent('main h1')).toBe('North');
     expect(await theirs.getByRole('region', { name: 'Members of North' }).count()).toBe(0);
