@@ -16,7 +16,12 @@ const README = path.join(ROOT, 'README.md');
 const databaseUrl = process.env.RDP_TEST_DATABASE_URL;
 
 /** The sections a newcomer pastes one after the other into one terminal. */
-const SECTIONS = ['## First call', '## Upload and process a point cloud', '## People and permissions'];
+const SECTIONS = [
+  '## First call',
+  '## Upload and process a point cloud',
+  '## People and permissions',
+  '## In the browser: the console',
+];
 
 /** A `# prints:` line matches what was printed; `…` in it stands for any text (ids, tokens). */
 function matches(printed: string, expected: string): boolean {
@@ -92,6 +97,10 @@ describe("the README's newcomer path, run as written", () => {
     await viewer.arrayBuffer();
     // The invitation's mail is in the outbox, as the people section says.
     expect(await (await fetch(`${server.origin}/auth/outbox`)).text()).toContain('ada@example.com');
+    // The console's address answers its page (test/console/ signs people in to it in chromium).
+    const consolePage = await fetch(`${server.origin}/console`);
+    expect(consolePage.status).toBe(200);
+    expect(await consolePage.text()).toContain('id="rdp-console-config"');
   }, 180_000);
 });
 
