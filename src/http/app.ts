@@ -1,7 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import Ajv from 'ajv';
-import addFormats from 'ajv-formats';
-import Fastify, { type FastifyInstance, type FastifySchemaCompiler, type FastifyServerOptions } from 'fastify';
+import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify';
 import type { Config } from '../config/config.js';
 import { issuerOf } from '../domain/oauth/issuer.js';
 import { Lifecycle } from '../lifecycle.js';
@@ -29,49 +27,9 @@ import { authOpenApiDocument } from './references/auth-openapi.js';
 import { referenceRoutes } from './references/reference-routes.js';
 import { scimOpenApiDocument } from './references/scim-openapi.js';
 import { regionApp } from './region-app.js';
+import { schemaCompilers } from './schema-compilers.js';
 import { scimApp } from './scim/scim-app.js';
 import viewerRoutes from './viewer/viewer-routes.js';
-
-/**
- * Bodies are validated strictly: no coercion, unknown properties refused (no mass assignment).
- * Query strings and path parameters are text, so they are coerced to the declared types.
- * Installed as the schema controller's builder, not with setValidatorCompiler: Fastify drops a
- * root setValidatorCompiler in every child context that calls addSchema (the regional APIs do),
- * which silently brought back its default Ajv that strips unknown properties and coerces bodies.
- * The builder also receives those shared schemas, so $ref to them resolves.
- *
- * Fastify calls the builder once per context and the compiler once per route and part. One pair
- * of Ajv instances serves them all, and a compiled validator is kept by its schema's text: the
- * four regions declare the same routes, and compiling each afresh made start-up take seconds.
- * Shared schemas are known by $id, which names one schema across the app.
- */
-function validatorFactory() {
-  const strict = { allErrors: false, strict: false, removeAdditional: false, useDefaults: true } as const;
-  const bodies = addFormats.default(new Ajv.default({ ...strict, coerceTypes: false }));
-  const parameters = addFormats.default(new Ajv.default({ ...strict, coerceTypes: 'array' }));
-  const known = new Set<string>();
-  const compiled = new Map<string, ReturnType<typeof bodies.compile>>();
-  return (externalSchemas: Record<string, unknown> = {}): FastifySchemaCompiler<object> => {
-    for (const schema of Object.values(externalSchemas) as { $id?: string }[]) {
-      if (schema.$id !== undefined && known.has(schema.$id)) continue;
-      bodies.addSchema(schema);
-      parameters.addSchema(schema);
-      if (schema.$id !== undefined) known.add(schema.$id);
-    }
-    return ({ schema, httpPart }) => {
-      const ajv = httpPart === 'body' ? bodies : parameters;
-      const key = `${ajv === bodies ? 'b' : 'p'}${JSON.stringify(schema)}`;
-      let validate = compiled.get(key);
-      if (!validate) {
-        validate = ajv.compile(schema);
-        compiled.set(key, validate);
-      }
-      return validate;
-    };
-  };
-}
-
-type ValidatorFactory = NonNullable<NonNullable<FastifyServerOptions['schemaController']>['compilersFactory']>['buildValidator'];
 
 export interface BuildOptions {
   logger?: FastifyServerOptions['logger'];
@@ -108,8 +66,7 @@ export async function buildApp(platform: Platform, options: BuildOptions = {}): 
     clientErrorHandler,
     // A stop serves the requests that reach it (src/http/draining.ts), each answer closing its connection.
     return503OnClosing: false,
-    // The factory's declared type is @fastify/ajv-compiler's; ours has the same call shape.
-    schemaController: { compilersFactory: { buildValidator: validatorFactory() as unknown as ValidatorFactory } },
+    schemaController: { compilersFactory: schemaCompilers() },
   });
   const operationsHooks = options.operationsHooks !== false;
   if (operationsHooks) registerRequestId(app);
