@@ -68,8 +68,9 @@ export async function seedDemoOrganization(t: TestPlatform): Promise<DemoOrganiz
 
   // The sample scan, processed by the worker, is the site's twin layer.
   const scan = { name: 'sample-scan.laz', bytes: await readFile(new URL('../examples/sample-scan.laz', import.meta.url)) };
-  const { bundleId } = await processedPointCloud(org, siteId, scan);
+  const { bundleId, derivativeId } = await processedPointCloud(org, siteId, scan);
   await ok(api.patch(`/v1/nodes/${bundleId}`, { name: 'Quay scan, station 1' }), 'the bundle rename');
+  await ok(api.patch(`/v1/nodes/${derivativeId}`, { name: 'Quay scan, station 1 (point cloud)' }), 'the point cloud rename');
   await ok(api.request('PUT', `/v1/twin/${siteId}/layers/${bundleId}`), 'the twin layer');
 
   const equipment = await ok(
@@ -92,9 +93,9 @@ export async function seedDemoOrganization(t: TestPlatform): Promise<DemoOrganiz
   await ok(api.post(`${twin}/zones`, { name: 'Quay wall', volume: box(20, -10, 10), metadataTypeId: equipment.id }), 'a zone');
   const poi = (name: string, position: ReturnType<typeof nearStation>) =>
     ok(api.post(`${twin}/points-of-interest`, { name, position, metadataTypeId: equipment.id }), `the point ${name}`);
-  const pump = await poi('Pump P-101', nearStation(4, 3, -0.5));
-  await poi('Crane C-3', nearStation(-8, 6, 4));
-  await poi('Gate 4', nearStation(6, -9, 0.5));
+  const pump = await poi('Pump P-101', nearStation(9, 5, -0.8));
+  await poi('Crane C-3', nearStation(-30, 24, 12));
+  await poi('Gate 4', nearStation(28, -30, 1));
   await ok(
     api.patch(`${twin}/object/${pump.id}/metadata`, { sections: { Maintenance: { 'Serial number': 'SN-4711', Power: 7.5 } } }),
     'the pump metadata',
