@@ -1,12 +1,12 @@
 import { readFile } from 'node:fs/promises';
 import type { ApiClient, ApiResponse, OrgFixture } from '../test/support/fixtures.js';
 import { createNode, createOrg } from '../test/support/fixtures.js';
+import { boxGlb, boxObj } from '../test/support/model-samples.js';
 import { PASSWORD } from '../test/support/oauth-flow.js';
 import { processedPointCloud } from '../test/support/processed-point-cloud.js';
 import type { TestPlatform } from '../test/support/start-platform.js';
 import { SCAN_STATION } from '../test/support/terrestrial-scan.js';
 import { uploadBytes } from '../test/support/uploads.js';
-import { boxGlb, boxObj } from '../test/support/model-samples.js';
 
 /** What the screenshots open: the ids of the seeded things, and the person who signs in. */
 export interface DemoOrganization {
@@ -27,7 +27,11 @@ async function ok(request: Promise<ApiResponse>, what: string): Promise<any> {
 }
 
 /** A point of the sample scan's twin, in metres from its station (the scan's coordinates are UTM). */
-const nearStation = (x: number, y: number, z: number) => ({ x: SCAN_STATION.x + x, y: SCAN_STATION.y + y, z: SCAN_STATION.z + z });
+const nearStation = (x: number, y: number, z: number) => ({
+  x: SCAN_STATION.x + x,
+  y: SCAN_STATION.y + y,
+  z: SCAN_STATION.z + z,
+});
 
 /**
  * A believable organization, seeded through the public API (and the admin service where the API

@@ -56,7 +56,11 @@ const SHOTS: Shot[] = [
   },
   { file: 'people.png', path: () => '/console/people', ready: (page) => text(page, 'main', 'lena.hoffmann@nordhafen.example') },
   { file: 'groups.png', path: (demo) => `/console/people/groups/${demo.groupId}`, ready: (page) => text(page, 'main', 'Amira') },
-  { file: 'audit.png', path: () => '/console/people/audit', ready: (page) => page.locator('main table tbody tr').nth(2).waitFor() },
+  {
+    file: 'audit.png',
+    path: () => '/console/people/audit',
+    ready: (page) => page.locator('main table tbody tr').nth(2).waitFor(),
+  },
   {
     file: 'tablet-site.png',
     path: (demo) => `/console/nodes/${demo.siteId}`,
