@@ -3,7 +3,7 @@ import os from 'node:os';
 import path from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { buildConsole } from '../../scripts/build-console.mjs';
-import { startPlatform, type TestPlatform } from './platform.js';
+import { startPlatform, type TestPlatform } from './start-platform.js';
 import { buildViewerForTest } from './viewer-pages.js';
 
 /**

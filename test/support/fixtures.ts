@@ -88,25 +88,30 @@ export interface OrgFixture {
     scopes?: string;
     roleName?: string;
     nodeId?: string;
+    /** The application's name, which the audit trail shows as the actor; 'Test integration' unless given. */
+    name?: string;
   }): Promise<{ client: ApiClient; userId: string }>;
 }
 
 const ALL_SCOPES = 'read:basic read:user write:user read:hierarchy write:hierarchy';
 
-export async function createOrg(t: TestPlatform, options: { region?: Region; storageQuota?: number } = {}): Promise<OrgFixture> {
+export async function createOrg(
+  t: TestPlatform,
+  options: { region?: Region; storageQuota?: number; name?: string; adminApplicationName?: string } = {},
+): Promise<OrgFixture> {
   const region = options.region ?? 'eu';
   const org = await t.admin.createOrganization({
-    name: `Org ${randomUUID().slice(0, 8)}`,
+    name: options.name ?? `Org ${randomUUID().slice(0, 8)}`,
     region,
     storageQuota: options.storageQuota,
   });
   const roles = Object.fromEntries((await t.admin.listRoles(org.id)).map((role) => [role.name, role.id]));
   const baseUrl = t.regionUrl(region);
 
-  const serviceClient: OrgFixture['serviceClient'] = async ({ scopes = ALL_SCOPES, roleName, nodeId } = {}) => {
+  const serviceClient: OrgFixture['serviceClient'] = async ({ scopes = ALL_SCOPES, roleName, nodeId, name } = {}) => {
     const app = await t.admin.createApplication({
       orgId: org.id,
-      name: 'Test integration',
+      name: name ?? 'Test integration',
       flow: 'client-credentials',
       scopes: scopes.split(' '),
     });
@@ -119,7 +124,7 @@ export async function createOrg(t: TestPlatform, options: { region?: Region; sto
     return { client: new ApiClient(baseUrl, token), userId: app.serviceUserId as string };
   };
 
-  const admin = await serviceClient({ roleName: 'Organization Administrator' });
+  const admin = await serviceClient({ roleName: 'Organization Administrator', name: options.adminApplicationName });
   return { orgId: org.id, region, roles, admin: admin.client, adminServiceUserId: admin.userId, serviceClient };
 }
 

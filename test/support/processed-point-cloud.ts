@@ -1,32 +1,33 @@
 import http from 'node:http';
-import { expect } from 'vitest';
 import type { OrgFixture } from './fixtures.js';
 import { bundleWithInput } from './uploads.js';
 
 /**
  * A point cloud uploaded as a bundle's input and processed by the platform's worker, as a client
- * does it: the bundle as `?expand=processings,components,thumbnail` shows it once ready.
+ * does it: the bundle as `?expand=processings,components,thumbnail` shows it once ready. It throws
+ * rather than expects: scripts/console-screenshots.ts seeds with it outside the tests.
  */
 export async function processedPointCloud(org: OrgFixture, parentId: string, input: { name: string; bytes: Buffer }) {
   const { bundleId, finalized } = await bundleWithInput(org.admin, parentId, `Processed ${input.name}`, input);
-  expect(finalized.status).toBe(200);
+  if (finalized.status !== 200) throw new Error(`finalize answered ${finalized.status}: ${JSON.stringify(finalized.body)}`);
   const { cost } = (await org.admin.get(`/v1/bundles/${bundleId}/processing/cost`)).body;
-  expect((await org.admin.post(`/v1/bundles/${bundleId}/processing`, { cost })).status).toBe(202);
-  const started = Date.now();
+  const started = await org.admin.post(`/v1/bundles/${bundleId}/processing`, { cost });
+  if (started.status !== 202) throw new Error(`processing answered ${started.status}: ${JSON.stringify(started.body)}`);
+  const since = Date.now();
   for (;;) {
     const bundle = (await org.admin.get(`/v1/bundles/${bundleId}?expand=processings,components,thumbnail`)).body;
     if (bundle.state !== 'processing') {
-      expect(bundle.state, JSON.stringify(bundle.processings)).toBe('ready');
+      if (bundle.state !== 'ready') throw new Error(`the bundle ended ${bundle.state}: ${JSON.stringify(bundle.processings)}`);
       return { bundleId, bundle, derivativeId: bundle.processings[0].derivativeId as string };
     }
-    if (Date.now() - started > 60_000) throw new Error('the processing did not end within 60 s');
+    if (Date.now() - since > 60_000) throw new Error('the processing did not end within 60 s');
     await new Promise((resolve) => setTimeout(resolve, 100));
   }
 }
 
 /** The points of a glTF point tile: the count of its POSITION accessor (a tile holds one primitive). */
 export function glbPointCount(glb: Buffer): number {
-  expect(glb.toString('latin1', 0, 4)).toBe('glTF');
+  if (glb.toString('latin1', 0, 4) !== 'glTF') throw new Error('not a binary glTF');
   const jsonLength = glb.readUInt32LE(12);
   const json = JSON.parse(glb.toString('utf8', 20, 20 + jsonLength));
   let points = 0;
