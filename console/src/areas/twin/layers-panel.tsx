@@ -134,6 +134,7 @@ function AddLayerDialog(props: { siteId: string; present: Set<string>; onAdded: 
   return (
     <Dialog title="Add a layer" onClose={props.onClose}>
       <form onSubmit={add}>
+        <p>The twin's 3D view shows the point cloud the bundle's processing made.</p>
         {!bundles.data ? (
           bundles.error ? (
             <ErrorNotice error={bundles.error} />
