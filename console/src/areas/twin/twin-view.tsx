@@ -10,6 +10,7 @@ import type { NodeDetail } from '../nodes/node-kinds.js';
 import { canWriteTree } from '../nodes/node-rights.js';
 import { usePagedList } from '../nodes/use-paged-list.js';
 import { DraftBar } from './draft-bar.js';
+import { LayersPanel } from './layers-panel.js';
 import { MetadataPanel } from './metadata-panel.js';
 import { formatPosition, PoiPanel } from './poi-panel.js';
 import {
@@ -30,7 +31,7 @@ import './twin.css';
 
 /**
  * A site's twin (/twins/{siteId}, `?draft={draftId}` to work in a draft): the 3D view beside
- * panels of its points of interest, zones and the selected object's metadata, all read and
+ * panels of its layers, points of interest, zones and the selected object's metadata, all read and
  * written through the context chosen in the draft bar.
  */
 export function TwinView(props: { siteId: string }) {
@@ -165,6 +166,16 @@ function TwinWorkspace(props: {
           {picked && <p class="picked">Picked point: {formatPosition(picked)}</p>}
         </div>
         <div class="twin-panels">
+          <LayersPanel
+            context={context}
+            layers={twin.data?.layers}
+            onChanged={(message) => {
+              props.onNotice(message);
+              twin.reload();
+              // The viewer reads the twin's layers once: it loads again to show the change.
+              setViewKey((key) => key + 1);
+            }}
+          />
           <PoiPanel
             context={context}
             pois={pois}

@@ -91,7 +91,7 @@ export function BundlePanel(props: NodePanelProps) {
       </section>
       <section class="bundle-panel" aria-labelledby="bundle-processing-heading">
         <h2 id="bundle-processing-heading">Processing</h2>
-        {latest ? <ProcessingView processing={latest} outputs={data.components} /> : <p>Not processed yet.</p>}
+        {latest ? <ProcessingView processing={latest} outputs={data.components} bundle={node} /> : <p>Not processed yet.</p>}
         {mayProcess && input && !isUnderway(latest) && data.state !== 'processing' && (
           <StartProcessing bundle={data} again={latest !== undefined} onStarted={bundle.reload} />
         )}

@@ -4,13 +4,16 @@ import { ErrorNotice, Link, Progress } from '../../ui/components.js';
 import { useSession } from '../../ui/session-context.js';
 import { useResource } from '../../ui/use-resource.js';
 import { ConfirmDialog } from '../nodes/confirm-dialog.js';
+import type { NodeDetail } from '../nodes/node-kinds.js';
+import { ShowInTwin } from '../twin/show-in-twin.js';
 import { type Bundle, describeStartRefusal, duration, isUnderway, type Processing } from './processing-words.js';
 
 /**
  * Where a processing stands, in words (announced as it changes): waiting, running for how long,
- * done with links to what it made, or failed with the reason the worker gave.
+ * done with links to what it made (and, for an editor of its site, the way into the site's twin),
+ * or failed with the reason the worker gave.
  */
-export function ProcessingView(props: { processing: Processing; outputs: Bundle['components'] }) {
+export function ProcessingView(props: { processing: Processing; outputs: Bundle['components']; bundle?: NodeDetail }) {
   const { processing } = props;
   const output = props.outputs?.find((component) => component.role === 'output' && component.id === processing.derivativeId);
   return (
@@ -49,6 +52,7 @@ export function ProcessingView(props: { processing: Processing; outputs: Bundle[
           )}
         </ul>
       )}
+      {processing.state === 'succeeded' && processing.tilesetUrl && props.bundle && <ShowInTwin bundle={props.bundle} />}
       <p class="processing-cost">Cost: {processing.cost} credits.</p>
     </div>
   );
