@@ -2,7 +2,9 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import type { Browser, Page } from 'playwright-core';
+import { expect } from 'vitest';
 import { buildConsole } from '../../scripts/build-console.mjs';
+import { seriousAxeViolations } from './axe.js';
 import { startPlatform, type TestPlatform } from './platform.js';
 import { buildViewerForTest } from './viewer-pages.js';
 
@@ -24,6 +26,19 @@ export async function signIntoConsole(
   await page.click('button[value=allow]');
   await page.waitForURL((url) => url.pathname.startsWith('/console') && !url.pathname.startsWith('/console/callback'));
   await page.waitForSelector('main h1');
+}
+
+/**
+ * No serious axe-core finding on the page at its current width, nor (unless `atTabletWidth` is
+ * false) at a tablet's 768 px; the page is then put back at its width.
+ */
+export async function expectAccessible(page: Page, atTabletWidth = true): Promise<void> {
+  expect(await seriousAxeViolations(page)).toEqual([]);
+  if (!atTabletWidth) return;
+  const size = page.viewportSize();
+  await page.setViewportSize({ width: 768, height: 1000 });
+  expect(await seriousAxeViolations(page)).toEqual([]);
+  if (size) await page.setViewportSize(size);
 }
 
 /** A new page in its own browser context (its own cookies and sessionStorage): a second person, or a fresh tab. */
