@@ -1,6 +1,7 @@
 import { ok } from '@reality-data-platform/sdk/browser';
 import { useState } from 'preact/hooks';
 import { Dialog, ErrorNotice, Loading, TextField } from '../../ui/components.js';
+import { useSubmission } from '../../ui/form-dialog.js';
 import { useSession } from '../../ui/session-context.js';
 import { useResource } from '../../ui/use-resource.js';
 import { useChildren } from './children-list.js';
@@ -18,8 +19,7 @@ export function MoveDialog(props: { node: Node; onMoved: (node: Node, target: No
   const session = useSession();
   const { node } = props;
   const [placeId, setPlaceId] = useState(node.parentId ?? session.info.organization.id);
-  const [error, setError] = useState<unknown>();
-  const [busy, setBusy] = useState(false);
+  const { busy, error, setError, run } = useSubmission();
   const place = useResource(async () => {
     const found = await cachedNode(session, placeId);
     return { node: found, ancestors: await loadAncestors(session, found) };
@@ -33,9 +33,7 @@ export function MoveDialog(props: { node: Node; onMoved: (node: Node, target: No
 
   async function move(force: boolean) {
     if (!target) return;
-    setBusy(true);
-    setError(undefined);
-    try {
+    await run(async () => {
       const moved = await ok(
         session.api.PATCH('/v1/nodes/{nodeId}/move/{newParentId}', {
           params: { path: { nodeId: node.id, newParentId: target.id } },
@@ -43,10 +41,7 @@ export function MoveDialog(props: { node: Node; onMoved: (node: Node, target: No
         }),
       );
       props.onMoved(moved as Node, target);
-    } catch (refusal) {
-      setError(refusal);
-      setBusy(false);
-    }
+    });
   }
 
   return (
