@@ -110,13 +110,7 @@ export function ModelsView() {
             ))}
           </ul>
           <ErrorNotice error={models.error} />
-          <ShowMore
-            shown={models.items.length}
-            hasMore={models.hasMore}
-            loading={models.loading}
-            onMore={models.showMore}
-            what="models"
-          />
+          <ShowMore list={models} what="models" />
         </>
       )}
       {adding && (

@@ -99,13 +99,7 @@ function PlaceChildren(props: { placeId: string; onOpen: (id: string) => void; o
           </li>
         ))}
       </ul>
-      <ShowMore
-        shown={children.items.length}
-        hasMore={children.hasMore}
-        loading={children.loading}
-        onMore={children.showMore}
-        what="items"
-      />
+      <ShowMore list={children} what="items" />
     </>
   );
 }

@@ -24,13 +24,7 @@ export function ChildrenList(props: { node: Node; list: PagedList<Node> }) {
         <NodeTable caption={`Contents of ${node.name}`} nodes={children.items} />
       )}
       <ErrorNotice error={children.error} />
-      <ShowMore
-        shown={children.items.length}
-        hasMore={children.hasMore}
-        loading={children.loading}
-        onMore={children.showMore}
-        what="items"
-      />
+      <ShowMore list={children} what="items" />
     </section>
   );
 }

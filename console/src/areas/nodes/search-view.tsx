@@ -56,13 +56,7 @@ function SearchResults(props: { text: string; underId: string | undefined; where
       </p>
       {results.items.length > 0 && <NodeTable caption={`Found for ${text}`} nodes={results.items} />}
       <ErrorNotice error={results.error} />
-      <ShowMore
-        shown={results.items.length}
-        hasMore={results.hasMore}
-        loading={results.loading}
-        onMore={results.showMore}
-        what="results"
-      />
+      <ShowMore list={results} what="results" />
     </>
   );
 }

@@ -82,15 +82,7 @@ export function TrashView() {
           }
         />
       )}
-      {trash.items && (
-        <ShowMore
-          shown={trash.items.length}
-          hasMore={trash.hasMore}
-          loading={trash.loading}
-          onMore={trash.showMore}
-          what="items"
-        />
-      )}
+      {trash.items && <ShowMore list={trash} what="items" />}
       {hardDelete && (
         <ConfirmDialog
           title={`Delete ${hardDelete.name} for good?`}

@@ -98,13 +98,7 @@ export function AuditView() {
         </table>
       )}
       {events.items && <ErrorNotice error={events.error} />}
-      <ShowMore
-        shown={events.items?.length ?? 0}
-        hasMore={events.hasMore}
-        loading={events.loading}
-        onMore={events.showMore}
-        what="events"
-      />
+      <ShowMore list={events} what="events" />
     </PeopleFrame>
   );
 }

@@ -190,13 +190,7 @@ function Members(props: { group: Group; manual: boolean; onOutcome: (outcome: Ou
         </table>
       )}
       {members.items && <ErrorNotice error={members.error} />}
-      <ShowMore
-        shown={members.items?.length ?? 0}
-        hasMore={members.hasMore}
-        loading={members.loading}
-        onMore={members.showMore}
-        what="members"
-      />
+      <ShowMore list={members} what="members" />
     </section>
   );
 }

@@ -45,13 +45,7 @@ export function GroupsView() {
         <GroupsTable groups={groups.items} />
       )}
       {groups.items && <ErrorNotice error={groups.error} />}
-      <ShowMore
-        shown={groups.items?.length ?? 0}
-        hasMore={groups.hasMore}
-        loading={groups.loading}
-        onMore={groups.showMore}
-        what="groups"
-      />
+      <ShowMore list={groups} what="groups" />
       {creating && (
         <CreateGroupDialog
           onCreated={(group) => {

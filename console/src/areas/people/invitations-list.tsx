@@ -69,13 +69,7 @@ export function InvitationsList() {
         </table>
       )}
       {invitations.items && <ErrorNotice error={invitations.error} />}
-      <ShowMore
-        shown={invitations.items?.length ?? 0}
-        hasMore={invitations.hasMore}
-        loading={invitations.loading}
-        onMore={invitations.showMore}
-        what="invitations"
-      />
+      <ShowMore list={invitations} what="invitations" />
       {withdrawing && (
         <ConfirmDialog
           title={`Withdraw the invitation of ${withdrawing.email}?`}

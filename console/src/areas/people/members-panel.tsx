@@ -105,13 +105,7 @@ function Members(props: NodePanelProps) {
         </table>
       )}
       {memberships.items && <ErrorNotice error={memberships.error} />}
-      <ShowMore
-        shown={memberships.items?.length ?? 0}
-        hasMore={memberships.hasMore}
-        loading={memberships.loading}
-        onMore={memberships.showMore}
-        what="members"
-      />
+      <ShowMore list={memberships} what="members" />
       {dialog?.kind === 'grant' && <GrantDialog node={node} onGranted={done} onClose={() => setDialog(undefined)} />}
       {dialog?.kind === 'invite' && (
         <InviteDialog

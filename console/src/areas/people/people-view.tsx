@@ -113,13 +113,7 @@ function PeopleList() {
         <PeopleTable people={people.items} />
       )}
       {people.items && <ErrorNotice error={people.error} />}
-      <ShowMore
-        shown={people.items?.length ?? 0}
-        hasMore={people.hasMore}
-        loading={people.loading}
-        onMore={people.showMore}
-        what="people"
-      />
+      <ShowMore list={people} what="people" />
     </section>
   );
 }

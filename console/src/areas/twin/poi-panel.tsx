@@ -95,9 +95,7 @@ export function PoiPanel(props: {
         </ul>
       )}
       <ErrorNotice error={pois.items ? pois.error : undefined} />
-      {pois.items && (
-        <ShowMore shown={pois.items.length} hasMore={pois.hasMore} loading={pois.loading} onMore={pois.showMore} what="points" />
-      )}
+      {pois.items && <ShowMore list={pois} what="points" />}
       {(dialog?.kind === 'create' || dialog?.kind === 'edit') && (
         <PoiDialog
           ctx={context.ctx}
