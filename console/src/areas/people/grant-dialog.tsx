@@ -1,8 +1,9 @@
 import { ok } from '@reality-data-platform/sdk/browser';
 import { useState } from 'preact/hooks';
 import { ChoiceField } from '../../ui/choice-field.js';
-import { Dialog, ErrorNotice, Loading, TextField } from '../../ui/components.js';
+import { Dialog, TextField } from '../../ui/components.js';
 import { DialogForm } from '../../ui/form-dialog.js';
+import { LoadingOrError } from '../../ui/loading-or-error.js';
 import { useSession } from '../../ui/session-context.js';
 import { useResource } from '../../ui/use-resource.js';
 import { loadAncestors } from '../nodes/node-cache.js';
@@ -55,11 +56,7 @@ export function GrantDialog(props: { node: NodeDetail; onGranted: (message: stri
   return (
     <Dialog title={`Give a role on ${node.name}`} onClose={props.onClose}>
       {!choices.data ? (
-        choices.error ? (
-          <ErrorNotice error={choices.error} />
-        ) : (
-          <Loading />
-        )
+        <LoadingOrError error={choices.error} />
       ) : (
         <DialogForm submit="Give the role" disabled={!chosenRole} onSubmit={grant} onClose={props.onClose}>
           <fieldset class="choices">

@@ -1,8 +1,9 @@
 import { ok } from '@reality-data-platform/sdk/browser';
 import { useState } from 'preact/hooks';
 import { ChoiceField } from '../../ui/choice-field.js';
-import { ErrorNotice, Link, Loading, TextField } from '../../ui/components.js';
+import { ErrorNotice, Link, TextField } from '../../ui/components.js';
 import { FormDialog } from '../../ui/form-dialog.js';
+import { LoadingOrError } from '../../ui/loading-or-error.js';
 import { useSession } from '../../ui/session-context.js';
 import { useResource } from '../../ui/use-resource.js';
 import { takeFlash } from '../nodes/flash.js';
@@ -34,11 +35,7 @@ export function GroupsView() {
       <Outcome outcome={outcome} />
       <p>A role given to a group on a place reaches every member of the group.</p>
       {!groups.items ? (
-        groups.error ? (
-          <ErrorNotice error={groups.error} />
-        ) : (
-          <Loading />
-        )
+        <LoadingOrError error={groups.error} />
       ) : groups.items.length === 0 ? (
         <p>There is no group yet.</p>
       ) : (

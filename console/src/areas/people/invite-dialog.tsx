@@ -1,8 +1,9 @@
 import { ok } from '@reality-data-platform/sdk/browser';
 import { useState } from 'preact/hooks';
 import { ChoiceField } from '../../ui/choice-field.js';
-import { ErrorNotice, Loading, TextField } from '../../ui/components.js';
+import { TextField } from '../../ui/components.js';
 import { FormDialog } from '../../ui/form-dialog.js';
+import { LoadingOrError } from '../../ui/loading-or-error.js';
 import { useSession } from '../../ui/session-context.js';
 import { useResource } from '../../ui/use-resource.js';
 import { loadRoles, rolesFor } from './people-data.js';
@@ -50,10 +51,8 @@ export function InviteDialog(props: {
           options={roles.data.map((role) => [role.id, role.name])}
           required
         />
-      ) : roles.error ? (
-        <ErrorNotice error={roles.error} />
       ) : (
-        <Loading label="Loading the roles…" />
+        <LoadingOrError error={roles.error} label="Loading the roles…" />
       )}
       <p class="hint">They get a mail with a link to accept; until then the invitation is listed as pending.</p>
     </FormDialog>

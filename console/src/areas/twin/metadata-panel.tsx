@@ -1,8 +1,9 @@
 import { ok } from '@reality-data-platform/sdk/browser';
 import type { JSX } from 'preact';
 import { useId, useState } from 'preact/hooks';
-import { ErrorNotice, Loading } from '../../ui/components.js';
+import { ErrorNotice } from '../../ui/components.js';
 import { useSubmission } from '../../ui/form-dialog.js';
+import { LoadingOrError } from '../../ui/loading-or-error.js';
 import { useSession } from '../../ui/session-context.js';
 import { useResource } from '../../ui/use-resource.js';
 import {
@@ -49,11 +50,7 @@ export function MetadataPanel(props: {
     <section class="twin-panel" aria-labelledby="metadata-heading">
       <h2 id="metadata-heading">Metadata of {props.name}</h2>
       {!data ? (
-        metadata.error ? (
-          <ErrorNotice error={metadata.error} />
-        ) : (
-          <Loading />
-        )
+        <LoadingOrError error={metadata.error} />
       ) : !data.metadataTypeId ? (
         <p>
           This {KIND_WORDS[selection.kind]} has no metadata type.
