@@ -2,7 +2,7 @@ import { stat } from 'node:fs/promises';
 import path from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { seriousAxeViolations } from '../support/axe.js';
+import { expectAccessible } from '../support/axe.js';
 import { launchBrowser } from '../support/browser.js';
 import { freshPage, signIntoConsole, startConsolePlatform } from '../support/console.js';
 import { createOrg, type OrgFixture } from '../support/fixtures.js';
@@ -37,14 +37,6 @@ describe('the web console: from sign-in to a point of interest on a processed sc
       (await org.admin.get(`/v1/nodes/${parentId}/browse?limit=500`)).body as { id: string; name: string; type: string }[],
     layers: async () => (await org.admin.get(`/v1/twin/${ids.site}`)).body.layers as { bundleId: string; boundingBox: any }[],
   };
-
-  async function expectAccessible(target: Page) {
-    expect(await seriousAxeViolations(target)).toEqual([]);
-    const size = target.viewportSize();
-    await target.setViewportSize({ width: 768, height: 1000 });
-    expect(await seriousAxeViolations(target)).toEqual([]);
-    if (size) await target.setViewportSize(size);
-  }
 
   async function submitDialog(title: string | RegExp, fields: Record<string, string>, button: string) {
     const dialog = page.getByRole('dialog', { name: title });

@@ -1,6 +1,6 @@
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { seriousAxeViolations } from '../support/axe.js';
+import { expectAccessible } from '../support/axe.js';
 import { launchBrowser } from '../support/browser.js';
 import { freshPage, signIntoConsole, startConsolePlatform } from '../support/console.js';
 import { type ApiClient, createOrg, type OrgFixture } from '../support/fixtures.js';
@@ -32,15 +32,6 @@ describe('the web console: the asset library', () => {
     model: async (id: string) => (await library.get(`/v1/asset-library/models/${id}?includeTags=true`)).body,
     tags: async () => (await library.get('/v1/asset-library/tags')).body as { id: string; name: string; modelCount: number }[],
   };
-
-  /** axe at the laptop width, then at a tablet's 768 px, then back. */
-  async function expectAccessible(target: Page) {
-    expect(await seriousAxeViolations(target)).toEqual([]);
-    const size = target.viewportSize();
-    await target.setViewportSize({ width: 768, height: 1000 });
-    expect(await seriousAxeViolations(target)).toEqual([]);
-    if (size) await target.setViewportSize(size);
-  }
 
   /** The Library entry of the console's navigation (a model's screen has a breadcrumb of that name too). */
   async function openLibrary() {

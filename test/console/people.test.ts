@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { seriousAxeViolations } from '../support/axe.js';
+import { expectAccessible } from '../support/axe.js';
 import { launchBrowser } from '../support/browser.js';
 import { freshPage, signIntoConsole, startConsolePlatform } from '../support/console.js';
 import { createOrg, type OrgFixture } from '../support/fixtures.js';
@@ -25,15 +25,6 @@ describe('the web console: people', () => {
   const invitee = { email: `ada-${randomUUID().slice(0, 8)}@example.test`, password: 'a long enough password' };
   let inviteeId: string;
   let groupId: string;
-
-  /** axe at the laptop width, then at a tablet's 768 px, then back. */
-  async function expectAccessible(target: Page) {
-    expect(await seriousAxeViolations(target)).toEqual([]);
-    const size = target.viewportSize();
-    await target.setViewportSize({ width: 768, height: 1000 });
-    expect(await seriousAxeViolations(target)).toEqual([]);
-    if (size) await target.setViewportSize(size);
-  }
 
   const statusText = (target: Page) => target.locator('main [role=status]').allTextContents();
 

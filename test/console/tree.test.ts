@@ -1,6 +1,6 @@
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { seriousAxeViolations } from '../support/axe.js';
+import { expectAccessible } from '../support/axe.js';
 import { launchBrowser } from '../support/browser.js';
 import { freshPage, signIntoConsole, startConsolePlatform } from '../support/console.js';
 import { createOrg, type OrgFixture } from '../support/fixtures.js';
@@ -29,16 +29,6 @@ describe('the web console: the tree', () => {
     },
   };
   const WRITE_CONTROLS = /^(New (division|site|folder)|Rename|Move|Move to trash|Restore .*|Delete for good: .*)$/;
-
-  /** axe at the laptop width, then at a tablet's 768 px, then back. */
-  async function expectAccessible(target: Page, atTabletWidth = false) {
-    expect(await seriousAxeViolations(target)).toEqual([]);
-    if (!atTabletWidth) return;
-    const size = target.viewportSize();
-    await target.setViewportSize({ width: 768, height: 1000 });
-    expect(await seriousAxeViolations(target)).toEqual([]);
-    if (size) await target.setViewportSize(size);
-  }
 
   async function openNode(name: string) {
     await page.getByRole('link', { name, exact: true }).first().click();
@@ -84,9 +74,9 @@ describe('the web console: the tree', () => {
   it('creates a division, a site and a folder where the hierarchy allows, and renames them', async () => {
     // The organization holds divisions only: nothing else is offered.
     await expect.poll(() => page.getByRole('button', { name: /^New / }).allTextContents()).toEqual(['New division']);
-    await expectAccessible(page, true);
+    await expectAccessible(page);
     await page.getByRole('button', { name: 'New division' }).click();
-    await expectAccessible(page, true);
+    await expectAccessible(page);
     await dialogSubmit('New division in ' + (await api.node(org.orgId)).body.name, { Name: 'Harbour' }, 'Create division');
     await expect.poll(() => page.textContent('[role=status]')).toContain('Division Harbour created.');
     ids.harbour = (await api.children(org.orgId)).find((node) => node.name === 'Harbour')?.id as string;
@@ -147,7 +137,7 @@ describe('the web console: the tree', () => {
     await page.getByRole('button', { name: 'Search', exact: true }).click();
     await expect.poll(() => page.textContent('main [role=status]')).toContain('1 found for “quay”');
     expect(new URL(page.url()).search).toBe('?q=quay');
-    await expectAccessible(page, true);
+    await expectAccessible(page);
     await page.getByRole('link', { name: 'Quay plant' }).click();
     await expect.poll(() => page.textContent('main h1')).toBe('Quay plant');
     expect(new URL(page.url()).pathname).toBe(`/console/nodes/${ids.quay}`);
@@ -175,7 +165,7 @@ describe('the web console: the tree', () => {
       .poll(() => dialog.getByRole('alert').textContent())
       .toBe('That place cannot hold this kind of item. (A site inside a site cannot hold a site)');
     expect(await dialog.getByRole('button', { name: 'Move anyway' }).count()).toBe(0);
-    await expectAccessible(page, true);
+    await expectAccessible(page);
     expect((await api.node(ids.dock)).body.parentId).toBe(ids.south);
 
     // Browsing in the dialog: up to the organization, into Harbour; the move goes through.
@@ -218,7 +208,7 @@ describe('the web console: the tree', () => {
 
     await page.getByRole('link', { name: 'Trash', exact: true }).click();
     await expect.poll(() => page.textContent('main h1')).toBe('Trash');
-    await expectAccessible(page, true);
+    await expectAccessible(page);
     await page.getByRole('button', { name: 'Restore Laser scans' }).click();
     await expect.poll(() => page.textContent('main [role=status]')).toContain('Laser scans is restored.');
     expect((await api.node(ids.scans)).body).toMatchObject({ parentId: ids.quay, trashedAt: null });
@@ -236,7 +226,7 @@ describe('the web console: the tree', () => {
     await page.getByRole('button', { name: 'Delete for good: Quay plant' }).click();
     const confirm = page.getByRole('dialog', { name: 'Delete Quay plant for good?' });
     expect(await confirm.textContent()).toContain('This cannot be undone.');
-    await expectAccessible(page, true);
+    await expectAccessible(page);
     await confirm.getByRole('button', { name: 'Delete Quay plant for good' }).click();
     await confirm.waitFor({ state: 'detached' });
     await expect.poll(() => page.textContent('main [role=status]')).toContain('Quay plant is deleted for good.');
@@ -261,7 +251,7 @@ describe('the web console: the tree', () => {
     await expect.poll(() => readerPage.textContent('main h1')).toBe('Dock');
     expect(await readerPage.getByRole('link', { name: 'Harbour' }).count()).toBe(1);
     expect(await writeControls()).toBe(0);
-    await expectAccessible(readerPage, true);
+    await expectAccessible(readerPage);
 
     await readerPage.getByRole('link', { name: 'Trash', exact: true }).click();
     await expect.poll(() => readerPage.getByRole('cell', { name: 'Drawings' }).count()).toBe(1);

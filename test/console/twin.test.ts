@@ -1,6 +1,6 @@
 import type { Browser, Locator, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { seriousAxeViolations } from '../support/axe.js';
+import { expectAccessible } from '../support/axe.js';
 import { launchBrowser } from '../support/browser.js';
 import { freshPage, signIntoConsole, startConsolePlatform } from '../support/console.js';
 import { createOrg, type OrgFixture } from '../support/fixtures.js';
@@ -34,14 +34,6 @@ describe('the web console: a twin', { timeout: 60_000 }, () => {
   };
   const WRITE_CONTROLS =
     /^(New point of interest|New zone|New draft|Publish draft|Discard draft|Edit .*|Delete .*|Add zone inside .*|Save metadata)$/;
-
-  async function expectAccessible(target: Page) {
-    expect(await seriousAxeViolations(target)).toEqual([]);
-    const size = target.viewportSize();
-    await target.setViewportSize({ width: 768, height: 1000 });
-    expect(await seriousAxeViolations(target)).toEqual([]);
-    if (size) await target.setViewportSize(size);
-  }
 
   /** The site's screen, then Open twin, until the framed viewer says it has read the twin. */
   async function openTwin(target: Page) {

@@ -4,7 +4,7 @@ import path from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { etagOfBytes } from '../../src/domain/uploads/etag.js';
-import { seriousAxeViolations } from '../support/axe.js';
+import { expectAccessible } from '../support/axe.js';
 import { launchBrowser } from '../support/browser.js';
 import { freshPage, signIntoConsole, startConsolePlatform } from '../support/console.js';
 import { createOrg, type OrgFixture } from '../support/fixtures.js';
@@ -40,14 +40,6 @@ describe('the web console: uploads and bundles', () => {
         (node) => node.name === name,
       ),
   };
-
-  async function expectAccessible(target: Page) {
-    expect(await seriousAxeViolations(target)).toEqual([]);
-    const size = target.viewportSize();
-    await target.setViewportSize({ width: 768, height: 1000 });
-    expect(await seriousAxeViolations(target)).toEqual([]);
-    if (size) await target.setViewportSize(size);
-  }
 
   async function openSite(target: Page) {
     await target.goto(`${t.origin}/console/nodes/${siteId}`);

@@ -1,6 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import type { Page } from 'playwright-core';
+import { expect } from 'vitest';
 
 const require = createRequire(import.meta.url);
 let source: Promise<string> | undefined;
@@ -32,4 +33,17 @@ export async function seriousAxeViolations(page: Page): Promise<AxeViolation[]> 
     }));
   });
   return violations.filter((violation) => violation.impact === 'serious' || violation.impact === 'critical');
+}
+
+/**
+ * No serious axe-core finding on the page at its current width, nor (unless `atTabletWidth` is
+ * false) at a tablet's 768 px; the page is then put back at its width.
+ */
+export async function expectAccessible(page: Page, atTabletWidth = true): Promise<void> {
+  expect(await seriousAxeViolations(page)).toEqual([]);
+  if (!atTabletWidth) return;
+  const size = page.viewportSize();
+  await page.setViewportSize({ width: 768, height: 1000 });
+  expect(await seriousAxeViolations(page)).toEqual([]);
+  if (size) await page.setViewportSize(size);
 }

@@ -1,6 +1,7 @@
 import { ok } from '@reality-data-platform/sdk/browser';
 import { useId, useState } from 'preact/hooks';
-import { Dialog, formatBytes, Progress, TextField } from '../../ui/components.js';
+import { formatBytes, Progress, TextField } from '../../ui/components.js';
+import { FormDialog } from '../../ui/form-dialog.js';
 import { useSession } from '../../ui/session-context.js';
 import { LibraryRefusal } from './library-refusals.js';
 import type { LibraryModel, LibraryTag } from './library-types.js';
@@ -22,12 +23,9 @@ export function AddModelDialog(props: { tags: LibraryTag[]; onAdded: (model: Lib
   const [file, setFile] = useState<File>();
   const [tagIds, setTagIds] = useState<string[]>([]);
   const [step, setStep] = useState<Step>({ kind: 'form' });
-  const [error, setError] = useState<unknown>();
 
-  async function add(event: Event) {
-    event.preventDefault();
+  async function add() {
     if (!file) return;
-    setError(undefined);
     setStep({ kind: 'uploading', sent: 0 });
     try {
       const created = await ok(
@@ -45,51 +43,46 @@ export function AddModelDialog(props: { tags: LibraryTag[]; onAdded: (model: Lib
       );
       props.onAdded(finalized);
     } catch (refusal) {
-      setError(refusal);
       setStep({ kind: 'form' });
+      throw refusal;
     }
   }
 
-  const busy = step.kind !== 'form';
   return (
-    <Dialog title="Add a model to the library" onClose={props.onClose}>
-      <form onSubmit={add}>
-        <TextField label="Name" value={name} onValue={setName} required maxLength={255} autoFocus />
-        <div class="field">
-          <label for={fileId}>File (glTF, GLB, OBJ, STL, PLY, FBX, IFC, STEP, E57, LAS or LAZ)</label>
-          <input
-            id={fileId}
-            type="file"
-            required
-            onChange={(event) => {
-              const chosen = (event.target as HTMLInputElement).files?.[0];
-              setFile(chosen);
-              if (chosen && !name) setName(chosen.name.replace(/\.[^.]+$/, ''));
-            }}
-          />
-          {file && <span class="hint">{formatBytes(file.size)}</span>}
-        </div>
-        <DescriptionField value={description} onValue={setDescription} />
-        <TagChoice tags={props.tags} chosen={tagIds} onChosen={setTagIds} />
-        {step.kind === 'uploading' && file && (
-          <Progress
-            label="Uploading"
-            value={step.sent}
-            max={file.size}
-            text={`${formatBytes(step.sent)} of ${formatBytes(file.size)}`}
-          />
-        )}
-        {step.kind === 'finalizing' && <p role="status">Checking the file…</p>}
-        <LibraryRefusal error={error} />
-        <div class="buttons">
-          <button type="button" class="quiet" onClick={props.onClose}>
-            Cancel
-          </button>
-          <button type="submit" disabled={busy || !file}>
-            Add model
-          </button>
-        </div>
-      </form>
-    </Dialog>
+    <FormDialog
+      title="Add a model to the library"
+      submit="Add model"
+      disabled={!file}
+      notice={LibraryRefusal}
+      onSubmit={add}
+      onClose={props.onClose}
+    >
+      <TextField label="Name" value={name} onValue={setName} required maxLength={255} autoFocus />
+      <div class="field">
+        <label for={fileId}>File (glTF, GLB, OBJ, STL, PLY, FBX, IFC, STEP, E57, LAS or LAZ)</label>
+        <input
+          id={fileId}
+          type="file"
+          required
+          onChange={(event) => {
+            const chosen = (event.target as HTMLInputElement).files?.[0];
+            setFile(chosen);
+            if (chosen && !name) setName(chosen.name.replace(/\.[^.]+$/, ''));
+          }}
+        />
+        {file && <span class="hint">{formatBytes(file.size)}</span>}
+      </div>
+      <DescriptionField value={description} onValue={setDescription} />
+      <TagChoice tags={props.tags} chosen={tagIds} onChosen={setTagIds} />
+      {step.kind === 'uploading' && file && (
+        <Progress
+          label="Uploading"
+          value={step.sent}
+          max={file.size}
+          text={`${formatBytes(step.sent)} of ${formatBytes(file.size)}`}
+        />
+      )}
+      {step.kind === 'finalizing' && <p role="status">Checking the file…</p>}
+    </FormDialog>
   );
 }

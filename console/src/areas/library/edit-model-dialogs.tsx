@@ -1,6 +1,8 @@
 import { ok } from '@reality-data-platform/sdk/browser';
 import { useState } from 'preact/hooks';
-import { Dialog, ErrorNotice, Loading, TextField } from '../../ui/components.js';
+import type { ConsoleSession } from '../../auth/session.js';
+import { ErrorNotice, Loading, TextField } from '../../ui/components.js';
+import { FormDialog } from '../../ui/form-dialog.js';
 import { useSession } from '../../ui/session-context.js';
 import { useResource } from '../../ui/use-resource.js';
 import { LibraryRefusal } from './library-refusals.js';
@@ -9,60 +11,31 @@ import { DescriptionField, TagChoice } from './model-fields.js';
 
 type Changes = { name?: string; description?: string; tagIds?: string[] };
 
-/** PATCH /v1/asset-library/models/{modelId} from a dialog's form, the refusal shown in it. */
-function useModelPatch(model: LibraryModel, onSaved: (model: LibraryModel) => void) {
-  const session = useSession();
-  const [error, setError] = useState<unknown>();
-  const [busy, setBusy] = useState(false);
-  async function save(changes: Changes) {
-    setBusy(true);
-    setError(undefined);
-    try {
-      onSaved(
-        await ok(
-          session.api.PATCH('/v1/asset-library/models/{modelId}', { params: { path: { modelId: model.id } }, body: changes }),
-        ),
-      );
-    } catch (refusal) {
-      setError(refusal);
-      setBusy(false);
-    }
-  }
-  return { save, error, busy };
+/** PATCH /v1/asset-library/models/{modelId}. */
+function patchModel(session: ConsoleSession, model: LibraryModel, changes: Changes) {
+  return ok(session.api.PATCH('/v1/asset-library/models/{modelId}', { params: { path: { modelId: model.id } }, body: changes }));
 }
 
 /** A model's new name and description. */
 export function EditModelDialog(props: { model: LibraryModel; onSaved: () => void; onClose: () => void }) {
+  const session = useSession();
   const { model } = props;
   const [name, setName] = useState(model.name);
   const [description, setDescription] = useState(model.description);
-  const patch = useModelPatch(model, props.onSaved);
+  async function save() {
+    const changes: Changes = {
+      ...(name !== model.name ? { name } : {}),
+      ...(description !== model.description ? { description } : {}),
+    };
+    if (Object.keys(changes).length === 0) return props.onClose();
+    await patchModel(session, model, changes);
+    props.onSaved();
+  }
   return (
-    <Dialog title={`Edit ${model.name}`} onClose={props.onClose}>
-      <form
-        onSubmit={(event) => {
-          event.preventDefault();
-          const changes: Changes = {
-            ...(name !== model.name ? { name } : {}),
-            ...(description !== model.description ? { description } : {}),
-          };
-          if (Object.keys(changes).length === 0) props.onClose();
-          else void patch.save(changes);
-        }}
-      >
-        <TextField label="Name" value={name} onValue={setName} required maxLength={255} autoFocus />
-        <DescriptionField value={description} onValue={setDescription} />
-        <LibraryRefusal error={patch.error} />
-        <div class="buttons">
-          <button type="button" class="quiet" onClick={props.onClose}>
-            Cancel
-          </button>
-          <button type="submit" disabled={patch.busy}>
-            Save
-          </button>
-        </div>
-      </form>
-    </Dialog>
+    <FormDialog title={`Edit ${model.name}`} submit="Save" notice={LibraryRefusal} onSubmit={save} onClose={props.onClose}>
+      <TextField label="Name" value={name} onValue={setName} required maxLength={255} autoFocus />
+      <DescriptionField value={description} onValue={setDescription} />
+    </FormDialog>
   );
 }
 
@@ -75,27 +48,21 @@ export function ModelTagsDialog(props: { model: LibraryModel; onSaved: () => voi
     [],
   );
   const [chosen, setChosen] = useState((model.tags ?? []).map((tag) => tag.id));
-  const patch = useModelPatch(model, props.onSaved);
+  async function save() {
+    await patchModel(session, model, { tagIds: chosen });
+    props.onSaved();
+  }
   return (
-    <Dialog title={`Tags of ${model.name}`} onClose={props.onClose}>
-      <form
-        onSubmit={(event) => {
-          event.preventDefault();
-          void patch.save({ tagIds: chosen });
-        }}
-      >
-        {tags.data ? <TagChoice tags={tags.data} chosen={chosen} onChosen={setChosen} /> : <Loading />}
-        <ErrorNotice error={tags.error} />
-        <LibraryRefusal error={patch.error} />
-        <div class="buttons">
-          <button type="button" class="quiet" onClick={props.onClose}>
-            Cancel
-          </button>
-          <button type="submit" disabled={patch.busy || !tags.data}>
-            Save tags
-          </button>
-        </div>
-      </form>
-    </Dialog>
+    <FormDialog
+      title={`Tags of ${model.name}`}
+      submit="Save tags"
+      disabled={!tags.data}
+      notice={LibraryRefusal}
+      onSubmit={save}
+      onClose={props.onClose}
+    >
+      {tags.data ? <TagChoice tags={tags.data} chosen={chosen} onChosen={setChosen} /> : <Loading />}
+      <ErrorNotice error={tags.error} />
+    </FormDialog>
   );
 }

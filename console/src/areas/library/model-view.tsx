@@ -1,7 +1,8 @@
 import { ok } from '@reality-data-platform/sdk/browser';
 import { useEffect, useState } from 'preact/hooks';
 import { navigate } from '../../router.js';
-import { ErrorNotice, formatBytes, Link, Loading, PageTitle } from '../../ui/components.js';
+import { ErrorNotice, formatBytes, Link, PageTitle } from '../../ui/components.js';
+import { LoadingOrError } from '../../ui/loading-or-error.js';
 import { useSession } from '../../ui/session-context.js';
 import { useResource } from '../../ui/use-resource.js';
 import { ConfirmDialog } from '../nodes/confirm-dialog.js';
@@ -49,7 +50,7 @@ export function ModelView(props: { modelId: string }) {
     return () => clearTimeout(timer);
   }, [model, loaded.loading]);
 
-  if (!model) return loaded.error ? <ErrorNotice error={loaded.error} /> : <Loading />;
+  if (!model) return <LoadingOrError error={loaded.error} />;
 
   function changed(message: string) {
     setDialog(undefined);

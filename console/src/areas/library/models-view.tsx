@@ -1,7 +1,8 @@
 import { ok } from '@reality-data-platform/sdk/browser';
 import { useState } from 'preact/hooks';
 import { navigate, useLocation } from '../../router.js';
-import { ErrorNotice, Link, Loading, PageTitle } from '../../ui/components.js';
+import { ErrorNotice, Link, PageTitle } from '../../ui/components.js';
+import { LoadingOrError } from '../../ui/loading-or-error.js';
 import { useSession } from '../../ui/session-context.js';
 import { useResource } from '../../ui/use-resource.js';
 import { takeFlash } from '../nodes/flash.js';
@@ -81,11 +82,7 @@ export function ModelsView() {
       )}
       <ErrorNotice error={tags.error} />
       {!models.items ? (
-        models.error ? (
-          <ErrorNotice error={models.error} />
-        ) : (
-          <Loading />
-        )
+        <LoadingOrError error={models.error} />
       ) : (
         <>
           <p role="status" class="count">
@@ -110,13 +107,7 @@ export function ModelsView() {
             ))}
           </ul>
           <ErrorNotice error={models.error} />
-          <ShowMore
-            shown={models.items.length}
-            hasMore={models.hasMore}
-            loading={models.loading}
-            onMore={models.showMore}
-            what="models"
-          />
+          <ShowMore list={models} what="models" />
         </>
       )}
       {adding && (

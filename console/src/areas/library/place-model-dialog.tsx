@@ -1,6 +1,7 @@
 import { ok } from '@reality-data-platform/sdk/browser';
 import { useState } from 'preact/hooks';
 import { Dialog, TextField } from '../../ui/components.js';
+import { DialogForm } from '../../ui/form-dialog.js';
 import { useSession } from '../../ui/session-context.js';
 import type { Node } from '../nodes/node-kinds.js';
 import { LibraryRefusal } from './library-refusals.js';
@@ -33,34 +34,24 @@ export function PlaceModelDialog(props: { model: LibraryModel; onPlaced: (placem
   const [position, setPosition] = useState({ x: '0', y: '0', z: '0' });
   const [turn, setTurn] = useState('0');
   const [scale, setScale] = useState('1');
-  const [error, setError] = useState<unknown>();
-  const [busy, setBusy] = useState(false);
 
-  async function place(event: Event) {
-    event.preventDefault();
+  async function place() {
     if (!site) return;
-    setBusy(true);
-    setError(undefined);
     const half = (Number(turn) * Math.PI) / 360;
     const factor = Number(scale);
-    try {
-      const asset = await ok(
-        session.api.POST('/v1/twin/{contextId}/model-assets', {
-          params: { path: { contextId: site.id } },
-          body: {
-            libraryModelId: model.id,
-            name,
-            position: { x: Number(position.x), y: Number(position.y), z: Number(position.z) },
-            rotation: { x: 0, y: 0, z: Math.sin(half), w: Math.cos(half) },
-            scale: { x: factor, y: factor, z: factor },
-          },
-        }),
-      );
-      props.onPlaced({ site, asset });
-    } catch (refusal) {
-      setError(refusal);
-      setBusy(false);
-    }
+    const asset = await ok(
+      session.api.POST('/v1/twin/{contextId}/model-assets', {
+        params: { path: { contextId: site.id } },
+        body: {
+          libraryModelId: model.id,
+          name,
+          position: { x: Number(position.x), y: Number(position.y), z: Number(position.z) },
+          rotation: { x: 0, y: 0, z: Math.sin(half), w: Math.cos(half) },
+          scale: { x: factor, y: factor, z: factor },
+        },
+      }),
+    );
+    props.onPlaced({ site, asset });
   }
 
   return (
@@ -76,7 +67,7 @@ export function PlaceModelDialog(props: { model: LibraryModel; onPlaced: (placem
           </div>
         </>
       ) : (
-        <form onSubmit={place}>
+        <DialogForm submit={`Place in ${site.name}`} notice={LibraryRefusal} onSubmit={place} onClose={props.onClose}>
           <p>
             In the twin of <strong>{site.name}</strong>.{' '}
             <button type="button" class="link" onClick={() => setSite(undefined)}>
@@ -100,16 +91,7 @@ export function PlaceModelDialog(props: { model: LibraryModel; onPlaced: (placem
           </fieldset>
           <TextField label="Turn about the vertical (degrees)" type="number" step="any" required value={turn} onValue={setTurn} />
           <TextField label="Scale (1: as modelled)" type="number" step="any" required value={scale} onValue={setScale} />
-          <LibraryRefusal error={error} />
-          <div class="buttons">
-            <button type="button" class="quiet" onClick={props.onClose}>
-              Cancel
-            </button>
-            <button type="submit" disabled={busy}>
-              Place in {site.name}
-            </button>
-          </div>
-        </form>
+        </DialogForm>
       )}
     </Dialog>
   );

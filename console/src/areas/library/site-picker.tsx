@@ -1,6 +1,7 @@
 import { ok } from '@reality-data-platform/sdk/browser';
 import { useState } from 'preact/hooks';
-import { ErrorNotice, Loading, TextField } from '../../ui/components.js';
+import { TextField } from '../../ui/components.js';
+import { LoadingOrError } from '../../ui/loading-or-error.js';
 import { useSession } from '../../ui/session-context.js';
 import { useResource } from '../../ui/use-resource.js';
 import { useChildren } from '../nodes/children-list.js';
@@ -55,10 +56,8 @@ export function SitePicker(props: { onPick: (site: Node) => void }) {
               ))}
             </ul>
           )
-        ) : found.error ? (
-          <ErrorNotice error={found.error} />
         ) : (
-          <Loading label="Searching…" />
+          <LoadingOrError error={found.error} label="Searching…" />
         ))}
       <div class="place">
         <p>
@@ -80,7 +79,7 @@ export function SitePicker(props: { onPick: (site: Node) => void }) {
 
 function PlaceChildren(props: { placeId: string; onOpen: (id: string) => void; onPick: (site: Node) => void }) {
   const children = useChildren(props.placeId);
-  if (!children.items) return children.error ? <ErrorNotice error={children.error} /> : <Loading />;
+  if (!children.items) return <LoadingOrError error={children.error} />;
   const shown = children.items.filter((node) => node.type === 'site' || isContainer(node.type));
   if (shown.length === 0) return <p>No site or folder here.</p>;
   return (
@@ -99,13 +98,7 @@ function PlaceChildren(props: { placeId: string; onOpen: (id: string) => void; o
           </li>
         ))}
       </ul>
-      <ShowMore
-        shown={children.items.length}
-        hasMore={children.hasMore}
-        loading={children.loading}
-        onMore={children.showMore}
-        what="items"
-      />
+      <ShowMore list={children} what="items" />
     </>
   );
 }

@@ -1,6 +1,7 @@
 import { ok } from '@reality-data-platform/sdk/browser';
 import { useState } from 'preact/hooks';
-import { ErrorNotice, Link, Loading, PageTitle } from '../../ui/components.js';
+import { Link, PageTitle } from '../../ui/components.js';
+import { LoadingOrError } from '../../ui/loading-or-error.js';
 import { useSession } from '../../ui/session-context.js';
 import { useResource } from '../../ui/use-resource.js';
 import { ConfirmDialog } from '../nodes/confirm-dialog.js';
@@ -54,11 +55,7 @@ export function TagsView() {
         </p>
       )}
       {!tags.data ? (
-        tags.error ? (
-          <ErrorNotice error={tags.error} />
-        ) : (
-          <Loading />
-        )
+        <LoadingOrError error={tags.error} />
       ) : tags.data.length === 0 ? (
         <p>The library has no tags yet.</p>
       ) : (

@@ -1,7 +1,8 @@
 import { ok } from '@reality-data-platform/sdk/browser';
 import { useState } from 'preact/hooks';
 import { navigate } from '../../router.js';
-import { ErrorNotice, Loading, PageTitle } from '../../ui/components.js';
+import { ErrorNotice, PageTitle } from '../../ui/components.js';
+import { LoadingOrError } from '../../ui/loading-or-error.js';
 import { useSession } from '../../ui/session-context.js';
 import { useResource } from '../../ui/use-resource.js';
 import { Breadcrumbs } from './breadcrumbs.js';
@@ -36,7 +37,7 @@ export function BrowseView(props: { nodeId?: string }) {
   // A new generation of the contents list reads it again from its first page.
   const [contentsGeneration, setContentsGeneration] = useState(0);
 
-  if (!loaded.data) return loaded.error ? <ErrorNotice error={loaded.error} /> : <Loading />;
+  if (!loaded.data) return <LoadingOrError error={loaded.error} />;
   const { node, ancestors } = loaded.data;
   const insideSite = ancestors.some((ancestor) => ancestor.type === 'site');
   const rights = nodeRights(session, node, insideSite);

@@ -1,4 +1,5 @@
-import { ErrorNotice, Loading } from '../../ui/components.js';
+import { ErrorNotice } from '../../ui/components.js';
+import { LoadingOrError } from '../../ui/loading-or-error.js';
 import { useSession } from '../../ui/session-context.js';
 import type { Node } from './node-kinds.js';
 import { NodeTable, ShowMore } from './node-table.js';
@@ -15,7 +16,7 @@ export function useChildren(nodeId: string): PagedList<Node> {
 
 export function ChildrenList(props: { node: Node; list: PagedList<Node> }) {
   const { node, list: children } = props;
-  if (!children.items) return children.error ? <ErrorNotice error={children.error} /> : <Loading />;
+  if (!children.items) return <LoadingOrError error={children.error} />;
   return (
     <section aria-label={`Contents of ${node.name}`} class="children">
       {children.items.length === 0 ? (
@@ -24,13 +25,7 @@ export function ChildrenList(props: { node: Node; list: PagedList<Node> }) {
         <NodeTable caption={`Contents of ${node.name}`} nodes={children.items} />
       )}
       <ErrorNotice error={children.error} />
-      <ShowMore
-        shown={children.items.length}
-        hasMore={children.hasMore}
-        loading={children.loading}
-        onMore={children.showMore}
-        what="items"
-      />
+      <ShowMore list={children} what="items" />
     </section>
   );
 }

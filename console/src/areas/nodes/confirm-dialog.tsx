@@ -1,6 +1,6 @@
 import type { ComponentChildren } from 'preact';
-import { useState } from 'preact/hooks';
 import { Dialog } from '../../ui/components.js';
+import { DialogButtons, useSubmission } from '../../ui/form-dialog.js';
 import { RefusalNotice } from './refusals.js';
 
 /**
@@ -15,30 +15,18 @@ export function ConfirmDialog(props: {
   action: () => Promise<void>;
   onClose: () => void;
 }) {
-  const [error, setError] = useState<unknown>();
-  const [busy, setBusy] = useState(false);
-  async function run() {
-    setBusy(true);
-    setError(undefined);
-    try {
-      await props.action();
-    } catch (refusal) {
-      setError(refusal);
-      setBusy(false);
-    }
-  }
+  const submission = useSubmission();
   return (
     <Dialog title={props.title} onClose={props.onClose}>
       {props.children}
-      <RefusalNotice error={error} />
-      <div class="buttons">
-        <button type="button" class="quiet" onClick={props.onClose}>
-          Cancel
-        </button>
-        <button type="button" class={props.danger ? 'danger' : undefined} disabled={busy} onClick={run}>
-          {props.confirm}
-        </button>
-      </div>
+      <RefusalNotice error={submission.error} />
+      <DialogButtons
+        label={props.confirm}
+        danger={props.danger}
+        busy={submission.busy}
+        onClose={props.onClose}
+        onClick={() => submission.run(props.action)}
+      />
     </Dialog>
   );
 }

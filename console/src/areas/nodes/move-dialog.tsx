@@ -1,6 +1,8 @@
 import { ok } from '@reality-data-platform/sdk/browser';
 import { useState } from 'preact/hooks';
-import { Dialog, ErrorNotice, Loading, TextField } from '../../ui/components.js';
+import { Dialog, ErrorNotice, TextField } from '../../ui/components.js';
+import { useSubmission } from '../../ui/form-dialog.js';
+import { LoadingOrError } from '../../ui/loading-or-error.js';
 import { useSession } from '../../ui/session-context.js';
 import { useResource } from '../../ui/use-resource.js';
 import { useChildren } from './children-list.js';
@@ -18,8 +20,7 @@ export function MoveDialog(props: { node: Node; onMoved: (node: Node, target: No
   const session = useSession();
   const { node } = props;
   const [placeId, setPlaceId] = useState(node.parentId ?? session.info.organization.id);
-  const [error, setError] = useState<unknown>();
-  const [busy, setBusy] = useState(false);
+  const { busy, error, setError, run } = useSubmission();
   const place = useResource(async () => {
     const found = await cachedNode(session, placeId);
     return { node: found, ancestors: await loadAncestors(session, found) };
@@ -33,9 +34,7 @@ export function MoveDialog(props: { node: Node; onMoved: (node: Node, target: No
 
   async function move(force: boolean) {
     if (!target) return;
-    setBusy(true);
-    setError(undefined);
-    try {
+    await run(async () => {
       const moved = await ok(
         session.api.PATCH('/v1/nodes/{nodeId}/move/{newParentId}', {
           params: { path: { nodeId: node.id, newParentId: target.id } },
@@ -43,10 +42,7 @@ export function MoveDialog(props: { node: Node; onMoved: (node: Node, target: No
         }),
       );
       props.onMoved(moved as Node, target);
-    } catch (refusal) {
-      setError(refusal);
-      setBusy(false);
-    }
+    });
   }
 
   return (
@@ -54,11 +50,7 @@ export function MoveDialog(props: { node: Node; onMoved: (node: Node, target: No
       <p>Choose where it goes: open a place below, or find one by name.</p>
       <PlaceSearch onPick={goTo} />
       {!place.data ? (
-        place.error ? (
-          <ErrorNotice error={place.error} />
-        ) : (
-          <Loading />
-        )
+        <LoadingOrError error={place.error} />
       ) : (
         <div class="place">
           <nav aria-label="Path of the chosen place" class="breadcrumbs">
@@ -102,7 +94,7 @@ export function MoveDialog(props: { node: Node; onMoved: (node: Node, target: No
 /** The places inside the chosen one, each opened with a button (the node being moved is not a place for itself). */
 function PlaceChildren(props: { placeId: string; moving: Node; onOpen: (id: string) => void }) {
   const children = useChildren(props.placeId);
-  if (!children.items) return children.error ? <ErrorNotice error={children.error} /> : <Loading />;
+  if (!children.items) return <LoadingOrError error={children.error} />;
   const places = children.items.filter((child) => isContainer(child.type) && child.id !== props.moving.id);
   return (
     <>

@@ -1,6 +1,7 @@
 import type { ComponentChildren } from 'preact';
 import { kindName, type Node } from './node-kinds.js';
 import { NodeIcon, NodeLink } from './node-label.js';
+import type { PagedList } from './use-paged-list.js';
 
 /**
  * Nodes as a table: the name links to the node's screen (not in the trash, where the node cannot
@@ -52,15 +53,16 @@ export function NodeTable(props: {
 }
 
 /** "Show more" under a list read page by page; says how many are shown. */
-export function ShowMore(props: { shown: number; hasMore: boolean; loading: boolean; onMore: () => void; what: string }) {
-  if (!props.hasMore) return null;
+export function ShowMore(props: { list: PagedList<unknown>; what: string }) {
+  const { list } = props;
+  if (!list.hasMore) return null;
   return (
     <p class="show-more">
       <span>
-        {props.shown} {props.what} shown.
+        {list.items?.length ?? 0} {props.what} shown.
       </span>{' '}
-      <button type="button" class="quiet" disabled={props.loading} onClick={props.onMore}>
-        {props.loading ? 'Loading…' : 'Show more'}
+      <button type="button" class="quiet" disabled={list.loading} onClick={list.showMore}>
+        {list.loading ? 'Loading…' : 'Show more'}
       </button>
     </p>
   );

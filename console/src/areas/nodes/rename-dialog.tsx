@@ -1,6 +1,7 @@
 import { ok } from '@reality-data-platform/sdk/browser';
 import { useState } from 'preact/hooks';
-import { Dialog, TextField } from '../../ui/components.js';
+import { TextField } from '../../ui/components.js';
+import { FormDialog } from '../../ui/form-dialog.js';
 import { useSession } from '../../ui/session-context.js';
 import type { Node } from './node-kinds.js';
 import { RefusalNotice } from './refusals.js';
@@ -11,43 +12,28 @@ export function RenameDialog(props: { node: Node; onRenamed: (node: Node) => voi
   const { node } = props;
   const [name, setName] = useState(node.name);
   const [address, setAddress] = useState(node.address ?? '');
-  const [error, setError] = useState<unknown>();
-  const [busy, setBusy] = useState(false);
   const isSite = node.type === 'site';
 
-  async function save(event: Event) {
-    event.preventDefault();
-    setBusy(true);
-    setError(undefined);
+  async function save() {
     const changes = {
       ...(name !== node.name ? { name } : {}),
       ...(isSite && address !== (node.address ?? '') ? { address } : {}),
     };
     if (Object.keys(changes).length === 0) return props.onClose();
-    try {
-      const renamed = await ok(session.api.PATCH('/v1/nodes/{nodeId}', { params: { path: { nodeId: node.id } }, body: changes }));
-      props.onRenamed(renamed as Node);
-    } catch (refusal) {
-      setError(refusal);
-      setBusy(false);
-    }
+    const renamed = await ok(session.api.PATCH('/v1/nodes/{nodeId}', { params: { path: { nodeId: node.id } }, body: changes }));
+    props.onRenamed(renamed as Node);
   }
 
   return (
-    <Dialog title={isSite ? `Rename or re-address ${node.name}` : `Rename ${node.name}`} onClose={props.onClose}>
-      <form onSubmit={save}>
-        <TextField label="Name" value={name} onValue={setName} required maxLength={255} autoFocus />
-        {isSite && <TextField label="Address" value={address} onValue={setAddress} required maxLength={255} />}
-        <RefusalNotice error={error} />
-        <div class="buttons">
-          <button type="button" class="quiet" onClick={props.onClose}>
-            Cancel
-          </button>
-          <button type="submit" disabled={busy}>
-            Save
-          </button>
-        </div>
-      </form>
-    </Dialog>
+    <FormDialog
+      title={isSite ? `Rename or re-address ${node.name}` : `Rename ${node.name}`}
+      submit="Save"
+      notice={RefusalNotice}
+      onSubmit={save}
+      onClose={props.onClose}
+    >
+      <TextField label="Name" value={name} onValue={setName} required maxLength={255} autoFocus />
+      {isSite && <TextField label="Address" value={address} onValue={setAddress} required maxLength={255} />}
+    </FormDialog>
   );
 }

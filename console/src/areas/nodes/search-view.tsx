@@ -1,5 +1,6 @@
 import { useLocation } from '../../router.js';
-import { ErrorNotice, Loading, PageTitle } from '../../ui/components.js';
+import { ErrorNotice, PageTitle } from '../../ui/components.js';
+import { LoadingOrError } from '../../ui/loading-or-error.js';
 import { useSession } from '../../ui/session-context.js';
 import { useResource } from '../../ui/use-resource.js';
 import { cachedNode } from './node-cache.js';
@@ -46,7 +47,7 @@ function SearchResults(props: { text: string; underId: string | undefined; where
     [text, underId],
     PAGE,
   );
-  if (!results.items) return results.error ? <ErrorNotice error={results.error} /> : <Loading label="Searching…" />;
+  if (!results.items) return <LoadingOrError error={results.error} label="Searching…" />;
   return (
     <>
       <p role="status">
@@ -56,13 +57,7 @@ function SearchResults(props: { text: string; underId: string | undefined; where
       </p>
       {results.items.length > 0 && <NodeTable caption={`Found for ${text}`} nodes={results.items} />}
       <ErrorNotice error={results.error} />
-      <ShowMore
-        shown={results.items.length}
-        hasMore={results.hasMore}
-        loading={results.loading}
-        onMore={results.showMore}
-        what="results"
-      />
+      <ShowMore list={results} what="results" />
     </>
   );
 }

@@ -1,7 +1,8 @@
 import { ok } from '@reality-data-platform/sdk/browser';
 import { useState } from 'preact/hooks';
 import type { ConsoleSession } from '../../auth/session.js';
-import { ErrorNotice, Link, Loading, PageTitle } from '../../ui/components.js';
+import { Link, PageTitle } from '../../ui/components.js';
+import { LoadingOrError } from '../../ui/loading-or-error.js';
 import { useSession } from '../../ui/session-context.js';
 import { useResource } from '../../ui/use-resource.js';
 import { ConfirmDialog } from './confirm-dialog.js';
@@ -44,11 +45,7 @@ export function TrashView() {
       <p>Items stay in the trash for 30 days, then are deleted for good.</p>
       {outcome && <Outcome {...outcome} />}
       {!trash.items ? (
-        trash.error ? (
-          <ErrorNotice error={trash.error} />
-        ) : (
-          <Loading />
-        )
+        <LoadingOrError error={trash.error} />
       ) : trash.items.length === 0 ? (
         <p>The trash is empty.</p>
       ) : (
@@ -82,15 +79,7 @@ export function TrashView() {
           }
         />
       )}
-      {trash.items && (
-        <ShowMore
-          shown={trash.items.length}
-          hasMore={trash.hasMore}
-          loading={trash.loading}
-          onMore={trash.showMore}
-          what="items"
-        />
-      )}
+      {trash.items && <ShowMore list={trash} what="items" />}
       {hardDelete && (
         <ConfirmDialog
           title={`Delete ${hardDelete.name} for good?`}

@@ -1,6 +1,7 @@
 import { useState } from 'preact/hooks';
 import { ChoiceField } from '../../ui/choice-field.js';
-import { ErrorNotice, Loading, TextField } from '../../ui/components.js';
+import { ErrorNotice, TextField } from '../../ui/components.js';
+import { LoadingOrError } from '../../ui/loading-or-error.js';
 import { useSession } from '../../ui/session-context.js';
 import { ShowMore } from '../nodes/node-table.js';
 import { usePagedList } from '../nodes/use-paged-list.js';
@@ -63,11 +64,7 @@ export function AuditView() {
         </form>
       </search>
       {!events.items ? (
-        events.error ? (
-          <ErrorNotice error={events.error} />
-        ) : (
-          <Loading />
-        )
+        <LoadingOrError error={events.error} />
       ) : events.items.length === 0 ? (
         <p role="status">Nothing was recorded{filters.action || filters.from || filters.to ? ' that matches' : ''}.</p>
       ) : (
@@ -98,13 +95,7 @@ export function AuditView() {
         </table>
       )}
       {events.items && <ErrorNotice error={events.error} />}
-      <ShowMore
-        shown={events.items?.length ?? 0}
-        hasMore={events.hasMore}
-        loading={events.loading}
-        onMore={events.showMore}
-        what="events"
-      />
+      <ShowMore list={events} what="events" />
     </PeopleFrame>
   );
 }

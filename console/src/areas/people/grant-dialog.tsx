@@ -1,7 +1,9 @@
 import { ok } from '@reality-data-platform/sdk/browser';
 import { useState } from 'preact/hooks';
 import { ChoiceField } from '../../ui/choice-field.js';
-import { Dialog, ErrorNotice, Loading, TextField } from '../../ui/components.js';
+import { Dialog, TextField } from '../../ui/components.js';
+import { DialogForm } from '../../ui/form-dialog.js';
+import { LoadingOrError } from '../../ui/loading-or-error.js';
 import { useSession } from '../../ui/session-context.js';
 import { useResource } from '../../ui/use-resource.js';
 import { loadAncestors } from '../nodes/node-cache.js';
@@ -28,49 +30,35 @@ export function GrantDialog(props: { node: NodeDetail; onGranted: (message: stri
   const [email, setEmail] = useState('');
   const [groupId, setGroupId] = useState('');
   const [roleId, setRoleId] = useState('');
-  const [error, setError] = useState<unknown>();
-  const [busy, setBusy] = useState(false);
   const chosenGroup = groupId || choices.data?.groups[0]?.id || '';
   const chosenRole = roleId || choices.data?.roles.find((role) => role.kind === 'custom')?.id || choices.data?.roles[0]?.id || '';
 
-  async function grant(event: Event) {
-    event.preventDefault();
-    setBusy(true);
-    setError(undefined);
-    try {
-      let principal: { id: string; name: string };
-      if (to === 'person') {
-        const person = await findPersonByEmail(session, email);
-        if (!person) throw new Error(`No one in the organization has the address ${email.trim()}. Invite them instead.`);
-        principal = { id: person.id, name: personName(person) };
-      } else {
-        const group = choices.data?.groups.find((candidate) => candidate.id === chosenGroup);
-        principal = { id: chosenGroup, name: `The group ${group?.name ?? ''}` };
-      }
-      const membership = await ok(
-        session.api.PUT('/v1/nodes/{nodeId}/memberships/{principalId}', {
-          params: { path: { nodeId: node.id, principalId: principal.id } },
-          body: { roleId: chosenRole },
-        }),
-      );
-      const role = choices.data?.roles.find((candidate) => candidate.id === membership.roleId);
-      props.onGranted(`${principal.name} now has the role ${role?.name ?? chosenRole} on ${node.name}.`);
-    } catch (refusal) {
-      setError(refusal);
-      setBusy(false);
+  async function grant() {
+    let principal: { id: string; name: string };
+    if (to === 'person') {
+      const person = await findPersonByEmail(session, email);
+      if (!person) throw new Error(`No one in the organization has the address ${email.trim()}. Invite them instead.`);
+      principal = { id: person.id, name: personName(person) };
+    } else {
+      const group = choices.data?.groups.find((candidate) => candidate.id === chosenGroup);
+      principal = { id: chosenGroup, name: `The group ${group?.name ?? ''}` };
     }
+    const membership = await ok(
+      session.api.PUT('/v1/nodes/{nodeId}/memberships/{principalId}', {
+        params: { path: { nodeId: node.id, principalId: principal.id } },
+        body: { roleId: chosenRole },
+      }),
+    );
+    const role = choices.data?.roles.find((candidate) => candidate.id === membership.roleId);
+    props.onGranted(`${principal.name} now has the role ${role?.name ?? chosenRole} on ${node.name}.`);
   }
 
   return (
     <Dialog title={`Give a role on ${node.name}`} onClose={props.onClose}>
       {!choices.data ? (
-        choices.error ? (
-          <ErrorNotice error={choices.error} />
-        ) : (
-          <Loading />
-        )
+        <LoadingOrError error={choices.error} />
       ) : (
-        <form onSubmit={grant}>
+        <DialogForm submit="Give the role" disabled={!chosenRole} onSubmit={grant} onClose={props.onClose}>
           <fieldset class="choices">
             <legend>To</legend>
             <label class="check">
@@ -106,16 +94,7 @@ export function GrantDialog(props: { node: NodeDetail; onGranted: (message: stri
             required
           />
           <p class="hint">A role given here replaces the one they had here before, if any.</p>
-          <ErrorNotice error={error} />
-          <div class="buttons">
-            <button type="button" class="quiet" onClick={props.onClose}>
-              Cancel
-            </button>
-            <button type="submit" disabled={busy || !chosenRole}>
-              Give the role
-            </button>
-          </div>
-        </form>
+        </DialogForm>
       )}
     </Dialog>
   );

@@ -1,7 +1,8 @@
 import { ok } from '@reality-data-platform/sdk/browser';
 import { useState } from 'preact/hooks';
 import { navigate } from '../../router.js';
-import { ErrorNotice, Loading, TextField } from '../../ui/components.js';
+import { ErrorNotice, TextField } from '../../ui/components.js';
+import { LoadingOrError } from '../../ui/loading-or-error.js';
 import { useSession } from '../../ui/session-context.js';
 import { useResource } from '../../ui/use-resource.js';
 import { ConfirmDialog } from '../nodes/confirm-dialog.js';
@@ -28,7 +29,11 @@ export function GroupView(props: { groupId: string }) {
   });
 
   if (!group.data) {
-    return <PeopleFrame title="Group">{group.error ? <ErrorNotice error={group.error} /> : <Loading />}</PeopleFrame>;
+    return (
+      <PeopleFrame title="Group">
+        <LoadingOrError error={group.error} />
+      </PeopleFrame>
+    );
   }
   const current = group.data;
   const manual = !current.scimManaged && !current.samlLinked;
@@ -144,11 +149,7 @@ function Members(props: { group: Group; manual: boolean; onOutcome: (outcome: Ou
         </form>
       )}
       {!members.items ? (
-        members.error ? (
-          <ErrorNotice error={members.error} />
-        ) : (
-          <Loading />
-        )
+        <LoadingOrError error={members.error} />
       ) : members.items.length === 0 ? (
         <p>The group has no members yet.</p>
       ) : (
@@ -190,13 +191,7 @@ function Members(props: { group: Group; manual: boolean; onOutcome: (outcome: Ou
         </table>
       )}
       {members.items && <ErrorNotice error={members.error} />}
-      <ShowMore
-        shown={members.items?.length ?? 0}
-        hasMore={members.hasMore}
-        loading={members.loading}
-        onMore={members.showMore}
-        what="members"
-      />
+      <ShowMore list={members} what="members" />
     </section>
   );
 }

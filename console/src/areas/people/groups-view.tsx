@@ -1,7 +1,9 @@
 import { ok } from '@reality-data-platform/sdk/browser';
 import { useState } from 'preact/hooks';
 import { ChoiceField } from '../../ui/choice-field.js';
-import { Dialog, ErrorNotice, Link, Loading, TextField } from '../../ui/components.js';
+import { ErrorNotice, Link, TextField } from '../../ui/components.js';
+import { FormDialog } from '../../ui/form-dialog.js';
+import { LoadingOrError } from '../../ui/loading-or-error.js';
 import { useSession } from '../../ui/session-context.js';
 import { useResource } from '../../ui/use-resource.js';
 import { takeFlash } from '../nodes/flash.js';
@@ -33,24 +35,14 @@ export function GroupsView() {
       <Outcome outcome={outcome} />
       <p>A role given to a group on a place reaches every member of the group.</p>
       {!groups.items ? (
-        groups.error ? (
-          <ErrorNotice error={groups.error} />
-        ) : (
-          <Loading />
-        )
+        <LoadingOrError error={groups.error} />
       ) : groups.items.length === 0 ? (
         <p>There is no group yet.</p>
       ) : (
         <GroupsTable groups={groups.items} />
       )}
       {groups.items && <ErrorNotice error={groups.error} />}
-      <ShowMore
-        shown={groups.items?.length ?? 0}
-        hasMore={groups.hasMore}
-        loading={groups.loading}
-        onMore={groups.showMore}
-        what="groups"
-      />
+      <ShowMore list={groups} what="groups" />
       {creating && (
         <CreateGroupDialog
           onCreated={(group) => {
@@ -111,48 +103,26 @@ function CreateGroupDialog(props: { onCreated: (group: Group) => void; onClose: 
   );
   const [name, setName] = useState('');
   const [owner, setOwner] = useState('');
-  const [error, setError] = useState<unknown>();
-  const [busy, setBusy] = useState(false);
 
-  async function create(event: Event) {
-    event.preventDefault();
-    setBusy(true);
-    setError(undefined);
-    try {
-      const group = await ok(session.api.POST('/v1/groups', { body: owner ? { name, divisionId: owner } : { name } }));
-      props.onCreated(group);
-    } catch (refusal) {
-      setError(refusal);
-      setBusy(false);
-    }
+  async function create() {
+    props.onCreated(await ok(session.api.POST('/v1/groups', { body: owner ? { name, divisionId: owner } : { name } })));
   }
 
   return (
-    <Dialog title="New group" onClose={props.onClose}>
-      <form onSubmit={create}>
-        <TextField label="Name" value={name} onValue={setName} required maxLength={255} autoFocus />
-        <ChoiceField
-          label="Belongs to"
-          value={owner}
-          onValue={setOwner}
-          options={[
-            ['', `The whole organization (${organization.name})`],
-            ...(divisions.data ?? [])
-              .filter((node) => node.type === 'division')
-              .map((division): [string, string] => [division.id, `Division ${division.name}`]),
-          ]}
-        />
-        <p class="hint">A division's group can be given roles inside that division only.</p>
-        <ErrorNotice error={divisions.error ?? error} />
-        <div class="buttons">
-          <button type="button" class="quiet" onClick={props.onClose}>
-            Cancel
-          </button>
-          <button type="submit" disabled={busy}>
-            Create group
-          </button>
-        </div>
-      </form>
-    </Dialog>
+    <FormDialog title="New group" submit="Create group" failure={divisions.error} onSubmit={create} onClose={props.onClose}>
+      <TextField label="Name" value={name} onValue={setName} required maxLength={255} autoFocus />
+      <ChoiceField
+        label="Belongs to"
+        value={owner}
+        onValue={setOwner}
+        options={[
+          ['', `The whole organization (${organization.name})`],
+          ...(divisions.data ?? [])
+            .filter((node) => node.type === 'division')
+            .map((division): [string, string] => [division.id, `Division ${division.name}`]),
+        ]}
+      />
+      <p class="hint">A division's group can be given roles inside that division only.</p>
+    </FormDialog>
   );
 }

@@ -1,6 +1,7 @@
 import { ok } from '@reality-data-platform/sdk/browser';
 import { useState } from 'preact/hooks';
-import { ErrorNotice, Loading } from '../../ui/components.js';
+import { ErrorNotice } from '../../ui/components.js';
+import { LoadingOrError } from '../../ui/loading-or-error.js';
 import { useSession } from '../../ui/session-context.js';
 import { ConfirmDialog } from '../nodes/confirm-dialog.js';
 import { ShowMore } from '../nodes/node-table.js';
@@ -23,11 +24,7 @@ export function InvitationsList() {
       <h2 id="invitations-heading">Pending invitations</h2>
       <Outcome outcome={outcome} />
       {!invitations.items ? (
-        invitations.error ? (
-          <ErrorNotice error={invitations.error} />
-        ) : (
-          <Loading />
-        )
+        <LoadingOrError error={invitations.error} />
       ) : invitations.items.length === 0 ? (
         <p>No invitation is waiting to be accepted.</p>
       ) : (
@@ -69,13 +66,7 @@ export function InvitationsList() {
         </table>
       )}
       {invitations.items && <ErrorNotice error={invitations.error} />}
-      <ShowMore
-        shown={invitations.items?.length ?? 0}
-        hasMore={invitations.hasMore}
-        loading={invitations.loading}
-        onMore={invitations.showMore}
-        what="invitations"
-      />
+      <ShowMore list={invitations} what="invitations" />
       {withdrawing && (
         <ConfirmDialog
           title={`Withdraw the invitation of ${withdrawing.email}?`}

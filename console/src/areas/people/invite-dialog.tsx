@@ -1,7 +1,9 @@
 import { ok } from '@reality-data-platform/sdk/browser';
 import { useState } from 'preact/hooks';
 import { ChoiceField } from '../../ui/choice-field.js';
-import { Dialog, ErrorNotice, Loading, TextField } from '../../ui/components.js';
+import { TextField } from '../../ui/components.js';
+import { FormDialog } from '../../ui/form-dialog.js';
+import { LoadingOrError } from '../../ui/loading-or-error.js';
 import { useSession } from '../../ui/session-context.js';
 import { useResource } from '../../ui/use-resource.js';
 import { loadRoles, rolesFor } from './people-data.js';
@@ -23,53 +25,36 @@ export function InviteDialog(props: {
   const roles = useResource(async () => rolesFor(await loadRoles(session), onOrganization), [onOrganization]);
   const [email, setEmail] = useState('');
   const [roleId, setRoleId] = useState('');
-  const [error, setError] = useState<unknown>();
-  const [busy, setBusy] = useState(false);
   const chosenRole = roleId || roles.data?.find((role) => role.kind === 'custom')?.id || roles.data?.[0]?.id || '';
 
-  async function invite(event: Event) {
-    event.preventDefault();
-    setBusy(true);
-    setError(undefined);
+  async function invite() {
     const body = { email: email.trim(), roleId: chosenRole };
-    try {
-      if (onOrganization) await ok(session.api.POST('/v1/invitations', { body }));
-      else await ok(session.api.POST('/v1/nodes/{nodeId}/invitations', { params: { path: { nodeId: node.id } }, body }));
-      props.onInvited(body.email);
-    } catch (refusal) {
-      setError(refusal);
-      setBusy(false);
-    }
+    if (onOrganization) await ok(session.api.POST('/v1/invitations', { body }));
+    else await ok(session.api.POST('/v1/nodes/{nodeId}/invitations', { params: { path: { nodeId: node.id } }, body }));
+    props.onInvited(body.email);
   }
 
   return (
-    <Dialog title={`Invite someone to ${node.name}`} onClose={props.onClose}>
-      <form onSubmit={invite}>
-        <TextField label="E-mail address" type="email" value={email} onValue={setEmail} required maxLength={254} autoFocus />
-        {roles.data ? (
-          <ChoiceField
-            label="Role"
-            value={chosenRole}
-            onValue={setRoleId}
-            options={roles.data.map((role) => [role.id, role.name])}
-            required
-          />
-        ) : roles.error ? (
-          <ErrorNotice error={roles.error} />
-        ) : (
-          <Loading label="Loading the roles…" />
-        )}
-        <p class="hint">They get a mail with a link to accept; until then the invitation is listed as pending.</p>
-        <ErrorNotice error={error} />
-        <div class="buttons">
-          <button type="button" class="quiet" onClick={props.onClose}>
-            Cancel
-          </button>
-          <button type="submit" disabled={busy || !chosenRole}>
-            Send invitation
-          </button>
-        </div>
-      </form>
-    </Dialog>
+    <FormDialog
+      title={`Invite someone to ${node.name}`}
+      submit="Send invitation"
+      disabled={!chosenRole}
+      onSubmit={invite}
+      onClose={props.onClose}
+    >
+      <TextField label="E-mail address" type="email" value={email} onValue={setEmail} required maxLength={254} autoFocus />
+      {roles.data ? (
+        <ChoiceField
+          label="Role"
+          value={chosenRole}
+          onValue={setRoleId}
+          options={roles.data.map((role) => [role.id, role.name])}
+          required
+        />
+      ) : (
+        <LoadingOrError error={roles.error} label="Loading the roles…" />
+      )}
+      <p class="hint">They get a mail with a link to accept; until then the invitation is listed as pending.</p>
+    </FormDialog>
   );
 }

@@ -1,6 +1,7 @@
 import { ok } from '@reality-data-platform/sdk/browser';
 import { useState } from 'preact/hooks';
-import { ErrorNotice, Loading } from '../../ui/components.js';
+import { ErrorNotice } from '../../ui/components.js';
+import { LoadingOrError } from '../../ui/loading-or-error.js';
 import { useSession } from '../../ui/session-context.js';
 import { ConfirmDialog } from '../nodes/confirm-dialog.js';
 import type { NodePanelProps } from '../nodes/node-panels.js';
@@ -61,11 +62,7 @@ function Members(props: NodePanelProps) {
       </p>
       <Outcome outcome={outcome} />
       {!memberships.items ? (
-        memberships.error ? (
-          <ErrorNotice error={memberships.error} />
-        ) : (
-          <Loading />
-        )
+        <LoadingOrError error={memberships.error} />
       ) : memberships.items.length === 0 ? (
         <p>No role is given here itself.</p>
       ) : (
@@ -105,13 +102,7 @@ function Members(props: NodePanelProps) {
         </table>
       )}
       {memberships.items && <ErrorNotice error={memberships.error} />}
-      <ShowMore
-        shown={memberships.items?.length ?? 0}
-        hasMore={memberships.hasMore}
-        loading={memberships.loading}
-        onMore={memberships.showMore}
-        what="members"
-      />
+      <ShowMore list={memberships} what="members" />
       {dialog?.kind === 'grant' && <GrantDialog node={node} onGranted={done} onClose={() => setDialog(undefined)} />}
       {dialog?.kind === 'invite' && (
         <InviteDialog

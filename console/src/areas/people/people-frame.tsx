@@ -1,6 +1,7 @@
 import type { ComponentChildren } from 'preact';
 import { useLocation } from '../../router.js';
-import { ErrorNotice, Link, Loading, PageTitle } from '../../ui/components.js';
+import { ErrorNotice, Link, PageTitle } from '../../ui/components.js';
+import { LoadingOrError } from '../../ui/loading-or-error.js';
 import { useSession } from '../../ui/session-context.js';
 import { useResource } from '../../ui/use-resource.js';
 import { administersPeople } from './people-access.js';
@@ -41,11 +42,7 @@ export function PeopleFrame(props: { title: string; actions?: ComponentChildren;
         </nav>
       )}
       {allowed.data === undefined ? (
-        allowed.error ? (
-          <ErrorNotice error={allowed.error} />
-        ) : (
-          <Loading />
-        )
+        <LoadingOrError error={allowed.error} />
       ) : allowed.data ? (
         props.children
       ) : (

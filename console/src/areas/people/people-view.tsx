@@ -1,6 +1,7 @@
 import { useState } from 'preact/hooks';
 import { ChoiceField } from '../../ui/choice-field.js';
-import { ErrorNotice, Loading, TextField } from '../../ui/components.js';
+import { ErrorNotice, TextField } from '../../ui/components.js';
+import { LoadingOrError } from '../../ui/loading-or-error.js';
 import { useSession } from '../../ui/session-context.js';
 import { ShowMore } from '../nodes/node-table.js';
 import { usePagedList } from '../nodes/use-paged-list.js';
@@ -102,24 +103,14 @@ function PeopleList() {
         </form>
       </search>
       {!people.items ? (
-        people.error ? (
-          <ErrorNotice error={people.error} />
-        ) : (
-          <Loading />
-        )
+        <LoadingOrError error={people.error} />
       ) : people.items.length === 0 ? (
         <p role="status">No one matches.</p>
       ) : (
         <PeopleTable people={people.items} />
       )}
       {people.items && <ErrorNotice error={people.error} />}
-      <ShowMore
-        shown={people.items?.length ?? 0}
-        hasMore={people.hasMore}
-        loading={people.loading}
-        onMore={people.showMore}
-        what="people"
-      />
+      <ShowMore list={people} what="people" />
     </section>
   );
 }

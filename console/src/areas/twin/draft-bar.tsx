@@ -2,7 +2,8 @@ import { ok } from '@reality-data-platform/sdk/browser';
 import { useState } from 'preact/hooks';
 import type { ConsoleSession } from '../../auth/session.js';
 import { navigate } from '../../router.js';
-import { Dialog, ErrorNotice, Link, TextField } from '../../ui/components.js';
+import { ErrorNotice, Link, TextField } from '../../ui/components.js';
+import { FormDialog } from '../../ui/form-dialog.js';
 import { useSession } from '../../ui/session-context.js';
 import { useResource } from '../../ui/use-resource.js';
 import { ConfirmDialog } from '../nodes/confirm-dialog.js';
@@ -113,39 +114,18 @@ export function DraftBar(props: {
 function NewDraftDialog(props: { siteId: string; onClose: () => void }) {
   const session = useSession();
   const [name, setName] = useState('');
-  const [error, setError] = useState<unknown>();
-  const [busy, setBusy] = useState(false);
-  async function create(event: Event) {
-    event.preventDefault();
-    setBusy(true);
-    setError(undefined);
-    try {
-      const draft = await ok(
-        session.api.POST('/v1/twin/{contextId}/drafts', { params: { path: { contextId: props.siteId } }, body: { name } }),
-      );
-      props.onClose();
-      navigate(twinHref(props.siteId, draft.id));
-    } catch (refusal) {
-      setError(refusal);
-      setBusy(false);
-    }
+  async function create() {
+    const draft = await ok(
+      session.api.POST('/v1/twin/{contextId}/drafts', { params: { path: { contextId: props.siteId } }, body: { name } }),
+    );
+    props.onClose();
+    navigate(twinHref(props.siteId, draft.id));
   }
   return (
-    <Dialog title="New draft" onClose={props.onClose}>
-      <form onSubmit={create}>
-        <p>A draft collects changes that nobody else sees until you publish it.</p>
-        <TextField label="Draft name" value={name} onValue={setName} required maxLength={255} autoFocus />
-        <ErrorNotice error={error} />
-        <div class="buttons">
-          <button type="button" class="quiet" onClick={props.onClose}>
-            Cancel
-          </button>
-          <button type="submit" disabled={busy}>
-            Create draft
-          </button>
-        </div>
-      </form>
-    </Dialog>
+    <FormDialog title="New draft" submit="Create draft" onSubmit={create} onClose={props.onClose}>
+      <p>A draft collects changes that nobody else sees until you publish it.</p>
+      <TextField label="Draft name" value={name} onValue={setName} required maxLength={255} autoFocus />
+    </FormDialog>
   );
 }
 

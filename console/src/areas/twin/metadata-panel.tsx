@@ -1,7 +1,9 @@
 import { ok } from '@reality-data-platform/sdk/browser';
 import type { JSX } from 'preact';
 import { useId, useState } from 'preact/hooks';
-import { ErrorNotice, Loading } from '../../ui/components.js';
+import { ErrorNotice } from '../../ui/components.js';
+import { useSubmission } from '../../ui/form-dialog.js';
+import { LoadingOrError } from '../../ui/loading-or-error.js';
 import { useSession } from '../../ui/session-context.js';
 import { useResource } from '../../ui/use-resource.js';
 import {
@@ -48,11 +50,7 @@ export function MetadataPanel(props: {
     <section class="twin-panel" aria-labelledby="metadata-heading">
       <h2 id="metadata-heading">Metadata of {props.name}</h2>
       {!data ? (
-        metadata.error ? (
-          <ErrorNotice error={metadata.error} />
-        ) : (
-          <Loading />
-        )
+        <LoadingOrError error={metadata.error} />
       ) : !data.metadataTypeId ? (
         <p>
           This {KIND_WORDS[selection.kind]} has no metadata type.
@@ -109,18 +107,14 @@ function MetadataForm(props: {
 }) {
   const session = useSession();
   const [values, setValues] = useState<Record<string, Value | null>>({});
-  const [error, setError] = useState<unknown>();
-  const [busy, setBusy] = useState(false);
+  const { busy, error, run } = useSubmission();
   const current = (section: string, name: string) => props.sections[section]?.[name];
   const shown = (section: string, name: string) => {
     const key = keyOf(section, name);
     return key in values ? values[key] : current(section, name);
   };
 
-  async function save(event: Event) {
-    event.preventDefault();
-    setBusy(true);
-    setError(undefined);
+  async function save() {
     // A merge patch of what was touched: a value cleared is null (removed).
     const sections: Record<string, Record<string, Value | null>> = {};
     for (const [key, value] of Object.entries(values)) {
@@ -128,22 +122,23 @@ function MetadataForm(props: {
       if (JSON.stringify(value ?? null) === JSON.stringify(current(section, name) ?? null)) continue;
       sections[section] = { ...sections[section], [name]: value };
     }
-    try {
-      await ok(
-        session.api.PATCH('/v1/twin/{contextId}/object/{objectId}/metadata', {
-          params: { path: { contextId: props.context.ctx, objectId: props.objectId } },
-          body: { sections: sections as Record<string, Record<string, Value>> },
-        }),
-      );
-      props.onSaved();
-    } catch (refusal) {
-      setError(refusal);
-      setBusy(false);
-    }
+    await ok(
+      session.api.PATCH('/v1/twin/{contextId}/object/{objectId}/metadata', {
+        params: { path: { contextId: props.context.ctx, objectId: props.objectId } },
+        body: { sections: sections as Record<string, Record<string, Value>> },
+      }),
+    );
+    props.onSaved();
   }
 
   return (
-    <form onSubmit={save} class="metadata-form">
+    <form
+      class="metadata-form"
+      onSubmit={(event) => {
+        event.preventDefault();
+        void run(save);
+      }}
+    >
       <p class="muted">Type: {props.type.name}</p>
       {sectionsOf(props.type).map(([section, properties]) => (
         <fieldset key={section}>

@@ -1,6 +1,7 @@
 import { ok } from '@reality-data-platform/sdk/browser';
 import { useState } from 'preact/hooks';
-import { Dialog, ErrorNotice, TextField } from '../../ui/components.js';
+import { TextField } from '../../ui/components.js';
+import { FormDialog } from '../../ui/form-dialog.js';
 import { useSession } from '../../ui/session-context.js';
 import { ColorField, SelectField, TextAreaField, VectorFields } from './fields.js';
 import { changedFields, type MetadataType, type PointOfInterest, type Vector3, type Zone } from './twin-api.js';
@@ -28,76 +29,60 @@ export function PoiDialog(props: {
   const [color, setColor] = useState<string | null>(poi?.color ?? null);
   const [zoneId, setZoneId] = useState(poi?.zoneId ?? '');
   const [typeId, setTypeId] = useState(poi?.metadataTypeId ?? '');
-  const [error, setError] = useState<unknown>();
-  const [busy, setBusy] = useState(false);
 
-  async function save(event: Event) {
-    event.preventDefault();
-    setBusy(true);
-    setError(undefined);
+  async function save() {
     const fields = { name, description, position, color, zoneId: zoneId || null, metadataTypeId: typeId || null };
     const path = { contextId: props.ctx };
     const changes = poi ? changedFields(poi, fields) : fields;
     if (Object.keys(changes).length === 0) return props.onClose();
-    try {
-      const saved = poi
-        ? await ok(
-            session.api.PATCH('/v1/twin/{contextId}/points-of-interest/{pointOfInterestId}', {
-              params: { path: { ...path, pointOfInterestId: poi.id } },
-              body: changes,
-            }),
-          )
-        : await ok(session.api.POST('/v1/twin/{contextId}/points-of-interest', { params: { path }, body: fields }));
-      props.onSaved(saved);
-    } catch (refusal) {
-      setError(refusal);
-      setBusy(false);
-    }
+    const saved = poi
+      ? await ok(
+          session.api.PATCH('/v1/twin/{contextId}/points-of-interest/{pointOfInterestId}', {
+            params: { path: { ...path, pointOfInterestId: poi.id } },
+            body: changes,
+          }),
+        )
+      : await ok(session.api.POST('/v1/twin/{contextId}/points-of-interest', { params: { path }, body: fields }));
+    props.onSaved(saved);
   }
 
   const picked = props.picked;
   return (
-    <Dialog title={poi ? `Edit ${poi.name}` : 'New point of interest'} onClose={props.onClose}>
-      <form onSubmit={save}>
-        <TextField label="Name" value={name} onValue={setName} required maxLength={255} autoFocus />
-        <TextAreaField label="Description" value={description} onValue={setDescription} maxLength={10_000} />
-        <VectorFields legend="Position (metres)" value={position} onValue={setPosition}>
-          {picked && (
-            <button type="button" class="quiet" onClick={() => setPosition(picked)}>
-              Use the point picked in the 3D view
-            </button>
-          )}
-        </VectorFields>
-        <ColorField value={color} onValue={setColor} />
-        <SelectField
-          label="Zone"
-          value={zoneId}
-          onValue={setZoneId}
-          none="In no zone"
-          options={props.zones.map((zone) => ({ value: zone.id, label: zone.name }))}
-        />
-        <SelectField
-          label="Metadata type"
-          value={typeId}
-          onValue={setTypeId}
-          none="None"
-          options={props.types
-            .filter((type) => type.appliesTo.includes('pointOfInterest'))
-            .map((type) => ({ value: type.id, label: type.name }))}
-        />
-        {poi?.metadataTypeId && typeId !== poi.metadataTypeId && (
-          <p class="notice">Another metadata type clears the values this point of interest holds.</p>
+    <FormDialog
+      title={poi ? `Edit ${poi.name}` : 'New point of interest'}
+      submit={poi ? 'Save' : 'Create point of interest'}
+      onSubmit={save}
+      onClose={props.onClose}
+    >
+      <TextField label="Name" value={name} onValue={setName} required maxLength={255} autoFocus />
+      <TextAreaField label="Description" value={description} onValue={setDescription} maxLength={10_000} />
+      <VectorFields legend="Position (metres)" value={position} onValue={setPosition}>
+        {picked && (
+          <button type="button" class="quiet" onClick={() => setPosition(picked)}>
+            Use the point picked in the 3D view
+          </button>
         )}
-        <ErrorNotice error={error} />
-        <div class="buttons">
-          <button type="button" class="quiet" onClick={props.onClose}>
-            Cancel
-          </button>
-          <button type="submit" disabled={busy}>
-            {poi ? 'Save' : 'Create point of interest'}
-          </button>
-        </div>
-      </form>
-    </Dialog>
+      </VectorFields>
+      <ColorField value={color} onValue={setColor} />
+      <SelectField
+        label="Zone"
+        value={zoneId}
+        onValue={setZoneId}
+        none="In no zone"
+        options={props.zones.map((zone) => ({ value: zone.id, label: zone.name }))}
+      />
+      <SelectField
+        label="Metadata type"
+        value={typeId}
+        onValue={setTypeId}
+        none="None"
+        options={props.types
+          .filter((type) => type.appliesTo.includes('pointOfInterest'))
+          .map((type) => ({ value: type.id, label: type.name }))}
+      />
+      {poi?.metadataTypeId && typeId !== poi.metadataTypeId && (
+        <p class="notice">Another metadata type clears the values this point of interest holds.</p>
+      )}
+    </FormDialog>
   );
 }

@@ -1,6 +1,7 @@
 import { ok } from '@reality-data-platform/sdk/browser';
 import { useState } from 'preact/hooks';
-import { ErrorNotice, Loading } from '../../ui/components.js';
+import { ErrorNotice } from '../../ui/components.js';
+import { LoadingOrError } from '../../ui/loading-or-error.js';
 import { useSession } from '../../ui/session-context.js';
 import { ConfirmDialog } from '../nodes/confirm-dialog.js';
 import { ShowMore } from '../nodes/node-table.js';
@@ -42,11 +43,7 @@ export function PoiPanel(props: {
         )}
       </div>
       {!pois.items ? (
-        pois.error ? (
-          <ErrorNotice error={pois.error} />
-        ) : (
-          <Loading />
-        )
+        <LoadingOrError error={pois.error} />
       ) : pois.items.length === 0 ? (
         <p>No point of interest yet.</p>
       ) : (
@@ -95,9 +92,7 @@ export function PoiPanel(props: {
         </ul>
       )}
       <ErrorNotice error={pois.items ? pois.error : undefined} />
-      {pois.items && (
-        <ShowMore shown={pois.items.length} hasMore={pois.hasMore} loading={pois.loading} onMore={pois.showMore} what="points" />
-      )}
+      {pois.items && <ShowMore list={pois} what="points" />}
       {(dialog?.kind === 'create' || dialog?.kind === 'edit') && (
         <PoiDialog
           ctx={context.ctx}

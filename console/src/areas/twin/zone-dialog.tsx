@@ -1,6 +1,7 @@
 import { ok } from '@reality-data-platform/sdk/browser';
 import { useState } from 'preact/hooks';
-import { Dialog, ErrorNotice, TextField } from '../../ui/components.js';
+import { TextField } from '../../ui/components.js';
+import { FormDialog } from '../../ui/form-dialog.js';
 import { useSession } from '../../ui/session-context.js';
 import { ColorField, SelectField, TextAreaField, VectorFields } from './fields.js';
 import { changedFields, type MetadataType, NO_ROTATION, type Vector3, type Zone } from './twin-api.js';
@@ -31,16 +32,11 @@ export function ZoneDialog(props: {
   const [color, setColor] = useState<string | null>(zone?.color ?? null);
   const [parentId, setParentId] = useState(zone?.parentZoneId ?? props.parentId ?? '');
   const [typeId, setTypeId] = useState(zone?.metadataTypeId ?? '');
-  const [error, setError] = useState<unknown>();
-  const [busy, setBusy] = useState(false);
   // A zone cannot go under itself or one of its own (the platform refuses it too: CircularityFound).
   const below = zone ? descendantsOf(zone.id, props.zones) : new Set<string>();
   const parents = props.zones.filter((candidate) => candidate.id !== zone?.id && !below.has(candidate.id));
 
-  async function save(event: Event) {
-    event.preventDefault();
-    setBusy(true);
-    setError(undefined);
+  async function save() {
     const fields = {
       name,
       description,
@@ -52,70 +48,59 @@ export function ZoneDialog(props: {
     const path = { contextId: props.ctx };
     const changes = zone ? changedFields(zone, fields) : fields;
     if (Object.keys(changes).length === 0) return props.onClose();
-    try {
-      const saved = zone
-        ? await ok(
-            session.api.PATCH('/v1/twin/{contextId}/zones/{zoneId}', {
-              params: { path: { ...path, zoneId: zone.id } },
-              body: changes,
-            }),
-          )
-        : await ok(
-            session.api.POST('/v1/twin/{contextId}/zones', {
-              params: { path },
-              body: { ...fields, volume: { boxes: [{ center, size, rotation: NO_ROTATION }] } },
-            }),
-          );
-      props.onSaved(saved);
-    } catch (refusal) {
-      setError(refusal);
-      setBusy(false);
-    }
+    const saved = zone
+      ? await ok(
+          session.api.PATCH('/v1/twin/{contextId}/zones/{zoneId}', {
+            params: { path: { ...path, zoneId: zone.id } },
+            body: changes,
+          }),
+        )
+      : await ok(
+          session.api.POST('/v1/twin/{contextId}/zones', {
+            params: { path },
+            body: { ...fields, volume: { boxes: [{ center, size, rotation: NO_ROTATION }] } },
+          }),
+        );
+    props.onSaved(saved);
   }
 
   return (
-    <Dialog title={zone ? `Edit ${zone.name}` : 'New zone'} onClose={props.onClose}>
-      <form onSubmit={save}>
-        <TextField label="Name" value={name} onValue={setName} required maxLength={255} autoFocus />
-        <TextAreaField label="Description" value={description} onValue={setDescription} maxLength={10_000} />
-        <SelectField
-          label="Inside zone"
-          value={parentId}
-          onValue={setParentId}
-          none="At the top (in no zone)"
-          options={parents.map((candidate) => ({ value: candidate.id, label: candidate.name }))}
-        />
-        {simpleBox ? (
-          <>
-            <VectorFields legend="Centre (metres)" value={center} onValue={setCenter} />
-            <VectorFields legend="Size (metres)" value={size} onValue={setSize} min={0.001} />
-          </>
-        ) : (
-          <p class="notice">
-            This zone's volume is {zone?.volume.boxes.length} boxes or a turned box, drawn through the API: it is kept as it is.
-          </p>
-        )}
-        <ColorField value={color} onValue={setColor} />
-        <SelectField
-          label="Metadata type"
-          value={typeId}
-          onValue={setTypeId}
-          none="None"
-          options={props.types
-            .filter((type) => type.appliesTo.includes('zone'))
-            .map((type) => ({ value: type.id, label: type.name }))}
-        />
-        <ErrorNotice error={error} />
-        <div class="buttons">
-          <button type="button" class="quiet" onClick={props.onClose}>
-            Cancel
-          </button>
-          <button type="submit" disabled={busy}>
-            {zone ? 'Save' : 'Create zone'}
-          </button>
-        </div>
-      </form>
-    </Dialog>
+    <FormDialog
+      title={zone ? `Edit ${zone.name}` : 'New zone'}
+      submit={zone ? 'Save' : 'Create zone'}
+      onSubmit={save}
+      onClose={props.onClose}
+    >
+      <TextField label="Name" value={name} onValue={setName} required maxLength={255} autoFocus />
+      <TextAreaField label="Description" value={description} onValue={setDescription} maxLength={10_000} />
+      <SelectField
+        label="Inside zone"
+        value={parentId}
+        onValue={setParentId}
+        none="At the top (in no zone)"
+        options={parents.map((candidate) => ({ value: candidate.id, label: candidate.name }))}
+      />
+      {simpleBox ? (
+        <>
+          <VectorFields legend="Centre (metres)" value={center} onValue={setCenter} />
+          <VectorFields legend="Size (metres)" value={size} onValue={setSize} min={0.001} />
+        </>
+      ) : (
+        <p class="notice">
+          This zone's volume is {zone?.volume.boxes.length} boxes or a turned box, drawn through the API: it is kept as it is.
+        </p>
+      )}
+      <ColorField value={color} onValue={setColor} />
+      <SelectField
+        label="Metadata type"
+        value={typeId}
+        onValue={setTypeId}
+        none="None"
+        options={props.types
+          .filter((type) => type.appliesTo.includes('zone'))
+          .map((type) => ({ value: type.id, label: type.name }))}
+      />
+    </FormDialog>
   );
 }
 

@@ -1,6 +1,6 @@
 import { ok } from '@reality-data-platform/sdk/browser';
 import { useState } from 'preact/hooks';
-import { ErrorNotice, Loading } from '../../ui/components.js';
+import { LoadingOrError } from '../../ui/loading-or-error.js';
 import { useSession } from '../../ui/session-context.js';
 import type { Resource } from '../../ui/use-resource.js';
 import { ConfirmDialog } from '../nodes/confirm-dialog.js';
@@ -94,17 +94,7 @@ export function ZonePanel(props: {
           </button>
         )}
       </div>
-      {!zones ? (
-        props.zones.error ? (
-          <ErrorNotice error={props.zones.error} />
-        ) : (
-          <Loading />
-        )
-      ) : zones.length === 0 ? (
-        <p>No zone yet.</p>
-      ) : (
-        branch(null, 1)
-      )}
+      {!zones ? <LoadingOrError error={props.zones.error} /> : zones.length === 0 ? <p>No zone yet.</p> : branch(null, 1)}
       {(dialog?.kind === 'create' || dialog?.kind === 'edit') && (
         <ZoneDialog
           ctx={context.ctx}

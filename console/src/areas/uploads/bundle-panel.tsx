@@ -1,6 +1,6 @@
 import { ok } from '@reality-data-platform/sdk/browser';
 import { useEffect } from 'preact/hooks';
-import { ErrorNotice, formatBytes, Loading } from '../../ui/components.js';
+import { ErrorNotice, formatBytes } from '../../ui/components.js';
 import { useSession } from '../../ui/session-context.js';
 import { useResource } from '../../ui/use-resource.js';
 import type { NodePanelProps } from '../nodes/node-panels.js';
@@ -12,6 +12,7 @@ import { BUNDLE_STATE_WORDS, type Bundle, isUnderway, latestProcessing } from '.
 import { UploadProgress } from './upload-progress.js';
 import { startUpload, useUploads } from './upload-store.js';
 import './uploads.css';
+import { LoadingOrError } from '../../ui/loading-or-error.js';
 
 /** How often a bundle being uploaded or processed is read again. */
 const POLL_MS = 1000;
@@ -49,7 +50,7 @@ export function BundlePanel(props: NodePanelProps) {
     if (uploadDone) bundle.reload();
   }, [uploadDone]);
 
-  if (!data) return bundle.error ? <ErrorNotice error={bundle.error} /> : <Loading />;
+  if (!data) return <LoadingOrError error={bundle.error} />;
   const permissions = node.permissions ?? [];
   const mayUpload = canWriteTree(session) && permissions.includes('upload');
   const mayProcess = canWriteTree(session) && permissions.includes('process');
