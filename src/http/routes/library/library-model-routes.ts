@@ -1,10 +1,9 @@
 import { Type } from '@sinclair/typebox';
 import type { FastifyRequest } from 'fastify';
 import { ApiError } from '../../../domain/errors.js';
-import type { RegionApp } from '../../region-app.js';
-import { created } from '../created.js';
-import { errors } from '../nodes/node-schemas.js';
 import { clampLimit } from '../paging.js';
+import type { RegionApp } from '../region-app-type.js';
+import { created, errors } from '../responses.js';
 import { DOWNLOAD_RESPONSES, sendBlob } from '../uploads/send-stored-object.js';
 import {
   CreatedLibraryModel,

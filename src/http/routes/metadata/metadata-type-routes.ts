@@ -1,8 +1,7 @@
 import { Type } from '@sinclair/typebox';
-import type { RegionApp } from '../../region-app.js';
-import { created } from '../created.js';
-import { errors } from '../nodes/node-schemas.js';
 import { clampLimit, Paging } from '../paging.js';
+import type { RegionApp } from '../region-app-type.js';
+import { created, errors } from '../responses.js';
 import {
   CreateMetadataTypeBody,
   METADATA_TYPE_BODY_LIMIT,

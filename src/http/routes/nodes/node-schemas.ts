@@ -88,23 +88,3 @@ export function toNodeBody(row: NodeListing): NodeBody {
     trashedAt: row.trashed_at,
   };
 }
-
-/** The error body of DESIGN.md section 4, for the OpenAPI responses. */
-export const ErrorSchema = Type.Object(
-  {
-    statusCode: Type.Integer(),
-    error: Type.String({ description: 'The code to branch on' }),
-    message: Type.Optional(Type.String()),
-    errorCode: Type.Optional(
-      Type.String({ description: 'SSORestrictedResource on a 403 of a node that requires an identity provider' }),
-    ),
-    apiUrl: Type.Optional(
-      Type.String({ description: "OrganizationInAnotherRegion (421): the base address of the token's organization's region" }),
-    ),
-  },
-  { $id: 'Error', title: 'Error', additionalProperties: true },
-);
-
-export function errors(...statuses: number[]) {
-  return Object.fromEntries(statuses.map((status) => [status, Type.Ref('Error')]));
-}

@@ -1,8 +1,9 @@
 import { Type } from '@sinclair/typebox';
 import type { NodeListing } from '../../../domain/records/regional.js';
-import type { RegionApp } from '../../region-app.js';
 import { type CursorList, CursorPaging, clampLimit, Paging, pagePosition, setNextCursor } from '../paging.js';
-import { errors, NodeDetailSchema, NodeIdParams, NodeKindSchema, NodeSchema, toNodeBody } from './node-schemas.js';
+import type { RegionApp } from '../region-app-type.js';
+import { errors } from '../responses.js';
+import { NodeDetailSchema, NodeIdParams, NodeKindSchema, NodeSchema, toNodeBody } from './node-schemas.js';
 
 const NodeList = Type.Array(Type.Ref('Node'));
 

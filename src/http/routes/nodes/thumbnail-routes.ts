@@ -2,8 +2,9 @@ import { Type } from '@sinclair/typebox';
 import { ApiError } from '../../../domain/errors.js';
 import { detectImageType } from '../../../domain/nodes/image-types.js';
 import { noneMatch } from '../../../domain/uploads/etag.js';
-import type { RegionApp } from '../../region-app.js';
-import { errors, NodeIdParams } from './node-schemas.js';
+import type { RegionApp } from '../region-app-type.js';
+import { errors } from '../responses.js';
+import { NodeIdParams } from './node-schemas.js';
 
 const IMAGE_TYPES = ['image/png', 'image/jpeg', 'image/webp', 'image/gif'];
 

@@ -2,9 +2,10 @@ import { Type } from '@sinclair/typebox';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { TILESET_FILE } from '../../../domain/processing/tileset-files.js';
 import { noneMatch, quoteEtag } from '../../../domain/uploads/etag.js';
-import type { RegionApp } from '../../region-app.js';
+import type { RegionApp } from '../region-app-type.js';
+import { errors } from '../responses.js';
 import { sendBlob } from '../uploads/send-stored-object.js';
-import { errors, NodeIdParams } from './node-schemas.js';
+import { NodeIdParams } from './node-schemas.js';
 
 /**
  * A derivative's files never change: its id is its processing's, the worker writes them before

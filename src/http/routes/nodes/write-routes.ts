@@ -1,7 +1,7 @@
 import { Type } from '@sinclair/typebox';
-import type { RegionApp } from '../../region-app.js';
-import { created } from '../created.js';
-import { Address, errors, Name, NodeIdParams, ParentIdParams, toNodeBody } from './node-schemas.js';
+import type { RegionApp } from '../region-app-type.js';
+import { created, errors } from '../responses.js';
+import { Address, Name, NodeIdParams, ParentIdParams, toNodeBody } from './node-schemas.js';
 
 const NameBody = Type.Object({ name: Name }, { additionalProperties: false, examples: [{ name: 'North' }] });
 const SiteBody = Type.Object(

@@ -1,8 +1,8 @@
 import { type Static, Type } from '@sinclair/typebox';
 import type { AuditEventRow } from '../../../domain/records/regional.js';
-import type { RegionApp } from '../../region-app.js';
-import { errors } from '../nodes/node-schemas.js';
 import { type CursorList, CursorPaging, pagePosition, setNextCursor } from '../paging.js';
+import type { RegionApp } from '../region-app-type.js';
+import { errors } from '../responses.js';
 
 const AuditEventSchema = Type.Object(
   {

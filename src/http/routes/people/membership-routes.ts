@@ -1,8 +1,9 @@
 import { Type } from '@sinclair/typebox';
 import type { ListedMembership } from '../../../services/people/membership-service.js';
-import type { RegionApp } from '../../region-app.js';
-import { errors, NodeIdParams } from '../nodes/node-schemas.js';
+import { NodeIdParams } from '../nodes/node-schemas.js';
 import { clampLimit, Paging } from '../paging.js';
+import type { RegionApp } from '../region-app-type.js';
+import { errors } from '../responses.js';
 
 const PrincipalSummarySchema = Type.Object({
   name: Type.String({ description: "A user's first and last name (or e-mail address when it has none), or a group's name" }),

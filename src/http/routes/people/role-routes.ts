@@ -1,9 +1,9 @@
 import { type Static, Type } from '@sinclair/typebox';
 import { PERMISSIONS } from '../../../domain/access/permissions.js';
 import type { RoleRow } from '../../../domain/records/regional.js';
-import type { RegionApp } from '../../region-app.js';
-import { created } from '../created.js';
-import { errors, Name } from '../nodes/node-schemas.js';
+import { Name } from '../nodes/node-schemas.js';
+import type { RegionApp } from '../region-app-type.js';
+import { created, errors } from '../responses.js';
 
 const Permissions = Type.Array(Type.String({ maxLength: 32 }), {
   maxItems: 32,

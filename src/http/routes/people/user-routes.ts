@@ -1,8 +1,8 @@
 import { Type } from '@sinclair/typebox';
 import type { OrganizationMember } from '../../../domain/records/global.js';
-import type { RegionApp } from '../../region-app.js';
-import { errors } from '../nodes/node-schemas.js';
 import { type CursorList, CursorPaging, pagePosition, setNextCursor } from '../paging.js';
+import type { RegionApp } from '../region-app-type.js';
+import { errors } from '../responses.js';
 import { toUserBody } from './user-schemas.js';
 
 const PersonName = Type.String({ maxLength: 255, description: '0 to 255 characters, stored as given' });

@@ -1,7 +1,7 @@
 import { Type } from '@sinclair/typebox';
-import type { RegionApp } from '../../region-app.js';
-import { created } from '../created.js';
-import { errors, toNodeBody } from '../nodes/node-schemas.js';
+import { toNodeBody } from '../nodes/node-schemas.js';
+import type { RegionApp } from '../region-app-type.js';
+import { created, errors } from '../responses.js';
 import {
   BundleIdParams,
   CreateProjectBody,

@@ -1,6 +1,6 @@
 import { Type } from '@sinclair/typebox';
-import type { RegionApp } from '../../region-app.js';
-import { errors } from '../nodes/node-schemas.js';
+import type { RegionApp } from '../region-app-type.js';
+import { errors } from '../responses.js';
 
 const PluginSchema = Type.Object(
   {

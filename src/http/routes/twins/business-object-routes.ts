@@ -1,8 +1,8 @@
 import { Type } from '@sinclair/typebox';
 import { float4Decimal } from '../../../domain/search/trigrams.js';
-import type { RegionApp } from '../../region-app.js';
-import { errors } from '../nodes/node-schemas.js';
 import { MAX_PAGING_VALUE } from '../paging.js';
+import type { RegionApp } from '../region-app-type.js';
+import { errors } from '../responses.js';
 import { NAME_LENGTH } from './twin-value-schemas.js';
 
 export const MAX_SEARCH_PAGE = 100;

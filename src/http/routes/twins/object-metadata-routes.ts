@@ -1,8 +1,8 @@
 import { Type } from '@sinclair/typebox';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { registerJsonBodyParser } from '../../plugins/json-body.js';
-import type { RegionApp } from '../../region-app.js';
-import { errors } from '../nodes/node-schemas.js';
+import type { RegionApp } from '../region-app-type.js';
+import { errors } from '../responses.js';
 import {
   AssetMetadataParams,
   MERGE_PATCH_MEDIA_TYPE,

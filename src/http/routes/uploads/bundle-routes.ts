@@ -2,9 +2,9 @@ import { Type } from '@sinclair/typebox';
 import { validationError } from '../../../domain/errors.js';
 import { processedFormatsText } from '../../../domain/uploads/file-formats.js';
 import type { BundleExpansion } from '../../../services/uploads/bundle-service.js';
-import type { RegionApp } from '../../region-app.js';
-import { created } from '../created.js';
-import { errors, Name, ParentIdParams } from '../nodes/node-schemas.js';
+import { Name, ParentIdParams } from '../nodes/node-schemas.js';
+import type { RegionApp } from '../region-app-type.js';
+import { created, errors } from '../responses.js';
 import { Etag, FileName, Size, UploadTargetFields } from './upload-schemas.js';
 
 const EXPANSIONS: BundleExpansion[] = ['processings', 'components', 'thumbnail'];

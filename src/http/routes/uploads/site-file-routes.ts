@@ -1,7 +1,6 @@
 import { Type } from '@sinclair/typebox';
-import type { RegionApp } from '../../region-app.js';
-import { created } from '../created.js';
-import { errors } from '../nodes/node-schemas.js';
+import type { RegionApp } from '../region-app-type.js';
+import { created, errors } from '../responses.js';
 import { DOWNLOAD_RESPONSES, sendStoredObject } from './send-stored-object.js';
 import { Etag, FileName, Size, UploadTargetFields } from './upload-schemas.js';
 

@@ -1,6 +1,6 @@
 import { Type } from '@sinclair/typebox';
-import type { RegionApp } from '../../region-app.js';
-import { errors } from '../nodes/node-schemas.js';
+import type { RegionApp } from '../region-app-type.js';
+import { errors } from '../responses.js';
 
 /** What the organization stores against its quota: the console shows it before and after an upload. */
 export default async function storageRoutes(app: RegionApp) {

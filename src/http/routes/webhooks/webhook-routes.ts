@@ -1,8 +1,8 @@
 import { Type } from '@sinclair/typebox';
 import type { Region } from '../../../domain/regions.js';
-import type { RegionApp } from '../../region-app.js';
-import { errors } from '../nodes/node-schemas.js';
 import { clampLimit, Paging } from '../paging.js';
+import type { RegionApp } from '../region-app-type.js';
+import { errors } from '../responses.js';
 import {
   CreateWebhookBody,
   DeliveryIdParams,
