@@ -1,6 +1,6 @@
-import { expect } from 'vitest';
 import { type ApiResponse, createNode, type OrgFixture } from './fixtures.js';
 import type { TestPlatform } from './platform.js';
+import { expectRefused } from './refusals.js';
 
 /** Every row a twin write may touch: twins, drafts, their changes, live objects, and the audit trail. */
 export async function twinSnapshot(t: TestPlatform, org: OrgFixture) {
@@ -14,8 +14,8 @@ export async function twinSnapshot(t: TestPlatform, org: OrgFixture) {
   };
 }
 
-/** Sends a request that must be refused, checks its answer and that nothing was stored. */
-export async function refusedTwinRequest(
+/** Sends a request that must be refused, checks its answer and that no twin row changed. */
+export function refusedTwinRequest(
   t: TestPlatform,
   org: OrgFixture,
   send: () => Promise<ApiResponse>,
@@ -23,13 +23,7 @@ export async function refusedTwinRequest(
   error: string,
   message?: string | RegExp,
 ): Promise<ApiResponse> {
-  const before = await twinSnapshot(t, org);
-  const response = await send();
-  expect(response.status, JSON.stringify(response.body)).toBe(status);
-  expect(response.body).toMatchObject({ statusCode: status, error });
-  if (message !== undefined) expect(response.body.message).toMatch(message);
-  expect(await twinSnapshot(t, org)).toEqual(before);
-  return response;
+  return expectRefused(send, { status, error, message }, () => twinSnapshot(t, org));
 }
 
 /** A new site (under a new division) and its id. */
