@@ -3,6 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { newNodeRow } from '../../src/adapters/db/repositories/node-rows.js';
 import { type ApiResponse, createTree, expectNoInternals, type OrgFixture, requestToken, snapshot } from '../support/fixtures.js';
 import { type TestPlatform, withPlatformAndOrg } from '../support/platform.js';
+import { refuser } from '../support/refusals.js';
 
 /** DESIGN.md section 4: one body shape, and never an internal detail in it. */
 function expectErrorBody(response: ApiResponse, status: number, error?: string) {
@@ -23,13 +24,10 @@ describe('error responses', () => {
   });
 
   /** A request that must be refused with this status and leave the organization as it was. */
-  async function expectRefused(send: () => Promise<ApiResponse>, status: number, error?: string) {
-    const before = await snapshot(t, org);
-    const response = await send();
-    expectErrorBody(response, status, error);
-    expect(await snapshot(t, org)).toEqual(before);
-    return response;
-  }
+  const refused = refuser(
+    () => snapshot(t, org),
+    (response: ApiResponse, refusal) => expectErrorBody(response, refusal.status, refusal.error),
+  );
 
   it('answers an unknown route with the generic 404 body', async () => {
     for (const path of ['/v1/nothing-here', '/v2/nodes', '/v1/nodes/a/b/c/d']) {
@@ -66,9 +64,9 @@ describe('error responses', () => {
   it('refuses a malformed or empty JSON body with 400 and stores nothing', async () => {
     const path = `/v1/nodes/${tree.siteId}/folder`;
     const json = { 'content-type': 'application/json' };
-    await expectRefused(() => org.admin.request('POST', path, '{"name": "Half', json), 400);
-    await expectRefused(() => org.admin.request('POST', path, '', json), 400);
-    await expectRefused(() => org.admin.request('POST', path, 'name=x', json), 400);
+    await refused(() => org.admin.request('POST', path, '{"name": "Half', json), 400);
+    await refused(() => org.admin.request('POST', path, '', json), 400);
+    await refused(() => org.admin.request('POST', path, 'name=x', json), 400);
   });
 
   it('refuses unknown body properties with a ValidationError naming them', async () => {
@@ -80,36 +78,36 @@ describe('error responses', () => {
       ['PATCH', `/v1/nodes/${tree.siteId}`, { address: 'x', createdAt: '2000-01-01T00:00:00Z' }, 'createdAt'],
     ];
     for (const [method, path, body, property] of cases) {
-      const response = await expectRefused(() => org.admin.request(method, path, body), 400, 'ValidationError');
+      const response = await refused(() => org.admin.request(method, path, body), 400, 'ValidationError');
       expect(response.body.message).toContain(property);
     }
   });
 
   it('refuses a wrongly typed or missing field with a ValidationError naming it', async () => {
     const path = `/v1/nodes/${tree.siteId}/folder`;
-    const wrongType = await expectRefused(() => org.admin.post(path, { name: 42 }), 400, 'ValidationError');
+    const wrongType = await refused(() => org.admin.post(path, { name: 42 }), 400, 'ValidationError');
     expect(wrongType.body.message).toContain('name');
-    const missing = await expectRefused(() => org.admin.post(path, {}), 400, 'ValidationError');
+    const missing = await refused(() => org.admin.post(path, {}), 400, 'ValidationError');
     expect(missing.body.message).toContain('name');
-    const array = await expectRefused(() => org.admin.post(path, ['name']), 400, 'ValidationError');
+    const array = await refused(() => org.admin.post(path, ['name']), 400, 'ValidationError');
     expect(array.body.message).toMatch(/body/);
   });
 
   it('refuses a JSON body over the limit with 413', async () => {
     const name = 'x'.repeat(70 * 1024);
-    await expectRefused(() => org.admin.post(`/v1/nodes/${tree.siteId}/folder`, { name }), 413);
+    await refused(() => org.admin.post(`/v1/nodes/${tree.siteId}/folder`, { name }), 413);
   });
 
   it('refuses a body of another media type with 415', async () => {
     const path = `/v1/nodes/${tree.siteId}/folder`;
-    await expectRefused(() => org.admin.request('POST', path, 'name', { 'content-type': 'application/xml' }), 415);
+    await refused(() => org.admin.request('POST', path, 'name', { 'content-type': 'application/xml' }), 415);
     // Fastify parses text/plain by default; a JSON route then answered 400 "body: must be object".
-    await expectRefused(() => org.admin.request('POST', path, '{"name":"x"}', { 'content-type': 'text/plain' }), 415);
+    await refused(() => org.admin.request('POST', path, '{"name":"x"}', { 'content-type': 'text/plain' }), 415);
   });
 
   it('refuses text PostgreSQL cannot store (NUL) as a client error, not a 500', async () => {
-    await expectRefused(() => org.admin.post(`/v1/nodes/${tree.siteId}/folder`, { name: 'a\u0000b' }), 400, 'ValidationError');
-    await expectRefused(() => org.admin.patch(`/v1/nodes/${tree.siteId}`, { address: 'a\u0000' }), 400, 'ValidationError');
+    await refused(() => org.admin.post(`/v1/nodes/${tree.siteId}/folder`, { name: 'a\u0000b' }), 400, 'ValidationError');
+    await refused(() => org.admin.patch(`/v1/nodes/${tree.siteId}`, { address: 'a\u0000' }), 400, 'ValidationError');
     for (const path of ['/v1/nodes/%00', '/v1/nodes/a%00b/browse', '/v1/nodes/search?searchNameQuery=%00']) {
       const response = await org.admin.get(path);
       expect(response.status, path).toBeGreaterThanOrEqual(400);

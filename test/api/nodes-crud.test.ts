@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { PERMISSIONS } from '../../src/domain/access/permissions.js';
-import { ApiClient, type ApiResponse, createTree, insertDataNode, link, type OrgFixture, snapshot } from '../support/fixtures.js';
+import { ApiClient, createTree, insertDataNode, link, type OrgFixture, snapshot } from '../support/fixtures.js';
 import { type TestPlatform, withPlatformAndOrg } from '../support/platform.js';
+import { refuser } from '../support/refusals.js';
 
 const ISO = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?Z$/;
 
@@ -18,14 +19,7 @@ describe('node create, read and update', () => {
     tree = await createTree(org);
   });
 
-  async function expectRefused(send: () => Promise<ApiResponse>, status: number, error: string) {
-    const before = await snapshot(t, org);
-    const response = await send();
-    expect(response.status).toBe(status);
-    expect(response.body).toMatchObject({ statusCode: status, error });
-    expect(await snapshot(t, org)).toEqual(before);
-    return response;
-  }
+  const refused = refuser(() => snapshot(t, org));
 
   it('creates a division, a site and a folder and returns each full object', async () => {
     const division = await org.admin.post(`/v1/nodes/${org.orgId}/division`, { name: 'East' });
@@ -68,12 +62,12 @@ describe('node create, read and update', () => {
       [tree.siteId, 'site', { name: 'Site in site', address: 'Inside' }],
     ];
     for (const [parentId, kind, body] of cases) {
-      await expectRefused(() => org.admin.post(`/v1/nodes/${parentId}/${kind}`, body), 409, 'DoesNotMeetHierarchyConstraints');
+      await refused(() => org.admin.post(`/v1/nodes/${parentId}/${kind}`, body), 409, 'DoesNotMeetHierarchyConstraints');
     }
   });
 
   it('requires a site address', async () => {
-    const response = await expectRefused(
+    const response = await refused(
       () => org.admin.post(`/v1/nodes/${tree.divisionId}/site`, { name: 'No address' }),
       400,
       'ValidationError',
@@ -83,21 +77,21 @@ describe('node create, read and update', () => {
 
   it('refuses an empty or over-long name or address and stores nothing', async () => {
     for (const value of INVALID) {
-      const folder = await expectRefused(
+      const folder = await refused(
         () => org.admin.post(`/v1/nodes/${tree.siteId}/folder`, { name: value }),
         400,
         'ValidationError',
       );
       expect(folder.body.message).toContain('name');
-      await expectRefused(() => org.admin.post(`/v1/nodes/${org.orgId}/division`, { name: value }), 400, 'ValidationError');
-      await expectRefused(() => org.admin.patch(`/v1/nodes/${tree.folderId}`, { name: value }), 400, 'ValidationError');
-      const site = await expectRefused(
+      await refused(() => org.admin.post(`/v1/nodes/${org.orgId}/division`, { name: value }), 400, 'ValidationError');
+      await refused(() => org.admin.patch(`/v1/nodes/${tree.folderId}`, { name: value }), 400, 'ValidationError');
+      const site = await refused(
         () => org.admin.post(`/v1/nodes/${tree.divisionId}/site`, { name: 'Site', address: value }),
         400,
         'ValidationError',
       );
       expect(site.body.message).toContain('address');
-      await expectRefused(() => org.admin.patch(`/v1/nodes/${tree.siteId}`, { address: value }), 400, 'ValidationError');
+      await refused(() => org.admin.patch(`/v1/nodes/${tree.siteId}`, { address: value }), 400, 'ValidationError');
     }
   });
 
@@ -147,14 +141,10 @@ describe('node create, read and update', () => {
 
   it('refuses an address on a node that is not a site, and an empty update', async () => {
     for (const id of [tree.folderId, tree.divisionId]) {
-      const response = await expectRefused(
-        () => org.admin.patch(`/v1/nodes/${id}`, { address: '1 Main St' }),
-        400,
-        'ValidationError',
-      );
+      const response = await refused(() => org.admin.patch(`/v1/nodes/${id}`, { address: '1 Main St' }), 400, 'ValidationError');
       expect(response.body.message).toContain('address');
     }
-    await expectRefused(() => org.admin.patch(`/v1/nodes/${tree.folderId}`, {}), 400, 'ValidationError');
+    await refused(() => org.admin.patch(`/v1/nodes/${tree.folderId}`, {}), 400, 'ValidationError');
   });
 
   it('lists derivatives and sources on GET /v1/nodes/{nodeId}', async () => {

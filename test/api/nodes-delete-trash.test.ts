@@ -1,17 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { NodeRow } from '../../src/adapters/db/schema.js';
-import {
-  type ApiResponse,
-  createNode,
-  createOrg,
-  insertDataNode,
-  link,
-  nodeRow,
-  type OrgFixture,
-  requestBetweenSnapshots,
-} from '../support/fixtures.js';
+import { createNode, createOrg, insertDataNode, link, nodeRow, type OrgFixture, snapshot } from '../support/fixtures.js';
 import { startPlatform, type TestPlatform } from '../support/platform.js';
+import { refuser } from '../support/refusals.js';
 
 /** Soft delete, the trash list and restore. */
 describe('DELETE /v1/nodes/{nodeId}, GET /v1/trash and PATCH /v1/nodes/{nodeId}/restore', () => {
@@ -43,13 +35,7 @@ describe('DELETE /v1/nodes/{nodeId}, GET /v1/trash and PATCH /v1/nodes/{nodeId}/
     ((await org.admin.get(`/v1/nodes/${parentId}/browse`)).body as { id: string }[]).map((node) => node.id);
   const trashIds = async () => ((await org.admin.get('/v1/trash')).body as { id: string }[]).map((node) => node.id);
 
-  async function expectRefused(send: () => Promise<ApiResponse>, error: string, status = 409) {
-    const { response, before, after } = await requestBetweenSnapshots(t, org, send);
-    expect(response.body).toMatchObject({ statusCode: status, error });
-    expect(response.status).toBe(status);
-    expect(after).toEqual(before);
-    return response.body;
-  }
+  const refused = refuser(() => snapshot(t, org));
 
   describe('soft delete', () => {
     it('204; the subtree is gone from browse and get, and only its root is in the trash', async () => {
@@ -70,8 +56,8 @@ describe('DELETE /v1/nodes/{nodeId}, GET /v1/trash and PATCH /v1/nodes/{nodeId}/
       expect(trash.map((node) => node.id)).toEqual([folder]);
       expect(trash[0]?.trashedAt).toEqual(expect.any(String));
       // A trashed node is not deleted a second time, nor its descendants.
-      await expectRefused(() => remove(folder), 'Not Found', 404);
-      await expectRefused(() => remove(item), 'Not Found', 404);
+      await refused(() => remove(folder), 404, 'Not Found');
+      await refused(() => remove(item), 404, 'Not Found');
     });
 
     it('NodeHasDerivatives lists the derivatives outside the subtree; with them inside it goes', async () => {
@@ -83,13 +69,13 @@ describe('DELETE /v1/nodes/{nodeId}, GET /v1/trash and PATCH /v1/nodes/{nodeId}/
       const outside = await data(site, { ...(await sortingId(site, 'f')), name: 'Scan cloud' });
       for (const derivative of [first, last, outside]) await link(t, org, 'derivative', source, derivative);
 
-      const body = await expectRefused(() => remove(source), 'NodeHasDerivatives');
+      const { body } = await refused(() => remove(source), 409, 'NodeHasDerivatives');
       expect(body.derivatives).toEqual([
         { id: outside, name: 'Scan cloud' },
         { id: first, name: 'Scan mesh' },
         { id: last, name: 'Scan points' },
       ]);
-      const ofFolder = await expectRefused(() => remove(folder), 'NodeHasDerivatives');
+      const ofFolder = (await refused(() => remove(folder), 409, 'NodeHasDerivatives')).body;
       expect(ofFolder.derivatives).toEqual([{ id: outside, name: 'Scan cloud' }]);
 
       // The derivative itself may go; then the folder may go too.
@@ -100,11 +86,11 @@ describe('DELETE /v1/nodes/{nodeId}, GET /v1/trash and PATCH /v1/nodes/{nodeId}/
     it('NodeNotInDeletableState reports isProcessing and isFailed, also from deep in a subtree', async () => {
       const processing = await data(site, { is_processing: 1 });
       const failed = await data(site, { is_failed: 1 });
-      expect(await expectRefused(() => remove(processing), 'NodeNotInDeletableState')).toMatchObject({
+      expect((await refused(() => remove(processing), 409, 'NodeNotInDeletableState')).body).toMatchObject({
         isProcessing: true,
         isFailed: false,
       });
-      expect(await expectRefused(() => remove(failed), 'NodeNotInDeletableState')).toMatchObject({
+      expect((await refused(() => remove(failed), 409, 'NodeNotInDeletableState')).body).toMatchObject({
         isProcessing: false,
         isFailed: true,
       });
@@ -112,11 +98,11 @@ describe('DELETE /v1/nodes/{nodeId}, GET /v1/trash and PATCH /v1/nodes/{nodeId}/
       const folder = await createNode(org, site, 'folder');
       const deep = await createNode(org, await createNode(org, folder, 'folder'), 'folder');
       await data(deep, { is_processing: 1 });
-      expect(await expectRefused(() => remove(folder), 'NodeNotInDeletableState')).toMatchObject({
+      expect((await refused(() => remove(folder), 409, 'NodeNotInDeletableState')).body).toMatchObject({
         isProcessing: true,
         isFailed: false,
       });
-      expect(await expectRefused(() => remove(site), 'NodeNotInDeletableState')).toMatchObject({
+      expect((await refused(() => remove(site), 409, 'NodeNotInDeletableState')).body).toMatchObject({
         isProcessing: true,
         isFailed: true,
       });
@@ -128,18 +114,18 @@ describe('DELETE /v1/nodes/{nodeId}, GET /v1/trash and PATCH /v1/nodes/{nodeId}/
       const before = await data(site, { ...(await sortingId(site, '0')), kind: 'planningProject' });
       const after = await data(holder, { ...(await sortingId(holder, 'f')), kind: 'twin' });
       await link(t, org, 'dependant', bundle, before);
-      await expectRefused(() => remove(holder), 'NodeHasBundleDependants');
-      await expectRefused(() => remove(bundle), 'NodeHasBundleDependants');
+      await refused(() => remove(holder), 409, 'NodeHasBundleDependants');
+      await refused(() => remove(bundle), 409, 'NodeHasBundleDependants');
       // The dependant sorting after the bundle blocks on its own.
       await link(t, org, 'dependant', bundle, after);
       expect((await remove(before)).status).toBe(204);
-      await expectRefused(() => remove(bundle), 'NodeHasBundleDependants');
+      await refused(() => remove(bundle), 409, 'NodeHasBundleDependants');
       // Bundle and dependant leave together.
       expect((await remove(site)).status).toBe(204);
     });
 
     it('DeleteNodeFailed for the organization node', async () => {
-      await expectRefused(() => remove(org.orgId), 'DeleteNodeFailed');
+      await refused(() => remove(org.orgId), 409, 'DeleteNodeFailed');
     });
   });
 
@@ -166,7 +152,7 @@ describe('DELETE /v1/nodes/{nodeId}, GET /v1/trash and PATCH /v1/nodes/{nodeId}/
       expect((await remove(first)).status).toBe(204);
       const second = await data(quotaSite, { name: 'Second', size_bytes: 600 });
 
-      const body = await expectRefused(() => restore(first), 'StorageLimitExceeded');
+      const { body } = await refused(() => restore(first), 409, 'StorageLimitExceeded');
       expect(body.statusCode).toBe(409);
       expect(await trashIds()).toEqual([first]);
 
@@ -178,7 +164,7 @@ describe('DELETE /v1/nodes/{nodeId}, GET /v1/trash and PATCH /v1/nodes/{nodeId}/
       const empty = await createNode(org, quotaSite, 'folder', 'Empty');
       const tiny = await data(quotaSite, { name: 'Tiny', size_bytes: 1 });
       for (const id of [empty, tiny]) expect((await remove(id)).status).toBe(204);
-      await expectRefused(() => restore(tiny), 'StorageLimitExceeded');
+      await refused(() => restore(tiny), 409, 'StorageLimitExceeded');
       expect((await restore(empty)).status).toBe(200);
     });
 
@@ -186,13 +172,13 @@ describe('DELETE /v1/nodes/{nodeId}, GET /v1/trash and PATCH /v1/nodes/{nodeId}/
       const folder = await createNode(org, site, 'folder');
       const child = await createNode(org, folder, 'folder', 'Child');
       const alone = await createNode(org, folder, 'folder', 'Alone');
-      await expectRefused(() => restore(folder), 'RestoreNodeFailed');
+      await refused(() => restore(folder), 409, 'RestoreNodeFailed');
 
       // Trashed on its own first, then its parent went to the trash too.
       expect((await remove(alone)).status).toBe(204);
       expect((await remove(folder)).status).toBe(204);
-      await expectRefused(() => restore(child), 'RestoreNodeFailed');
-      await expectRefused(() => restore(alone), 'RestoreNodeFailed');
+      await refused(() => restore(child), 409, 'RestoreNodeFailed');
+      await refused(() => restore(alone), 409, 'RestoreNodeFailed');
       expect((await trashIds()).sort()).toEqual([folder, alone].sort());
 
       // Restoring the parent leaves the separately trashed child in the trash.

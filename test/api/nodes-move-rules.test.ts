@@ -1,16 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import {
-  type ApiResponse,
-  createNode,
-  createOrg,
-  insertDataNode,
-  link,
-  nodeRow,
-  type OrgFixture,
-  requestBetweenSnapshots,
-} from '../support/fixtures.js';
+import { createNode, createOrg, insertDataNode, link, nodeRow, type OrgFixture, snapshot } from '../support/fixtures.js';
 import { startPlatform, type TestPlatform } from '../support/platform.js';
+import { refuser } from '../support/refusals.js';
 
 /** Moves that the links between data items and the kinds of nodes decide. */
 describe('PATCH /v1/nodes/{nodeId}/move/{newParentId}: links and hierarchy rules', () => {
@@ -33,13 +25,7 @@ describe('PATCH /v1/nodes/{nodeId}/move/{newParentId}: links and hierarchy rules
     (await insertDataNode(t, org, parentId, { kind, ...(name ? { name } : {}) })).id;
   const parentOf = async (nodeId: string) => (await nodeRow(t, org, nodeId))?.parent_id;
 
-  async function expectRefused(send: () => Promise<ApiResponse>, error: string) {
-    const { response, before, after } = await requestBetweenSnapshots(t, org, send);
-    expect(response.body).toMatchObject({ statusCode: 409, error });
-    expect(response.status).toBe(409);
-    expect(after).toEqual(before);
-    return response.body;
-  }
+  const refused = refuser(() => snapshot(t, org));
 
   describe('sources and derivatives', () => {
     it('a derivative sibling moves together with its source, and a source with its derivative', async () => {
@@ -68,8 +54,8 @@ describe('PATCH /v1/nodes/{nodeId}/move/{newParentId}: links and hierarchy rules
       const source = await data(one, 'dataBundle');
       const derivative = await data(two);
       await link(t, org, 'derivative', source, derivative);
-      await expectRefused(() => move(source, three), 'DerivativesNotInCommonParent');
-      await expectRefused(() => move(derivative, three), 'SourcesNotInCommonParent');
+      await refused(() => move(source, three), 409, 'DerivativesNotInCommonParent');
+      await refused(() => move(derivative, three), 409, 'SourcesNotInCommonParent');
     });
 
     it('SourcesNotInCommonParent when one of two sources lies under another parent', async () => {
@@ -80,7 +66,7 @@ describe('PATCH /v1/nodes/{nodeId}/move/{newParentId}: links and hierarchy rules
       const derivative = await data(one, 'mesh');
       await link(t, org, 'derivative', sibling, derivative);
       await link(t, org, 'derivative', far, derivative);
-      await expectRefused(() => move(derivative, two), 'SourcesNotInCommonParent');
+      await refused(() => move(derivative, two), 409, 'SourcesNotInCommonParent');
     });
   });
 
@@ -96,8 +82,8 @@ describe('PATCH /v1/nodes/{nodeId}/move/{newParentId}: links and hierarchy rules
         const siteRow = await nodeRow(t, org, site);
         await insertDataNode(t, org, site, { kind: 'twin', id: twinId, path: `${siteRow?.path}${twinId}/` });
         await link(t, org, 'twin', bundle, twinId);
-        await expectRefused(() => move(bundle, folder), 'DataBundleLinkedToTwin');
-        await expectRefused(() => move(holder, folder), 'DataBundleLinkedToTwin');
+        await refused(() => move(bundle, folder), 409, 'DataBundleLinkedToTwin');
+        await refused(() => move(holder, folder), 409, 'DataBundleLinkedToTwin');
       }
 
       // The whole site moves with bundle and twin inside it.
@@ -111,22 +97,22 @@ describe('PATCH /v1/nodes/{nodeId}/move/{newParentId}: links and hierarchy rules
     it('a site into a site, or into a folder inside a site', async () => {
       const other = await createNode(org, division, 'site', 'Other');
       const folder = await createNode(org, other, 'folder');
-      await expectRefused(() => move(site, other), 'DoesNotMeetHierarchyConstraints');
-      await expectRefused(() => move(site, folder), 'DoesNotMeetHierarchyConstraints');
+      await refused(() => move(site, other), 409, 'DoesNotMeetHierarchyConstraints');
+      await refused(() => move(site, folder), 409, 'DoesNotMeetHierarchyConstraints');
     });
 
     it('a folder holding a site into a site', async () => {
       const folder = await createNode(org, division, 'folder', 'Holds a site');
       const inner = await createNode(org, folder, 'folder', 'Inner');
       await createNode(org, inner, 'site', 'Nested');
-      await expectRefused(() => move(folder, site), 'DoesNotMeetHierarchyConstraints');
+      await refused(() => move(folder, site), 409, 'DoesNotMeetHierarchyConstraints');
     });
 
     it('a folder holding data out of a site into a division', async () => {
       const folder = await createNode(org, site, 'folder', 'Holds data');
       const inner = await createNode(org, folder, 'folder', 'Inner');
       await data(inner);
-      await expectRefused(() => move(folder, division), 'DoesNotMeetHierarchyConstraints');
+      await refused(() => move(folder, division), 409, 'DoesNotMeetHierarchyConstraints');
       // Without the data inside, the same folder may leave the site.
       const empty = await createNode(org, site, 'folder', 'Empty');
       expect((await move(empty, division)).status).toBe(200);
@@ -135,16 +121,16 @@ describe('PATCH /v1/nodes/{nodeId}/move/{newParentId}: links and hierarchy rules
     it('a data item under a division, the organization or a folder outside a site', async () => {
       const item = await data(site);
       const plain = await createNode(org, division, 'folder', 'Plain');
-      await expectRefused(() => move(item, division), 'DoesNotMeetHierarchyConstraints');
-      await expectRefused(() => move(item, org.orgId), 'DoesNotMeetHierarchyConstraints');
-      await expectRefused(() => move(item, plain), 'DoesNotMeetHierarchyConstraints');
+      await refused(() => move(item, division), 409, 'DoesNotMeetHierarchyConstraints');
+      await refused(() => move(item, org.orgId), 409, 'DoesNotMeetHierarchyConstraints');
+      await refused(() => move(item, plain), 409, 'DoesNotMeetHierarchyConstraints');
     });
 
     it('anything into a data item, and a folder into the organization', async () => {
       const item = await data(site);
       const folder = await createNode(org, site, 'folder');
-      await expectRefused(() => move(folder, item), 'DoesNotMeetHierarchyConstraints');
-      await expectRefused(() => move(folder, org.orgId), 'DoesNotMeetHierarchyConstraints');
+      await refused(() => move(folder, item), 409, 'DoesNotMeetHierarchyConstraints');
+      await refused(() => move(folder, org.orgId), 409, 'DoesNotMeetHierarchyConstraints');
     });
   });
 });

@@ -1,28 +1,13 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import {
-  type ApiResponse,
-  createNode,
-  createOrg,
-  nodeRow,
-  type OrgFixture,
-  requestBetweenSnapshots,
-  snapshot,
-} from '../support/fixtures.js';
+import { createNode, createOrg, nodeRow, type OrgFixture, snapshot } from '../support/fixtures.js';
 import { startPlatform, type TestPlatform } from '../support/platform.js';
+import { refuser } from '../support/refusals.js';
 
 /** The move route of the spec, with force in the body, the query, or not at all. */
 function move(org: OrgFixture, nodeId: string, targetId: string, force?: 'body' | 'query') {
   if (force === 'query') return org.admin.patch(`/v1/nodes/${nodeId}/move/${targetId}?force=true`);
   return org.admin.patch(`/v1/nodes/${nodeId}/move/${targetId}`, force === 'body' ? { force: true } : undefined);
-}
-
-async function expectRefused(t: TestPlatform, org: OrgFixture, send: () => Promise<ApiResponse>, status: number, error: string) {
-  const { response, before, after } = await requestBetweenSnapshots(t, org, send);
-  expect(response.body).toMatchObject({ statusCode: status, error });
-  expect(response.status).toBe(status);
-  expect(after).toEqual(before);
-  return response.body;
 }
 
 const childIds = async (org: OrgFixture, parentId: string) =>
@@ -38,6 +23,7 @@ describe('PATCH /v1/nodes/{nodeId}/move/{newParentId}', () => {
     org = await createOrg(t);
   });
   afterAll(() => t.close());
+  const refused = refuser(() => snapshot(t, org));
 
   it('moves a subtree: browse, get, paths, depths and site context follow', async () => {
     const division = await createNode(org, org.orgId, 'division');
@@ -99,11 +85,9 @@ describe('PATCH /v1/nodes/{nodeId}/move/{newParentId}', () => {
     });
 
     it('is refused without force and changes nothing', async () => {
-      const body = await expectRefused(t, org, () => move(org, folder, guarded), 409, 'AccessRightsChangeRequired');
+      const { body } = await refused(() => move(org, folder, guarded), 409, 'AccessRightsChangeRequired');
       expect(body.message).toMatch(/access/);
-      await expectRefused(
-        t,
-        org,
+      await refused(
         () => org.admin.patch(`/v1/nodes/${folder}/move/${guarded}`, { force: false }),
         409,
         'AccessRightsChangeRequired',
@@ -118,7 +102,7 @@ describe('PATCH /v1/nodes/{nodeId}/move/{newParentId}', () => {
 
     it('goes ahead with ?force=true, in both directions across the boundary', async () => {
       expect((await move(org, folder, guarded, 'query')).status).toBe(200);
-      await expectRefused(t, org, () => move(org, folder, from), 409, 'AccessRightsChangeRequired');
+      await refused(() => move(org, folder, from), 409, 'AccessRightsChangeRequired');
       expect((await move(org, folder, from, 'query')).status).toBe(200);
       expect(await childIds(org, from)).toEqual([folder]);
     });
@@ -139,9 +123,9 @@ describe('PATCH /v1/nodes/{nodeId}/move/{newParentId}', () => {
       await org.serviceClient({ roleName: 'Viewer', nodeId: guarded });
       await org.serviceClient({ roleName: 'Viewer', nodeId: inner });
 
-      await expectRefused(t, org, () => move(org, folder, guarded), 409, 'NodeHaveMembershipsAttached');
-      await expectRefused(t, org, () => move(org, folder, guarded, 'body'), 409, 'NodeHaveMembershipsAttached');
-      await expectRefused(t, org, () => move(org, folder, guarded, 'query'), 409, 'NodeHaveMembershipsAttached');
+      await refused(() => move(org, folder, guarded), 409, 'NodeHaveMembershipsAttached');
+      await refused(() => move(org, folder, guarded, 'body'), 409, 'NodeHaveMembershipsAttached');
+      await refused(() => move(org, folder, guarded, 'query'), 409, 'NodeHaveMembershipsAttached');
       // Within the same permission scope the memberships travel along.
       expect((await move(org, folder, open)).status).toBe(200);
     });
@@ -153,7 +137,7 @@ describe('PATCH /v1/nodes/{nodeId}/move/{newParentId}', () => {
     const child = await createNode(org, folder, 'folder');
     const grandchild = await createNode(org, child, 'folder');
     for (const target of [folder, child, grandchild]) {
-      await expectRefused(t, org, () => move(org, folder, target), 409, 'CircularityFound');
+      await refused(() => move(org, folder, target), 409, 'CircularityFound');
     }
   });
 
@@ -162,16 +146,16 @@ describe('PATCH /v1/nodes/{nodeId}/move/{newParentId}', () => {
     const elsewhere = await createOrg(t, { region: 'us' });
     const foreignDivision = await createNode(elsewhere, elsewhere.orgId, 'division');
     const foreignBefore = await snapshot(t, elsewhere);
-    await expectRefused(t, org, () => move(org, folder, foreignDivision), 409, 'NodesInDifferentRegions');
+    await refused(() => move(org, folder, foreignDivision), 409, 'NodesInDifferentRegions');
     expect(await snapshot(t, elsewhere)).toEqual(foreignBefore);
   });
 
   it('NodeCannotBeMoved: a division or the organization, even to where it already is', async () => {
     const division = await createNode(org, org.orgId, 'division');
     const other = await createNode(org, org.orgId, 'division', 'Other');
-    await expectRefused(t, org, () => move(org, division, other), 409, 'NodeCannotBeMoved');
-    await expectRefused(t, org, () => move(org, division, org.orgId), 409, 'NodeCannotBeMoved');
-    await expectRefused(t, org, () => move(org, org.orgId, division), 409, 'NodeCannotBeMoved');
+    await refused(() => move(org, division, other), 409, 'NodeCannotBeMoved');
+    await refused(() => move(org, division, org.orgId), 409, 'NodeCannotBeMoved');
+    await refused(() => move(org, org.orgId, division), 409, 'NodeCannotBeMoved');
   });
 
   it('MoveNodeFailed: the target parent is in the trash', async () => {
@@ -179,8 +163,8 @@ describe('PATCH /v1/nodes/{nodeId}/move/{newParentId}', () => {
     const folder = await createNode(org, division, 'folder');
     const trashed = await createNode(org, division, 'folder', 'Trashed');
     expect((await org.admin.delete(`/v1/nodes/${trashed}`)).status).toBe(204);
-    await expectRefused(t, org, () => move(org, folder, trashed), 409, 'MoveNodeFailed');
-    await expectRefused(t, org, () => move(org, folder, trashed, 'body'), 409, 'MoveNodeFailed');
+    await refused(() => move(org, folder, trashed), 409, 'MoveNodeFailed');
+    await refused(() => move(org, folder, trashed, 'body'), 409, 'MoveNodeFailed');
   });
 
   it('404 for an unknown node, an unknown target, a trashed node and another organization’s node', async () => {
@@ -190,10 +174,10 @@ describe('PATCH /v1/nodes/{nodeId}/move/{newParentId}', () => {
     expect((await org.admin.delete(`/v1/nodes/${trashed}`)).status).toBe(204);
     const neighbour = await createOrg(t);
     const theirs = await createNode(neighbour, neighbour.orgId, 'division');
-    await expectRefused(t, org, () => move(org, randomUUID(), division), 404, 'Not Found');
-    await expectRefused(t, org, () => move(org, folder, randomUUID()), 404, 'Not Found');
-    await expectRefused(t, org, () => move(org, trashed, division), 404, 'Not Found');
-    await expectRefused(t, org, () => move(org, folder, theirs), 404, 'Not Found');
+    await refused(() => move(org, randomUUID(), division), 404, 'Not Found');
+    await refused(() => move(org, folder, randomUUID()), 404, 'Not Found');
+    await refused(() => move(org, trashed, division), 404, 'Not Found');
+    await refused(() => move(org, folder, theirs), 404, 'Not Found');
   });
 
   it('403 Forbidden resource when the caller may edit the node but not the target', async () => {
@@ -202,7 +186,7 @@ describe('PATCH /v1/nodes/{nodeId}/move/{newParentId}', () => {
     const folder = await createNode(org, own, 'folder');
     const sibling = await createNode(org, own, 'folder', 'Sibling');
     const { client } = await org.serviceClient({ roleName: 'Contributor', nodeId: own });
-    const body = await expectRefused(t, org, () => client.patch(`/v1/nodes/${folder}/move/${foreign}`), 403, 'Forbidden');
+    const { body } = await refused(() => client.patch(`/v1/nodes/${folder}/move/${foreign}`), 403, 'Forbidden');
     expect(body.message).toBe('Forbidden resource');
     // The same caller may move within the division it can edit.
     expect((await client.patch(`/v1/nodes/${folder}/move/${sibling}`)).status).toBe(200);
@@ -217,6 +201,7 @@ describe('MaxDepthExceeded with RDP_MAX_HIERARCHY_DEPTH=4', () => {
     org = await createOrg(t);
   });
   afterAll(() => t.close());
+  const refused = refuser(() => snapshot(t, org));
 
   it('refuses a move that would place any node of the subtree below depth 4', async () => {
     const division = await createNode(org, org.orgId, 'division'); // depth 1
@@ -227,9 +212,9 @@ describe('MaxDepthExceeded with RDP_MAX_HIERARCHY_DEPTH=4', () => {
     const child = await createNode(org, parent, 'folder', 'Child'); // depth 3
 
     // A leaf under a depth 4 node would sit at 5.
-    await expectRefused(t, org, () => move(org, child, level4), 409, 'MaxDepthExceeded');
+    await refused(() => move(org, child, level4), 409, 'MaxDepthExceeded');
     // A node that fits itself, but whose child would sit at 5.
-    await expectRefused(t, org, () => move(org, parent, level3), 409, 'MaxDepthExceeded');
+    await refused(() => move(org, parent, level3), 409, 'MaxDepthExceeded');
     // Exactly at the maximum is allowed.
     expect((await move(org, parent, level2)).status).toBe(200);
     expect((await nodeRow(t, org, child))?.depth).toBe(4);

@@ -1,7 +1,8 @@
 import { crc32, deflateSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type ApiResponse, createOrg, createTree, expectNoInternals, type OrgFixture, snapshot } from '../support/fixtures.js';
+import { createOrg, createTree, expectNoInternals, type OrgFixture, snapshot } from '../support/fixtures.js';
 import { startPlatform, type TestPlatform } from '../support/platform.js';
+import { refuser } from '../support/refusals.js';
 
 const MAX_BYTES = 4096;
 
@@ -57,16 +58,11 @@ describe('PUT, GET and DELETE /v1/nodes/{nodeId}/thumbnail', () => {
   const put = (bytes: Uint8Array | string, contentType?: string, client = org.admin) =>
     client.request('PUT', path, bytes, contentType ? { 'content-type': contentType } : {});
 
-  async function expectRefused(send: () => Promise<ApiResponse>, status: number, error?: string) {
-    const before = await snapshot(t, org);
-    const response = await send();
-    expect(response.status).toBe(status);
-    expect(response.body).toMatchObject({ statusCode: status });
-    if (error) expect(response.body.error).toBe(error);
-    expectNoInternals(response.body);
-    expect(await snapshot(t, org)).toEqual(before);
-    return response;
-  }
+  /** A refusal leaks no internals (a stack, SQL, a path) and stores nothing. */
+  const refused = refuser(
+    () => snapshot(t, org),
+    (response) => expectNoInternals(response.body),
+  );
 
   it('stores a PNG and returns the same bytes with its type and ETag', async () => {
     const stored = await put(image, 'image/png');
@@ -108,23 +104,23 @@ describe('PUT, GET and DELETE /v1/nodes/{nodeId}/thumbnail', () => {
 
   it('refuses bytes that are not the declared image type with 400', async () => {
     await put(image, 'image/png');
-    await expectRefused(() => put(image, 'image/jpeg'), 400, 'ValidationError');
-    await expectRefused(() => put(JPEG, 'image/png'), 400, 'ValidationError');
-    await expectRefused(() => put(Buffer.from('not an image at all'), 'image/png'), 400, 'ValidationError');
-    await expectRefused(() => put(Buffer.alloc(0), 'image/gif'), 400);
+    await refused(() => put(image, 'image/jpeg'), 400, 'ValidationError');
+    await refused(() => put(JPEG, 'image/png'), 400, 'ValidationError');
+    await refused(() => put(Buffer.from('not an image at all'), 'image/png'), 400, 'ValidationError');
+    await refused(() => put(Buffer.alloc(0), 'image/gif'), 400);
   });
 
   it('refuses a type that is not an image with 415', async () => {
-    await expectRefused(() => put('hello', 'text/plain'), 415);
-    await expectRefused(() => put(image, 'application/octet-stream'), 415);
-    await expectRefused(() => put(image, 'image/svg+xml'), 415);
-    await expectRefused(() => put(image), 415);
+    await refused(() => put('hello', 'text/plain'), 415);
+    await refused(() => put(image, 'application/octet-stream'), 415);
+    await refused(() => put(image, 'image/svg+xml'), 415);
+    await refused(() => put(image), 415);
   });
 
   it('refuses an image larger than the limit with 413', async () => {
     const large = png(64, 64, () => Math.floor(Math.random() * 256));
     expect(large.length).toBeGreaterThan(MAX_BYTES);
-    await expectRefused(() => put(large, 'image/png'), 413);
+    await refused(() => put(large, 'image/png'), 413);
     const justFits = png(2, 2);
     expect((await put(justFits, 'image/png')).status).toBe(200);
   });
@@ -133,14 +129,14 @@ describe('PUT, GET and DELETE /v1/nodes/{nodeId}/thumbnail', () => {
     await put(image, 'image/png');
     const viewer = await org.serviceClient({ roleName: 'Viewer', nodeId: tree.siteId });
     expect((await viewer.client.get(path)).status).toBe(200);
-    const forbidden = await expectRefused(() => put(JPEG, 'image/jpeg', viewer.client), 403);
+    const forbidden = await refused(() => put(JPEG, 'image/jpeg', viewer.client), 403);
     expect(forbidden.body.message).toBe('Forbidden resource');
-    await expectRefused(() => viewer.client.delete(path), 403);
+    await refused(() => viewer.client.delete(path), 403);
     const reader = await org.serviceClient({ scopes: 'read:hierarchy', roleName: 'Organization Administrator' });
-    const scoped = await expectRefused(() => put(JPEG, 'image/jpeg', reader.client), 403);
+    const scoped = await refused(() => put(JPEG, 'image/jpeg', reader.client), 403);
     expect(scoped.body.message).toBe('Insufficient OAuth scopes');
     const other = await createOrg(t);
-    await expectRefused(() => put(JPEG, 'image/jpeg', other.admin), 404);
+    await refused(() => put(JPEG, 'image/jpeg', other.admin), 404);
     expect((await other.admin.get(path)).status).toBe(404);
   });
 
@@ -152,7 +148,7 @@ describe('PUT, GET and DELETE /v1/nodes/{nodeId}/thumbnail', () => {
     const after = await org.admin.get(path);
     expect(after.status).toBe(404);
     expect(after.body).toMatchObject({ statusCode: 404, error: 'Not Found' });
-    await expectRefused(() => org.admin.delete(path), 404);
+    await refused(() => org.admin.delete(path), 404);
     expect((await org.admin.get(`/v1/nodes/${tree.folderId}/thumbnail`)).status).toBe(404);
   });
 });

@@ -1,6 +1,7 @@
 import { beforeAll, describe, expect, it } from 'vitest';
-import { type ApiClient, type ApiResponse, createOrg, type OrgFixture } from '../support/fixtures.js';
+import { type ApiClient, createOrg, type OrgFixture } from '../support/fixtures.js';
 import { type TestPlatform, withPlatformAndOrg } from '../support/platform.js';
+import { refuser } from '../support/refusals.js';
 import { auditOf, createSite, openDraft } from '../support/twins.js';
 
 /**
@@ -43,15 +44,7 @@ describe('embed sessions: POST, GET, DELETE /v1/embed-sessions and GET /v1/twin/
       twins: await t.platform.regions[org.region].store.db.selectFrom('twins').selectAll().execute(),
     };
   }
-  async function refused(send: () => Promise<ApiResponse>, status: number, error: string, message?: RegExp) {
-    const before = await everything();
-    const response = await send();
-    expect(response.status, JSON.stringify(response.body)).toBe(status);
-    expect(response.body).toMatchObject({ statusCode: status, error });
-    if (message) expect(response.body.message).toMatch(message);
-    expect(await everything()).toEqual(before);
-    return response;
-  }
+  const refused = refuser(everything);
 
   it('makes a session of a twin by its site id (201): token once, iframe address with the token in its fragment, hash stored', async () => {
     const before = t.clock.now().getTime();

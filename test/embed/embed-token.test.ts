@@ -1,9 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ApiClient, type ApiResponse, createOrg, type OrgFixture, snapshot } from '../support/fixtures.js';
+import { ApiClient, createOrg, type OrgFixture, snapshot } from '../support/fixtures.js';
 import { createProject } from '../support/planning.js';
 import { startPlatform, type TestPlatform } from '../support/platform.js';
 import { writeLas } from '../support/point-cloud-samples.js';
 import { processedPointCloud } from '../support/processed-point-cloud.js';
+import { refuser } from '../support/refusals.js';
 import { createSite, openDraft, twinSnapshot } from '../support/twins.js';
 import { sampleBytes } from '../support/uploads.js';
 
@@ -62,15 +63,7 @@ describe('embed tokens: reach, expiry, revocation', () => {
     sessions: await t.platform.regions[org.region].store.db.selectFrom('embed_sessions').selectAll().orderBy('id').execute(),
   });
 
-  async function refused(send: () => Promise<ApiResponse>, status: number, error: string, message?: RegExp) {
-    const before = await everything();
-    const response = await send();
-    expect(response.status, `${JSON.stringify(response.body)}`).toBe(status);
-    expect(response.body).toMatchObject({ statusCode: status, error });
-    if (message) expect(response.body.message).toMatch(message);
-    expect(await everything()).toEqual(before);
-    return response;
-  }
+  const refused = refuser(everything);
 
   it('reads its twin: GET /v1/twin/{siteId} and the object lists and items under it (200), HEAD too', async () => {
     const twin = await twinToken.get(`/v1/twin/${siteId}`);

@@ -1,11 +1,12 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { collectUploads } from '../../src/jobs/housekeeping.js';
 import { UploadService } from '../../src/services/uploads/upload-service.js';
-import { type ApiClient, type ApiResponse, createOrg, type OrgFixture } from '../support/fixtures.js';
+import { type ApiClient, createOrg, type OrgFixture } from '../support/fixtures.js';
 import { runPreview, triangleObj } from '../support/library-models.js';
 import { checkedPreview, checkedThumbnail } from '../support/model-checks.js';
 import { boxObj } from '../support/model-samples.js';
 import { startPlatform, type TestPlatform } from '../support/platform.js';
+import { refuser } from '../support/refusals.js';
 import { BLOB_BACKENDS, uploadBytes } from '../support/uploads.js';
 import { LIBRARY_TEST_ENV, libraryClient, modelRow, modelSnapshot, uniqueName } from './model-support.js';
 
@@ -32,15 +33,8 @@ describe.each(BLOB_BACKENDS)('asset library models on $name: download links, quo
     await stopBackend();
   });
 
-  async function refused(send: () => Promise<ApiResponse>, status: number, error: string, message?: string | RegExp) {
-    const before = await modelSnapshot(t, org);
-    const response = await send();
-    expect(response.status, JSON.stringify(response.body)).toBe(status);
-    expect(response.body).toMatchObject({ statusCode: status, error });
-    if (message !== undefined) expect(response.body.message).toMatch(message);
-    expect(await modelSnapshot(t, org)).toEqual(before);
-    return response;
-  }
+  /** Sends a request that must be refused, checks its answer and that nothing was stored. */
+  const refused = refuser(() => modelSnapshot(t, org));
 
   /** A finalized OBJ model of the admin's organization, and its bytes. */
   async function finalizedModel(body: Record<string, unknown> = {}, bytes = triangleObj(uniqueName('bytes'))) {

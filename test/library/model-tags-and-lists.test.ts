@@ -1,8 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { MAX_TAGS_PER_MODEL } from '../../src/domain/library/tags.js';
-import { type ApiClient, type ApiResponse, createNode, createOrg, type OrgFixture } from '../support/fixtures.js';
+import { type ApiClient, createNode, createOrg, type OrgFixture } from '../support/fixtures.js';
 import { startPlatform, type TestPlatform } from '../support/platform.js';
+import { refuser } from '../support/refusals.js';
 import { LIBRARY_TEST_ENV, libraryClient, modelRow, modelSnapshot, uniqueName } from './model-support.js';
 
 /** Model routes whose work is in the database: tags on models, lists, PATCH, who may. */
@@ -19,15 +20,8 @@ describe('asset library models: tags, lists, PATCH and who may', () => {
   });
   afterAll(() => t?.close());
 
-  async function refused(send: () => Promise<ApiResponse>, status: number, error: string, message?: string | RegExp) {
-    const before = await modelSnapshot(t, org);
-    const response = await send();
-    expect(response.status, JSON.stringify(response.body)).toBe(status);
-    expect(response.body).toMatchObject({ statusCode: status, error });
-    if (message !== undefined) expect(response.body.message).toMatch(message);
-    expect(await modelSnapshot(t, org)).toEqual(before);
-    return response;
-  }
+  /** Sends a request that must be refused, checks its answer and that nothing was stored. */
+  const refused = refuser(() => modelSnapshot(t, org));
 
   async function tag(name = uniqueName(), client = admin) {
     const response = await client.post('/v1/asset-library/tags', { name });

@@ -3,9 +3,10 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { libraryModelOriginalKey } from '../../src/domain/library/models.js';
 import { collectUploads } from '../../src/jobs/housekeeping.js';
 import { PREVIEW_LIBRARY_MODEL } from '../../src/services/library/preview-job.js';
-import { type ApiClient, type ApiResponse, createOrg, type OrgFixture } from '../support/fixtures.js';
+import { type ApiClient, createOrg, type OrgFixture } from '../support/fixtures.js';
 import { generatedObjPart, triangleObj, uploadGenerated } from '../support/library-models.js';
 import { startPlatform, type TestPlatform } from '../support/platform.js';
+import { refuser } from '../support/refusals.js';
 import { BLOB_BACKENDS, uploadBytes } from '../support/uploads.js';
 import { LIBRARY_TEST_ENV, libraryClient, modelRow, modelSnapshot, UUID, uniqueName } from './model-support.js';
 
@@ -37,15 +38,7 @@ describe.each(BLOB_BACKENDS)('asset library models on $name: create, upload, fin
   });
 
   /** Sends a request that must be refused, checks its answer and that nothing was stored. */
-  async function refused(send: () => Promise<ApiResponse>, status: number, error: string, message?: string | RegExp) {
-    const before = await modelSnapshot(t, org);
-    const response = await send();
-    expect(response.status, JSON.stringify(response.body)).toBe(status);
-    expect(response.body).toMatchObject({ statusCode: status, error });
-    if (message !== undefined) expect(response.body.message).toMatch(message);
-    expect(await modelSnapshot(t, org)).toEqual(before);
-    return response;
-  }
+  const refused = refuser(() => modelSnapshot(t, org));
 
   async function create(body: Record<string, unknown> = {}, client = admin) {
     const response = await client.post('/v1/asset-library/models', {

@@ -1,7 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { type ApiClient, type ApiResponse, createNode, createOrg, type OrgFixture } from '../support/fixtures.js';
+import { type ApiClient, createNode, createOrg, type OrgFixture } from '../support/fixtures.js';
 import { type TestPlatform, withPlatformAndOrg } from '../support/platform.js';
+import { refuser } from '../support/refusals.js';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 const LIBRARY_SCOPES = 'read:basic read:assetlibrary write:assetlibrary';
@@ -68,15 +69,7 @@ describe('asset library tags: /v1/asset-library/tags', () => {
   });
 
   /** Sends a request that must be refused, checks its answer and that nothing was stored. */
-  async function refused(send: () => Promise<ApiResponse>, status: number, error: string, message?: string | RegExp) {
-    const before = await librarySnapshot(t, org);
-    const response = await send();
-    expect(response.status, JSON.stringify(response.body)).toBe(status);
-    expect(response.body).toMatchObject({ statusCode: status, error });
-    if (message !== undefined) expect(response.body.message).toMatch(message);
-    expect(await librarySnapshot(t, org)).toEqual(before);
-    return response;
-  }
+  const refused = refuser(() => librarySnapshot(t, org));
 
   async function create(client: ApiClient = admin, body: object = { name: uniqueName() }) {
     const response = await client.post('/v1/asset-library/tags', body);

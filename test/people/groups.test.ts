@@ -2,8 +2,9 @@ import SQLite from 'better-sqlite3';
 import pg from 'pg';
 import { describe, expect, it } from 'vitest';
 import { createNode, createOrg, insertDataNode, type OrgFixture } from '../support/fixtures.js';
-import { auditOf, createGroup, expectRefused, groupSnapshot, put, setGroupFlags } from '../support/groups.js';
+import { auditOf, createGroup, groupSnapshot, put, setGroupFlags } from '../support/groups.js';
 import { type TestPlatform, usingPostgres, withPlatformAndOrg } from '../support/platform.js';
+import { refuser } from '../support/refusals.js';
 
 describe('groups: create, read, list', () => {
   let t: TestPlatform;
@@ -15,6 +16,7 @@ describe('groups: create, read, list', () => {
     divisionA = await createNode(org, org.orgId, 'division', 'Division A');
     divisionB = await createNode(org, org.orgId, 'division', 'Division B');
   });
+  const refused = refuser(() => groupSnapshot(t, org));
 
   it('creates an organization group and a division group, with their full bodies', async () => {
     const created = await org.admin.post('/v1/groups', { name: 'Surveyors' });
@@ -51,10 +53,10 @@ describe('groups: create, read, list', () => {
     const longest = '🏗'.repeat(255);
     expect((await org.admin.post('/v1/groups', { name: longest })).body.name).toBe(longest);
     for (const name of ['', '🏗'.repeat(256), 'x'.repeat(256)]) {
-      await expectRefused(t, org, () => org.admin.post('/v1/groups', { name }), 400, 'ValidationError');
+      await refused(() => org.admin.post('/v1/groups', { name }), 400, 'ValidationError');
     }
-    await expectRefused(t, org, () => org.admin.post('/v1/groups', {}), 400, 'ValidationError');
-    await expectRefused(t, org, () => org.admin.post('/v1/groups', { name: 'X', extra: 1 }), 400, 'ValidationError');
+    await refused(() => org.admin.post('/v1/groups', {}), 400, 'ValidationError');
+    await refused(() => org.admin.post('/v1/groups', { name: 'X', extra: 1 }), 400, 'ValidationError');
   });
 
   it('is 400 when divisionId names no division of the organization', async () => {
@@ -62,27 +64,21 @@ describe('groups: create, read, list', () => {
     const other = await createOrg(t);
     const foreignDivision = await createNode(other, other.orgId, 'division', 'Foreign');
     for (const divisionId of [site, org.orgId, foreignDivision, 'no-such-node']) {
-      await expectRefused(t, org, () => org.admin.post('/v1/groups', { name: 'Nowhere', divisionId }), 400, 'ValidationError');
-      await expectRefused(t, org, () => org.admin.get(`/v1/groups?divisionId=${divisionId}`), 400, 'ValidationError');
+      await refused(() => org.admin.post('/v1/groups', { name: 'Nowhere', divisionId }), 400, 'ValidationError');
+      await refused(() => org.admin.get(`/v1/groups?divisionId=${divisionId}`), 400, 'ValidationError');
     }
     const trashed = await createNode(org, org.orgId, 'division', 'Soon trashed');
     expect((await org.admin.delete(`/v1/nodes/${trashed}`)).status).toBe(204);
-    await expectRefused(
-      t,
-      org,
-      () => org.admin.post('/v1/groups', { name: 'Nowhere', divisionId: trashed }),
-      400,
-      'ValidationError',
-    );
+    await refused(() => org.admin.post('/v1/groups', { name: 'Nowhere', divisionId: trashed }), 400, 'ValidationError');
   });
 
   it('is 409 DuplicateGroupName for a taken name in any case, on create and on rename', async () => {
     const taken = await createGroup(org.admin, 'Estimators', divisionA);
     const renamed = await createGroup(org.admin, 'Drafters', divisionB);
     for (const name of ['Estimators', 'ESTIMATORS', 'estimators']) {
-      await expectRefused(t, org, () => org.admin.post('/v1/groups', { name }), 409, 'DuplicateGroupName');
-      await expectRefused(t, org, () => org.admin.post('/v1/groups', { name, divisionId: divisionB }), 409, 'DuplicateGroupName');
-      await expectRefused(t, org, () => org.admin.patch(`/v1/groups/${renamed.id}`, { name }), 409, 'DuplicateGroupName');
+      await refused(() => org.admin.post('/v1/groups', { name }), 409, 'DuplicateGroupName');
+      await refused(() => org.admin.post('/v1/groups', { name, divisionId: divisionB }), 409, 'DuplicateGroupName');
+      await refused(() => org.admin.patch(`/v1/groups/${renamed.id}`, { name }), 409, 'DuplicateGroupName');
     }
     // A group may change the case of its own name; another organization may use the name.
     expect((await org.admin.patch(`/v1/groups/${taken.id}`, { name: 'ESTIMATORS' })).body.name).toBe('ESTIMATORS');
@@ -156,6 +152,7 @@ describe('groups: changes and who may make them', () => {
     divisionA = await createNode(org, org.orgId, 'division', 'Division A');
     divisionB = await createNode(org, org.orgId, 'division', 'Division B');
   });
+  const refused = refuser(() => groupSnapshot(t, org));
 
   it('renames, moves between divisions, makes an organization group and sets the SAML link, with audit events', async () => {
     const group = await createGroup(org.admin, 'Movers', divisionA);
@@ -181,9 +178,9 @@ describe('groups: changes and who may make them', () => {
     ]);
     expect(events[2]?.details).toMatchObject({ before: { divisionId: divisionA }, changes: { divisionId: divisionB } });
 
-    await expectRefused(t, org, () => org.admin.patch(`/v1/groups/${group.id}`, {}), 400, 'ValidationError');
-    await expectRefused(t, org, () => org.admin.patch(`/v1/groups/${group.id}`, { divisionId: divisionA + 'x' }), 400);
-    await expectRefused(t, org, () => org.admin.patch('/v1/groups/no-such-group', { name: 'X' }), 404);
+    await refused(() => org.admin.patch(`/v1/groups/${group.id}`, {}), 400, 'ValidationError');
+    await refused(() => org.admin.patch(`/v1/groups/${group.id}`, { divisionId: divisionA + 'x' }), 400);
+    await refused(() => org.admin.patch('/v1/groups/no-such-group', { name: 'X' }), 404);
   });
 
   it('needs manage on the owning division, or on the organization node; moving needs both', async () => {
@@ -209,8 +206,8 @@ describe('groups: changes and who may make them', () => {
       () => contributorOfA.client.delete(`/v1/groups/${inA.id}`),
     ];
     for (const send of refusals) {
-      const refused = await expectRefused(t, org, send, 403);
-      expect(refused.body.message).toBe('Forbidden resource');
+      const response = await refused(send, 403);
+      expect(response.body.message).toBe('Forbidden resource');
     }
 
     // Manage on both divisions moves it.
@@ -221,21 +218,15 @@ describe('groups: changes and who may make them', () => {
 
     // write:user is the scope of every change.
     const readOnly = await org.serviceClient({ scopes: 'read:user read:hierarchy', roleName: 'Organization Administrator' });
-    const refused = await expectRefused(t, org, () => readOnly.client.post('/v1/groups', { name: 'No scope' }), 403);
-    expect(refused.body.message).toBe('Insufficient OAuth scopes');
+    const response = await refused(() => readOnly.client.post('/v1/groups', { name: 'No scope' }), 403);
+    expect(response.body.message).toBe('Insufficient OAuth scopes');
   });
 
   it('is 400 GroupOutsideDivision when a group would get an owning division its memberships are outside of', async () => {
     const group = await createGroup(org.admin, 'Spread out');
     const siteInA = await createNode(org, divisionA, 'site', 'Site in A');
     await t.admin.grantMembership({ nodeId: siteInA, principalId: group.id, roleId: org.roles.Viewer as string });
-    await expectRefused(
-      t,
-      org,
-      () => org.admin.patch(`/v1/groups/${group.id}`, { divisionId: divisionB }),
-      400,
-      'GroupOutsideDivision',
-    );
+    await refused(() => org.admin.patch(`/v1/groups/${group.id}`, { divisionId: divisionB }), 400, 'GroupOutsideDivision');
     expect((await org.admin.patch(`/v1/groups/${group.id}`, { divisionId: divisionA })).status).toBe(200);
     // A division's group gets no membership outside its division; as an organization group it may.
     const outside = await org.admin.request('PUT', `/v1/nodes/${org.orgId}/memberships/${group.id}`, {
@@ -244,13 +235,7 @@ describe('groups: changes and who may make them', () => {
     expect(outside.body).toMatchObject({ statusCode: 400, error: 'GroupOutsideDivision' });
     expect((await org.admin.patch(`/v1/groups/${group.id}`, { divisionId: null })).status).toBe(200);
     await t.admin.grantMembership({ nodeId: org.orgId, principalId: group.id, roleId: org.roles.Viewer as string });
-    await expectRefused(
-      t,
-      org,
-      () => org.admin.patch(`/v1/groups/${group.id}`, { divisionId: divisionA }),
-      400,
-      'GroupOutsideDivision',
-    );
+    await refused(() => org.admin.patch(`/v1/groups/${group.id}`, { divisionId: divisionA }), 400, 'GroupOutsideDivision');
   });
 
   it('deletes a division group with its members and its memberships on nodes, in one change', async () => {
@@ -268,12 +253,12 @@ describe('groups: changes and who may make them', () => {
     expect(after.memberships.some((row) => row.principal_id === group.id)).toBe(false);
     expect((await org.admin.get(`/v1/groups/${group.id}`)).status).toBe(404);
     expect((await auditOf(t, org, group.id)).at(-1)).toMatchObject({ action: 'group.deleted', details: { name: 'Short lived' } });
-    await expectRefused(t, org, () => org.admin.delete(`/v1/groups/${group.id}`), 404);
+    await refused(() => org.admin.delete(`/v1/groups/${group.id}`), 404);
   });
 
   it('is 409 CannotRemoveOrganizationGroup for a group with no owning division', async () => {
     const group = await createGroup(org.admin, 'Everywhere');
-    await expectRefused(t, org, () => org.admin.delete(`/v1/groups/${group.id}`), 409, 'CannotRemoveOrganizationGroup');
+    await refused(() => org.admin.delete(`/v1/groups/${group.id}`), 409, 'CannotRemoveOrganizationGroup');
     expect((await org.admin.patch(`/v1/groups/${group.id}`, { divisionId: divisionB })).status).toBe(200);
     expect((await org.admin.delete(`/v1/groups/${group.id}`)).status).toBe(204);
   });
@@ -287,6 +272,7 @@ describe('group members', () => {
     ({ t, org } = started);
     divisionId = await createNode(org, org.orgId, 'division', 'Division');
   });
+  const refused = refuser(() => groupSnapshot(t, org));
 
   it('adds, lists and removes users and service users of the organization, with audit events', async () => {
     const group = await createGroup(org.admin, 'Crew', divisionId);
@@ -325,7 +311,7 @@ describe('group members', () => {
 
     expect((await org.admin.delete(`/v1/groups/${group.id}/users/${person.id}`)).status).toBe(204);
     expect((await org.admin.get(`/v1/groups/${group.id}/users`)).body).toEqual([listed.body[1]]);
-    await expectRefused(t, org, () => org.admin.delete(`/v1/groups/${group.id}/users/${person.id}`), 404);
+    await refused(() => org.admin.delete(`/v1/groups/${group.id}/users/${person.id}`), 404);
 
     const events = await auditOf(t, org, group.id);
     expect(events.map((event) => [event.action, event.details.userId])).toEqual([
@@ -342,20 +328,20 @@ describe('group members', () => {
     const stranger = await other.serviceClient();
     const nobody = await t.admin.createUser({ email: 'nobody@example.test', password: 'long enough' });
     for (const userId of [stranger.userId, nobody.id, 'no-such-user', group.id]) {
-      await expectRefused(t, org, () => put(org.admin, `/v1/groups/${group.id}/users/${userId}`), 404);
+      await refused(() => put(org.admin, `/v1/groups/${group.id}/users/${userId}`), 404);
     }
-    await expectRefused(t, org, () => put(org.admin, `/v1/groups/no-such-group/users/${org.adminServiceUserId}`), 404);
-    await expectRefused(t, org, () => org.admin.get('/v1/groups/no-such-group/users'), 404);
+    await refused(() => put(org.admin, `/v1/groups/no-such-group/users/${org.adminServiceUserId}`), 404);
+    await refused(() => org.admin.get('/v1/groups/no-such-group/users'), 404);
     // Another organization's group is not found either.
     const foreign = await createGroup(other.admin, 'Foreign');
-    await expectRefused(t, org, () => put(org.admin, `/v1/groups/${foreign.id}/users/${org.adminServiceUserId}`), 404);
+    await refused(() => put(org.admin, `/v1/groups/${foreign.id}/users/${org.adminServiceUserId}`), 404);
   });
 
   it('is 409 UserAlreadyMember for a member, also when added concurrently', async () => {
     const group = await createGroup(org.admin, 'Once only', divisionId);
     const member = await org.serviceClient();
     expect((await put(org.admin, `/v1/groups/${group.id}/users/${member.userId}`)).status).toBe(200);
-    await expectRefused(t, org, () => put(org.admin, `/v1/groups/${group.id}/users/${member.userId}`), 409, 'UserAlreadyMember');
+    await refused(() => put(org.admin, `/v1/groups/${group.id}/users/${member.userId}`), 409, 'UserAlreadyMember');
 
     const racer = await org.serviceClient();
     const answers = await Promise.all(
@@ -374,20 +360,14 @@ describe('group members', () => {
     expect((await put(org.admin, `/v1/groups/${group.id}/users/${member.userId}`)).status).toBe(200);
     expect((await org.admin.patch(`/v1/groups/${group.id}`, { samlLinked: true })).status).toBe(200);
 
-    await expectRefused(t, org, () => put(org.admin, `/v1/groups/${group.id}/users/${outsider.userId}`), 409, 'GroupHasSamlLink');
-    await expectRefused(t, org, () => put(org.admin, `/v1/groups/${group.id}/users/${member.userId}`), 409, 'GroupHasSamlLink');
-    await expectRefused(t, org, () => org.admin.delete(`/v1/groups/${group.id}/users/${member.userId}`), 409, 'GroupHasSamlLink');
-    await expectRefused(
-      t,
-      org,
-      () => org.admin.delete(`/v1/groups/${group.id}/users/${outsider.userId}`),
-      409,
-      'GroupHasSamlLink',
-    );
+    await refused(() => put(org.admin, `/v1/groups/${group.id}/users/${outsider.userId}`), 409, 'GroupHasSamlLink');
+    await refused(() => put(org.admin, `/v1/groups/${group.id}/users/${member.userId}`), 409, 'GroupHasSamlLink');
+    await refused(() => org.admin.delete(`/v1/groups/${group.id}/users/${member.userId}`), 409, 'GroupHasSamlLink');
+    await refused(() => org.admin.delete(`/v1/groups/${group.id}/users/${outsider.userId}`), 409, 'GroupHasSamlLink');
     // SAML before SCIM.
     await setGroupFlags(t, org, group.id, { scim_managed: 1 });
-    await expectRefused(t, org, () => put(org.admin, `/v1/groups/${group.id}/users/${outsider.userId}`), 409, 'GroupHasSamlLink');
-    await expectRefused(t, org, () => org.admin.delete(`/v1/groups/${group.id}/users/${member.userId}`), 409, 'GroupHasSamlLink');
+    await refused(() => put(org.admin, `/v1/groups/${group.id}/users/${outsider.userId}`), 409, 'GroupHasSamlLink');
+    await refused(() => org.admin.delete(`/v1/groups/${group.id}/users/${member.userId}`), 409, 'GroupHasSamlLink');
     await setGroupFlags(t, org, group.id, { scim_managed: 0 });
 
     // Lifting the link allows manual changes again; the group can be deleted while linked.
@@ -405,59 +385,35 @@ describe('group members', () => {
     await setGroupFlags(t, org, group.id, { scim_managed: 1 });
 
     // SCIM before the member state: a member and a non-member are refused alike.
-    await expectRefused(
-      t,
-      org,
-      () => put(org.admin, `/v1/groups/${group.id}/users/${outsider.userId}`),
-      409,
-      'CannotInviteToSCIMGroup',
-    );
-    await expectRefused(
-      t,
-      org,
-      () => put(org.admin, `/v1/groups/${group.id}/users/${member.userId}`),
-      409,
-      'CannotInviteToSCIMGroup',
-    );
-    await expectRefused(
-      t,
-      org,
+    await refused(() => put(org.admin, `/v1/groups/${group.id}/users/${outsider.userId}`), 409, 'CannotInviteToSCIMGroup');
+    await refused(() => put(org.admin, `/v1/groups/${group.id}/users/${member.userId}`), 409, 'CannotInviteToSCIMGroup');
+    await refused(
       () => org.admin.delete(`/v1/groups/${group.id}/users/${member.userId}`),
       409,
       'CannotRemoveMemberFromSCIMGroup',
     );
-    await expectRefused(
-      t,
-      org,
+    await refused(
       () => org.admin.delete(`/v1/groups/${group.id}/users/${outsider.userId}`),
       409,
       'CannotRemoveMemberFromSCIMGroup',
     );
     for (const changes of [{ name: 'Renamed' }, { divisionId }, { samlLinked: true }]) {
-      await expectRefused(
-        t,
-        org,
-        () => org.admin.patch(`/v1/groups/${group.id}`, changes),
-        409,
-        'CannotUpdateMemberFromSCIMGroup',
-      );
+      await refused(() => org.admin.patch(`/v1/groups/${group.id}`, changes), 409, 'CannotUpdateMemberFromSCIMGroup');
     }
     // The identity provider owns the name: creating or renaming to it says so.
     for (const name of ['Provisioned', 'PROVISIONED']) {
-      await expectRefused(t, org, () => org.admin.post('/v1/groups', { name }), 409, 'CannotUpdateMemberFromSCIMGroup');
+      await refused(() => org.admin.post('/v1/groups', { name }), 409, 'CannotUpdateMemberFromSCIMGroup');
     }
     const manual = await createGroup(org.admin, 'Manual', divisionId);
-    await expectRefused(
-      t,
-      org,
+    await refused(
       () => org.admin.patch(`/v1/groups/${manual.id}`, { name: 'provisioned' }),
       409,
       'CannotUpdateMemberFromSCIMGroup',
     );
-    await expectRefused(t, org, () => org.admin.delete(`/v1/groups/${group.id}`), 409, 'CannotRemoveSCIMGroup');
+    await refused(() => org.admin.delete(`/v1/groups/${group.id}`), 409, 'CannotRemoveSCIMGroup');
     // A SCIM group with an owning division is still a SCIM group when deleted.
     await setGroupFlags(t, org, manual.id, { scim_managed: 1 });
-    await expectRefused(t, org, () => org.admin.delete(`/v1/groups/${manual.id}`), 409, 'CannotRemoveSCIMGroup');
+    await refused(() => org.admin.delete(`/v1/groups/${manual.id}`), 409, 'CannotRemoveSCIMGroup');
 
     expect((await org.admin.get(`/v1/groups/${group.id}`)).body).toMatchObject({ scimManaged: true, memberCount: 1 });
   });

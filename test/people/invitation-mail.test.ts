@@ -5,6 +5,7 @@ import { ConfigError, loadConfig } from '../../src/config/config.js';
 import { createOrg, type OrgFixture } from '../support/fixtures.js';
 import { decodeQuotedPrintable, invitationLinkIn, peopleSnapshot, silentServer, TestSmtpServer } from '../support/invitations.js';
 import { startPlatform, type TestPlatform } from '../support/platform.js';
+import { expectRefused } from '../support/refusals.js';
 
 const address = () => `invitee-${randomUUID().slice(0, 8)}@example.test`;
 
@@ -28,11 +29,11 @@ describe('invitation mail over SMTP', () => {
 
   /** A refused invitation leaves both stores as they were; the same request then succeeds. */
   async function refusedThenRetried(email: string, status: number, error: string, makeAvailable: () => Promise<void>) {
-    const before = await peopleSnapshot(t, org);
-    const response = await invite(email);
-    expect(response.status).toBe(status);
-    expect(response.body).toMatchObject({ statusCode: status, error });
-    expect(await peopleSnapshot(t, org)).toEqual(before);
+    await expectRefused(
+      () => invite(email),
+      { status, error },
+      () => peopleSnapshot(t, org),
+    );
     await makeAvailable();
     const retried = await invite(email);
     expect(retried.status).toBe(201);

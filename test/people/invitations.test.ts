@@ -5,6 +5,7 @@ import { createTree, insertDataNode, type OrgFixture } from '../support/fixtures
 import { invitationLinkIn, linkMailedTo, outbox, peopleSnapshot, setOrganization } from '../support/invitations.js';
 import { createMember } from '../support/oauth-flow.js';
 import { type TestPlatform, withPlatformAndOrg } from '../support/platform.js';
+import { refuser } from '../support/refusals.js';
 
 const address = (prefix = 'invitee') => `${prefix}-${randomUUID().slice(0, 8)}@example.test`;
 
@@ -20,16 +21,8 @@ describe('invitations', () => {
     viewerId = org.roles.Viewer as string;
   });
 
-  /** Sends a request between two snapshots of everything an invitation touches; they must be equal. */
-  async function refused(send: () => Promise<{ status: number; body: any }>, status: number, error: string) {
-    const before = await peopleSnapshot(t, org);
-    const response = await send();
-    expect(response.status).toBe(status);
-    expect(response.body.error).toBe(error);
-    expect(response.body.statusCode).toBe(status);
-    expect(await peopleSnapshot(t, org)).toEqual(before);
-    return response;
-  }
+  /** Sends a request that must be refused, and checks that nothing changed in either store. */
+  const refused = refuser(() => peopleSnapshot(t, org));
 
   it('invites to the organization: 201 with the invitation, mail in the outbox, only the hash of its link stored', async () => {
     const email = address();

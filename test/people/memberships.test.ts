@@ -5,6 +5,7 @@ import { createNode, createOrg, createTree, insertDataNode, type OrgFixture } fr
 import { createMember } from '../support/oauth-flow.js';
 import { auditEvents, insertGroup, peopleSnapshot, place, serviceApp } from '../support/people-users.js';
 import { type TestPlatform, withPlatformAndOrg } from '../support/platform.js';
+import { expectRefused, refuser } from '../support/refusals.js';
 
 describe('memberships: GET, PUT, DELETE /v1/nodes/{nodeId}/memberships[/{principalId}]', () => {
   let t: TestPlatform;
@@ -15,14 +16,7 @@ describe('memberships: GET, PUT, DELETE /v1/nodes/{nodeId}/memberships[/{princip
     caller.request('PUT', `/v1/nodes/${nodeId}/memberships/${principalId}`, { roleId });
 
   /** Sends a request that must be refused, and checks that nothing changed in either store. */
-  async function refused(target: OrgFixture, send: () => Promise<{ status: number; body: any }>, status: number, error: string) {
-    const before = await peopleSnapshot(t, target);
-    const response = await send();
-    expect(response.status, JSON.stringify(response.body)).toBe(status);
-    expect(response.body).toMatchObject({ statusCode: status, error });
-    expect(await peopleSnapshot(t, target)).toEqual(before);
-    return response;
-  }
+  const refused = refuser(() => peopleSnapshot(t, org));
 
   it('gives a service user a role on a node (200 with the membership), which then reaches the subtree', async () => {
     const { divisionId, siteId } = await createTree(org);
@@ -91,7 +85,7 @@ describe('memberships: GET, PUT, DELETE /v1/nodes/{nodeId}/memberships[/{princip
       principalType: 'service',
       roleId: org.roles.Viewer,
     });
-    await refused(org, () => org.admin.delete(`/v1/nodes/${siteId}/memberships/${holder.userId}`), 404, 'Not Found');
+    await refused(() => org.admin.delete(`/v1/nodes/${siteId}/memberships/${holder.userId}`), 404, 'Not Found');
   });
 
   it("gives a group a role: its members reach the node; the list can expand principals' names", async () => {
@@ -129,25 +123,20 @@ describe('memberships: GET, PUT, DELETE /v1/nodes/{nodeId}/memberships[/{princip
       const holder = await serviceApp(t, org);
       const other = await createOrg(t);
       for (const roleId of [randomUUID(), other.roles.Viewer as string]) {
-        await refused(org, () => put(org.admin, org.orgId, holder.userId, roleId), 400, 'CustomRoleNotFound');
+        await refused(() => put(org.admin, org.orgId, holder.userId, roleId), 400, 'CustomRoleNotFound');
       }
     });
 
     it('AdminsitrativeRoleNotFound (the spec spelling) for any other unknown id', async () => {
       const holder = await serviceApp(t, org);
-      await refused(org, () => put(org.admin, org.orgId, holder.userId, 'organization-owner'), 400, 'AdminsitrativeRoleNotFound');
+      await refused(() => put(org.admin, org.orgId, holder.userId, 'organization-owner'), 400, 'AdminsitrativeRoleNotFound');
     });
 
     it('AdministrativeRoleInvalidNode for an administrative role below the organization node', async () => {
       const { divisionId, folderId } = await createTree(org);
       const holder = await serviceApp(t, org);
       for (const nodeId of [divisionId, folderId]) {
-        await refused(
-          org,
-          () => put(org.admin, nodeId, holder.userId, 'organization-reader'),
-          400,
-          'AdministrativeRoleInvalidNode',
-        );
+        await refused(() => put(org.admin, nodeId, holder.userId, 'organization-reader'), 400, 'AdministrativeRoleInvalidNode');
       }
     });
 
@@ -155,18 +144,12 @@ describe('memberships: GET, PUT, DELETE /v1/nodes/{nodeId}/memberships[/{princip
       const { siteId } = await createTree(org);
       const bundle = await insertDataNode(t, org, siteId, { kind: 'dataBundle' });
       const holder = await serviceApp(t, org);
-      await refused(
-        org,
-        () => put(org.admin, bundle.id, holder.userId, org.roles.Viewer),
-        400,
-        'CustomRoleNotAssignableToDataNode',
-      );
+      await refused(() => put(org.admin, bundle.id, holder.userId, org.roles.Viewer), 400, 'CustomRoleNotAssignableToDataNode');
     });
 
     it('ValidationError without a roleId', async () => {
       const holder = await serviceApp(t, org);
       await refused(
-        org,
         () => org.admin.request('PUT', `/v1/nodes/${org.orgId}/memberships/${holder.userId}`, {}),
         400,
         'ValidationError',
@@ -179,7 +162,7 @@ describe('memberships: GET, PUT, DELETE /v1/nodes/{nodeId}/memberships[/{princip
     const stranger = await createMember(t, other);
     const foreignGroup = await insertGroup(t, other);
     for (const principalId of [randomUUID(), stranger.id, other.adminServiceUserId, foreignGroup]) {
-      await refused(org, () => put(org.admin, org.orgId, principalId, org.roles.Viewer), 404, 'Not Found');
+      await refused(() => put(org.admin, org.orgId, principalId, org.roles.Viewer), 404, 'Not Found');
     }
   });
 
@@ -191,7 +174,7 @@ describe('memberships: GET, PUT, DELETE /v1/nodes/{nodeId}/memberships[/{princip
     const eastSite = await createNode(org, east, 'site');
     const groupId = await insertGroup(t, org, { divisionId: east });
     for (const nodeId of [west, org.orgId]) {
-      await refused(org, () => put(org.admin, nodeId, groupId, org.roles.Viewer), 400, 'GroupOutsideDivision');
+      await refused(() => put(org.admin, nodeId, groupId, org.roles.Viewer), 400, 'GroupOutsideDivision');
     }
     expect((await put(org.admin, east, groupId, org.roles.Viewer)).status).toBe(200);
     expect((await put(org.admin, eastSite, groupId, org.roles.Contributor)).status).toBe(200);
@@ -209,19 +192,19 @@ describe('memberships: GET, PUT, DELETE /v1/nodes/{nodeId}/memberships[/{princip
 
     expect((await put(manager.client, siteId, holder.userId, org.roles.Viewer)).status).toBe(200);
     expect((await manager.client.get(`/v1/nodes/${siteId}/memberships`)).status).toBe(200);
-    await refused(org, () => put(manager.client, org.orgId, holder.userId, org.roles.Viewer), 403, 'Forbidden');
-    await refused(org, () => manager.client.get(`/v1/nodes/${org.orgId}/memberships`), 403, 'Forbidden');
+    await refused(() => put(manager.client, org.orgId, holder.userId, org.roles.Viewer), 403, 'Forbidden');
+    await refused(() => manager.client.get(`/v1/nodes/${org.orgId}/memberships`), 403, 'Forbidden');
     for (const send of [
       () => put(contributor.client, siteId, holder.userId, org.roles.Contributor),
       () => contributor.client.delete(`/v1/nodes/${siteId}/memberships/${holder.userId}`),
       () => contributor.client.get(`/v1/nodes/${siteId}/memberships`),
     ]) {
-      await refused(org, send, 403, 'Forbidden');
+      await refused(send, 403, 'Forbidden');
     }
     // A node of another organization, or none, is 404 like elsewhere.
     const other = await createOrg(t);
-    await refused(org, () => put(org.admin, other.orgId, holder.userId, 'organization-reader'), 404, 'Not Found');
-    await refused(org, () => org.admin.get(`/v1/nodes/${randomUUID()}/memberships`), 404, 'Not Found');
+    await refused(() => put(org.admin, other.orgId, holder.userId, 'organization-reader'), 404, 'Not Found');
+    await refused(() => org.admin.get(`/v1/nodes/${randomUUID()}/memberships`), 404, 'Not Found');
   });
 
   it('is read by node moves: memberships given through the API make permission boundaries', async () => {
@@ -264,22 +247,24 @@ describe('memberships: GET, PUT, DELETE /v1/nodes/{nodeId}/memberships[/{princip
       const [first, second] = [await createMember(t, fresh), await createMember(t, fresh)];
       await put(fresh.admin, fresh.orgId, first.id, 'organization-administrator');
       // The service user that administers through the fixture does not count: nobody signs in as it.
-      await refused(
-        fresh,
+      await expectRefused(
         () => fresh.admin.delete(`/v1/nodes/${fresh.orgId}/memberships/${first.id}`),
-        409,
-        'LastAdministrator',
+        { status: 409, error: 'LastAdministrator' },
+        () => peopleSnapshot(t, fresh),
       );
-      await refused(fresh, () => put(fresh.admin, fresh.orgId, first.id, 'organization-reader'), 409, 'LastAdministrator');
+      await expectRefused(
+        () => put(fresh.admin, fresh.orgId, first.id, 'organization-reader'),
+        { status: 409, error: 'LastAdministrator' },
+        () => peopleSnapshot(t, fresh),
+      );
 
       // A deactivated administrator does not count either.
       await put(fresh.admin, fresh.orgId, second.id, 'organization-administrator');
       expect((await fresh.admin.patch(`/v1/users/${second.id}`, { active: false })).status).toBe(200);
-      await refused(
-        fresh,
+      await expectRefused(
         () => fresh.admin.delete(`/v1/nodes/${fresh.orgId}/memberships/${first.id}`),
-        409,
-        'LastAdministrator',
+        { status: 409, error: 'LastAdministrator' },
+        () => peopleSnapshot(t, fresh),
       );
 
       // With a second active administrator, either may go, but not both.

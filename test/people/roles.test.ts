@@ -3,6 +3,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { createOrg, createTree, type OrgFixture } from '../support/fixtures.js';
 import { auditEvents, peopleSnapshot, serviceApp } from '../support/people-users.js';
 import { type TestPlatform, withPlatformAndOrg } from '../support/platform.js';
+import { refuser } from '../support/refusals.js';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 
@@ -12,14 +13,7 @@ describe('roles: GET, POST, PATCH, DELETE /v1/roles', () => {
   withPlatformAndOrg((started) => ({ t, org } = started));
 
   /** Sends a request that must be refused, and checks that nothing changed in either store. */
-  async function refused(send: () => Promise<{ status: number; body: any }>, status: number, error: string) {
-    const before = await peopleSnapshot(t, org);
-    const response = await send();
-    expect(response.status, JSON.stringify(response.body)).toBe(status);
-    expect(response.body).toMatchObject({ statusCode: status, error });
-    expect(await peopleSnapshot(t, org)).toEqual(before);
-    return response;
-  }
+  const refused = refuser(() => peopleSnapshot(t, org));
 
   it('lists the administrative roles (fixed ids) and the default custom roles to any member with read:basic', async () => {
     // A service user with no membership at all, and a token with read:basic only.

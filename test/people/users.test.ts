@@ -5,6 +5,7 @@ import { createOrg, type OrgFixture } from '../support/fixtures.js';
 import { createMember } from '../support/oauth-flow.js';
 import { auditEvents, peopleSnapshot, place, serviceApp, setSeatLimit, signedInPerson } from '../support/people-users.js';
 import { type TestPlatform, withPlatformAndOrg } from '../support/platform.js';
+import { expectRefused, refuser } from '../support/refusals.js';
 
 const USER_FIELDS = [
   'active',
@@ -25,14 +26,7 @@ describe('users: GET /v1/users[/{userId}|/me], PATCH /v1/users/{userId}', () => 
   withPlatformAndOrg((started) => ({ t, org } = started));
 
   /** Sends a request that must be refused, and checks that nothing changed in either store. */
-  async function refused(target: OrgFixture, send: () => Promise<{ status: number; body: any }>, status: number, error: string) {
-    const before = await peopleSnapshot(t, target);
-    const response = await send();
-    expect(response.status, JSON.stringify(response.body)).toBe(status);
-    expect(response.body).toMatchObject({ statusCode: status, error });
-    expect(await peopleSnapshot(t, target)).toEqual(before);
-    return response;
-  }
+  const refused = refuser(() => peopleSnapshot(t, org));
 
   describe('reading', () => {
     let fresh: OrgFixture;
@@ -118,8 +112,8 @@ describe('users: GET /v1/users[/{userId}|/me], PATCH /v1/users/{userId}', () => 
     it("needs manage on the organization node for someone else's names or anyone's activation", async () => {
       const person = await signedInPerson(t, org, 'Contributor');
       const other = await createMember(t, org);
-      await refused(org, () => person.client.patch(`/v1/users/${other.id}`, { firstName: 'X' }), 403, 'Forbidden');
-      await refused(org, () => person.client.patch(`/v1/users/${person.id}`, { active: true }), 403, 'Forbidden');
+      await refused(() => person.client.patch(`/v1/users/${other.id}`, { firstName: 'X' }), 403, 'Forbidden');
+      await refused(() => person.client.patch(`/v1/users/${person.id}`, { active: true }), 403, 'Forbidden');
       const renamed = await org.admin.patch(`/v1/users/${other.id}`, { lastName: 'Renamed' });
       expect(renamed.status).toBe(200);
       expect(renamed.body.lastName).toBe('Renamed');
@@ -127,13 +121,13 @@ describe('users: GET /v1/users[/{userId}|/me], PATCH /v1/users/{userId}', () => 
 
     it('refuses bad bodies with 400 ValidationError and other organizations\u2019 users with 404', async () => {
       const other = await createMember(t, org);
-      await refused(org, () => org.admin.patch(`/v1/users/${other.id}`, {}), 400, 'ValidationError');
-      await refused(org, () => org.admin.patch(`/v1/users/${other.id}`, { email: 'x@example.test' }), 400, 'ValidationError');
-      await refused(org, () => org.admin.patch(`/v1/users/${other.id}`, { firstName: 'n'.repeat(256) }), 400, 'ValidationError');
-      await refused(org, () => org.admin.patch(`/v1/users/${other.id}`, { active: 'no' }), 400, 'ValidationError');
+      await refused(() => org.admin.patch(`/v1/users/${other.id}`, {}), 400, 'ValidationError');
+      await refused(() => org.admin.patch(`/v1/users/${other.id}`, { email: 'x@example.test' }), 400, 'ValidationError');
+      await refused(() => org.admin.patch(`/v1/users/${other.id}`, { firstName: 'n'.repeat(256) }), 400, 'ValidationError');
+      await refused(() => org.admin.patch(`/v1/users/${other.id}`, { active: 'no' }), 400, 'ValidationError');
       const stranger = await createMember(t, await createOrg(t));
-      await refused(org, () => org.admin.patch(`/v1/users/${stranger.id}`, { firstName: 'X' }), 404, 'Not Found');
-      await refused(org, () => org.admin.patch(`/v1/users/${randomUUID()}`, { active: false }), 404, 'Not Found');
+      await refused(() => org.admin.patch(`/v1/users/${stranger.id}`, { firstName: 'X' }), 404, 'Not Found');
+      await refused(() => org.admin.patch(`/v1/users/${randomUUID()}`, { active: false }), 404, 'Not Found');
     });
   });
 
@@ -206,24 +200,27 @@ describe('users: GET /v1/users[/{userId}|/me], PATCH /v1/users/{userId}', () => 
 
     it('refuses to deactivate oneself: 409 CannotDeactivateSelf', async () => {
       const admin = await signedInPerson(t, org, 'Organization Administrator');
-      await refused(org, () => admin.client.patch(`/v1/users/${admin.id}`, { active: false }), 409, 'CannotDeactivateSelf');
-      await refused(
-        org,
-        () => org.admin.patch(`/v1/users/${org.adminServiceUserId}`, { active: false }),
-        409,
-        'CannotDeactivateSelf',
-      );
+      await refused(() => admin.client.patch(`/v1/users/${admin.id}`, { active: false }), 409, 'CannotDeactivateSelf');
+      await refused(() => org.admin.patch(`/v1/users/${org.adminServiceUserId}`, { active: false }), 409, 'CannotDeactivateSelf');
     });
 
     it('refuses to deactivate the last active administrator: 409 LastAdministrator', async () => {
       const fresh = await createOrg(t);
       const [first, second] = [await createMember(t, fresh, 'Organization Administrator'), await createMember(t, fresh)];
-      await refused(fresh, () => fresh.admin.patch(`/v1/users/${first.id}`, { active: false }), 409, 'LastAdministrator');
+      await expectRefused(
+        () => fresh.admin.patch(`/v1/users/${first.id}`, { active: false }),
+        { status: 409, error: 'LastAdministrator' },
+        () => peopleSnapshot(t, fresh),
+      );
       await fresh.admin.request('PUT', `/v1/nodes/${fresh.orgId}/memberships/${second.id}`, {
         roleId: 'organization-administrator',
       });
       expect((await fresh.admin.patch(`/v1/users/${first.id}`, { active: false })).status).toBe(200);
-      await refused(fresh, () => fresh.admin.patch(`/v1/users/${second.id}`, { active: false }), 409, 'LastAdministrator');
+      await expectRefused(
+        () => fresh.admin.patch(`/v1/users/${second.id}`, { active: false }),
+        { status: 409, error: 'LastAdministrator' },
+        () => peopleSnapshot(t, fresh),
+      );
     });
 
     it('refuses to reactivate a person beyond the seat limit (403 Forbidden resource); service users take no seat', async () => {
@@ -234,11 +231,10 @@ describe('users: GET /v1/users[/{userId}|/me], PATCH /v1/users/{userId}', () => 
       await fresh.admin.patch(`/v1/users/${first.id}`, { active: false });
       await createMember(t, fresh); // the free seat is taken meanwhile
 
-      const response = await refused(
-        fresh,
+      const response = await expectRefused(
         () => fresh.admin.patch(`/v1/users/${first.id}`, { active: true, firstName: 'Back' }),
-        403,
-        'Forbidden',
+        { status: 403, error: 'Forbidden' },
+        () => peopleSnapshot(t, fresh),
       );
       expect(response.body.message).toBe('Forbidden resource');
       await fresh.admin.patch(`/v1/users/${service.userId}`, { active: false });

@@ -2,10 +2,11 @@ import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createNode, createOrg, type OrgFixture } from '../support/fixtures.js';
 import { createLibraryModel, libraryWriter, setLibraryModelStatus } from '../support/library-models.js';
-import { createProject, refusedPlanningRequest } from '../support/planning.js';
+import { createProject, planningSnapshot } from '../support/planning.js';
 import { startPlatform, type TestPlatform } from '../support/platform.js';
 import { writeLas } from '../support/point-cloud-samples.js';
 import { processedPointCloud } from '../support/processed-point-cloud.js';
+import { refuser } from '../support/refusals.js';
 import { auditOf, createSite, openDraft } from '../support/twins.js';
 import { sampleBytes } from '../support/uploads.js';
 
@@ -36,8 +37,7 @@ describe('model assets in a planning layout: /v1/twin/{layoutId}/model-assets', 
   }, 120_000);
   afterAll(() => t?.close());
 
-  const refused = (send: () => Promise<any>, status: number, error: string, message?: string | RegExp) =>
-    refusedPlanningRequest(t, org, send, status, error, message);
+  const refused = refuser(() => planningSnapshot(t, org));
 
   async function place(ctx: string, body: object = {}) {
     const response = await org.admin.post(`/v1/twin/${ctx}/model-assets`, {

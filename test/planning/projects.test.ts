@@ -1,10 +1,11 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createNode, createOrg, nodeRow, type OrgFixture } from '../support/fixtures.js';
 import { createLibraryModel, libraryWriter } from '../support/library-models.js';
-import { createProject, refusedPlanningRequest } from '../support/planning.js';
+import { createProject, planningSnapshot } from '../support/planning.js';
 import { startPlatform, type TestPlatform } from '../support/platform.js';
 import { writeLas } from '../support/point-cloud-samples.js';
 import { processedPointCloud } from '../support/processed-point-cloud.js';
+import { refuser } from '../support/refusals.js';
 import { auditOf, createSite } from '../support/twins.js';
 import { sampleBytes } from '../support/uploads.js';
 
@@ -34,8 +35,7 @@ describe('planning projects from a processed bundle', () => {
   }, 120_000);
   afterAll(() => t?.close());
 
-  const refused = (send: () => Promise<any>, status: number, error: string, message?: string | RegExp) =>
-    refusedPlanningRequest(t, org, send, status, error, message);
+  const refused = refuser(() => planningSnapshot(t, org));
 
   it('creates a project node beside the bundle (201) with one default layout, linked as a dependant; planning-project.created', async () => {
     const response = await org.admin.post(`/v1/bundles/${bundleId}/project`, {});

@@ -1,5 +1,4 @@
-import { expect } from 'vitest';
-import { type ApiResponse, type OrgFixture, snapshot } from './fixtures.js';
+import { type OrgFixture, snapshot } from './fixtures.js';
 import type { TestPlatform } from './platform.js';
 import { twinSnapshot } from './twins.js';
 
@@ -12,24 +11,6 @@ export async function planningSnapshot(t: TestPlatform, org: OrgFixture) {
     layouts: await db.selectFrom('planning_layouts').selectAll().orderBy('id').execute(),
     modelAssets: await db.selectFrom('planning_model_assets').selectAll().orderBy('id').execute(),
   };
-}
-
-/** Sends a request that must be refused, checks its answer and that nothing was stored. */
-export async function refusedPlanningRequest(
-  t: TestPlatform,
-  org: OrgFixture,
-  send: () => Promise<ApiResponse>,
-  status: number,
-  error: string,
-  message?: string | RegExp,
-): Promise<ApiResponse> {
-  const before = await planningSnapshot(t, org);
-  const response = await send();
-  expect(response.status, JSON.stringify(response.body)).toBe(status);
-  expect(response.body).toMatchObject({ statusCode: status, error });
-  if (message !== undefined) expect(response.body.message).toMatch(message);
-  expect(await planningSnapshot(t, org)).toEqual(before);
-  return response;
 }
 
 /** A planning project made from the bundle through the API; throws on anything but 201. */

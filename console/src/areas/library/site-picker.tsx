@@ -3,12 +3,12 @@ import { useState } from 'preact/hooks';
 import { TextField } from '../../ui/components.js';
 import { LoadingOrError } from '../../ui/loading-or-error.js';
 import { useSession } from '../../ui/session-context.js';
+import { ShowMore } from '../../ui/show-more.js';
 import { useResource } from '../../ui/use-resource.js';
 import { useChildren } from '../nodes/children-list.js';
 import { cachedNode } from '../nodes/node-cache.js';
 import { isContainer, type Node } from '../nodes/node-kinds.js';
 import { NodeIcon } from '../nodes/node-label.js';
-import { ShowMore } from '../nodes/node-table.js';
 
 /**
  * Choosing a site (whose twin a model goes in): by name, or by browsing from the organization

@@ -1,10 +1,10 @@
 import { ok } from '@reality-data-platform/sdk/browser';
 import { useState } from 'preact/hooks';
 import { Link, PageTitle } from '../../ui/components.js';
+import { ConfirmDialog } from '../../ui/confirm-dialog.js';
 import { LoadingOrError } from '../../ui/loading-or-error.js';
 import { useSession } from '../../ui/session-context.js';
 import { useResource } from '../../ui/use-resource.js';
-import { ConfirmDialog } from '../nodes/confirm-dialog.js';
 import { useLibraryWriter } from './library-rights.js';
 import type { LibraryTag } from './library-types.js';
 import { TagDialog } from './tag-dialog.js';

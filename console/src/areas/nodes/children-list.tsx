@@ -1,9 +1,10 @@
 import { ErrorNotice } from '../../ui/components.js';
 import { LoadingOrError } from '../../ui/loading-or-error.js';
 import { useSession } from '../../ui/session-context.js';
+import { ShowMore } from '../../ui/show-more.js';
+import { type PagedList, usePagedList } from '../../ui/use-paged-list.js';
 import type { Node } from './node-kinds.js';
-import { NodeTable, ShowMore } from './node-table.js';
-import { type PagedList, usePagedList } from './use-paged-list.js';
+import { NodeTable } from './node-table.js';
 
 /** A node's children, 100 at a time (GET /v1/nodes/{nodeId}/browse, continued by its cursor). */
 export function useChildren(nodeId: string): PagedList<Node> {

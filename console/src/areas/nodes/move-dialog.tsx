@@ -3,13 +3,13 @@ import { useState } from 'preact/hooks';
 import { Dialog, ErrorNotice, TextField } from '../../ui/components.js';
 import { useSubmission } from '../../ui/form-dialog.js';
 import { LoadingOrError } from '../../ui/loading-or-error.js';
+import { isForceable, RefusalNotice } from '../../ui/refusals.js';
 import { useSession } from '../../ui/session-context.js';
 import { useResource } from '../../ui/use-resource.js';
 import { useChildren } from './children-list.js';
 import { cachedNode, loadAncestors } from './node-cache.js';
 import { CONTAINER_TYPES, isContainer, kindName, type Node } from './node-kinds.js';
 import { NodeIcon } from './node-label.js';
-import { isForceable, RefusalNotice } from './refusals.js';
 
 /**
  * Moving a node: the person finds the new place by browsing (from where the node is now) or by

@@ -1,7 +1,6 @@
 import type { ComponentChildren } from 'preact';
 import { kindName, type Node } from './node-kinds.js';
 import { NodeIcon, NodeLink } from './node-label.js';
-import type { PagedList } from './use-paged-list.js';
 
 /**
  * Nodes as a table: the name links to the node's screen (not in the trash, where the node cannot
@@ -49,21 +48,5 @@ export function NodeTable(props: {
         })}
       </tbody>
     </table>
-  );
-}
-
-/** "Show more" under a list read page by page; says how many are shown. */
-export function ShowMore(props: { list: PagedList<unknown>; what: string }) {
-  const { list } = props;
-  if (!list.hasMore) return null;
-  return (
-    <p class="show-more">
-      <span>
-        {list.items?.length ?? 0} {props.what} shown.
-      </span>{' '}
-      <button type="button" class="quiet" disabled={list.loading} onClick={list.showMore}>
-        {list.loading ? 'Loading…' : 'Show more'}
-      </button>
-    </p>
   );
 }

@@ -2,9 +2,9 @@ import { ok } from '@reality-data-platform/sdk/browser';
 import { useState } from 'preact/hooks';
 import { TextField } from '../../ui/components.js';
 import { FormDialog } from '../../ui/form-dialog.js';
+import { RefusalNotice } from '../../ui/refusals.js';
 import { useSession } from '../../ui/session-context.js';
 import type { Node } from './node-kinds.js';
-import { RefusalNotice } from './refusals.js';
 
 /** A new name for the node (PATCH /v1/nodes/{nodeId}); a site's address is changed here too. */
 export function RenameDialog(props: { node: Node; onRenamed: (node: Node) => void; onClose: () => void }) {

@@ -2,11 +2,12 @@ import { useLocation } from '../../router.js';
 import { ErrorNotice, PageTitle } from '../../ui/components.js';
 import { LoadingOrError } from '../../ui/loading-or-error.js';
 import { useSession } from '../../ui/session-context.js';
+import { ShowMore } from '../../ui/show-more.js';
+import { usePagedList } from '../../ui/use-paged-list.js';
 import { useResource } from '../../ui/use-resource.js';
 import { cachedNode } from './node-cache.js';
-import { NodeTable, ShowMore } from './node-table.js';
+import { NodeTable } from './node-table.js';
 import { SearchForm } from './search-form.js';
-import { usePagedList } from './use-paged-list.js';
 
 const PAGE = 50;
 

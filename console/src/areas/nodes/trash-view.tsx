@@ -2,17 +2,18 @@ import { ok } from '@reality-data-platform/sdk/browser';
 import { useState } from 'preact/hooks';
 import type { ConsoleSession } from '../../auth/session.js';
 import { Link, PageTitle } from '../../ui/components.js';
+import { ConfirmDialog } from '../../ui/confirm-dialog.js';
 import { LoadingOrError } from '../../ui/loading-or-error.js';
+import { describeRefusal } from '../../ui/refusals.js';
 import { useSession } from '../../ui/session-context.js';
+import { ShowMore } from '../../ui/show-more.js';
+import { usePagedList } from '../../ui/use-paged-list.js';
 import { useResource } from '../../ui/use-resource.js';
-import { ConfirmDialog } from './confirm-dialog.js';
 import { cachedNode, forgetNodes } from './node-cache.js';
 import type { Node } from './node-kinds.js';
 import { nodeHref } from './node-label.js';
 import { canWriteTree } from './node-rights.js';
-import { NodeTable, ShowMore } from './node-table.js';
-import { describeRefusal } from './refusals.js';
-import { usePagedList } from './use-paged-list.js';
+import { NodeTable } from './node-table.js';
 
 /**
  * The trash (GET /v1/trash, newest first): each entry can be restored or deleted for good by

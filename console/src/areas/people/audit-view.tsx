@@ -3,8 +3,8 @@ import { ChoiceField } from '../../ui/choice-field.js';
 import { ErrorNotice, TextField } from '../../ui/components.js';
 import { LoadingOrError } from '../../ui/loading-or-error.js';
 import { useSession } from '../../ui/session-context.js';
-import { ShowMore } from '../nodes/node-table.js';
-import { usePagedList } from '../nodes/use-paged-list.js';
+import { ShowMore } from '../../ui/show-more.js';
+import { usePagedList } from '../../ui/use-paged-list.js';
 import { AUDIT_ACTIONS, AuditActor, AuditWhat } from './audit-words.js';
 import { PeopleFrame } from './people-frame.js';
 

@@ -1,12 +1,12 @@
 import { ok } from '@reality-data-platform/sdk/browser';
 import { useState } from 'preact/hooks';
 import { ErrorNotice } from '../../ui/components.js';
+import { ConfirmDialog } from '../../ui/confirm-dialog.js';
 import { LoadingOrError } from '../../ui/loading-or-error.js';
 import { useSession } from '../../ui/session-context.js';
-import { ConfirmDialog } from '../nodes/confirm-dialog.js';
+import { ShowMore } from '../../ui/show-more.js';
+import { usePagedList } from '../../ui/use-paged-list.js';
 import type { NodePanelProps } from '../nodes/node-panels.js';
-import { ShowMore } from '../nodes/node-table.js';
-import { usePagedList } from '../nodes/use-paged-list.js';
 import { GrantDialog } from './grant-dialog.js';
 import { InviteDialog } from './invite-dialog.js';
 import { NameOf } from './name-of.js';

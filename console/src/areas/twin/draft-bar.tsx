@@ -3,10 +3,10 @@ import { useState } from 'preact/hooks';
 import type { ConsoleSession } from '../../auth/session.js';
 import { navigate } from '../../router.js';
 import { ErrorNotice, Link, TextField } from '../../ui/components.js';
+import { ConfirmDialog } from '../../ui/confirm-dialog.js';
 import { FormDialog } from '../../ui/form-dialog.js';
 import { useSession } from '../../ui/session-context.js';
 import { useResource } from '../../ui/use-resource.js';
-import { ConfirmDialog } from '../nodes/confirm-dialog.js';
 import { KIND_WORDS, type TwinContext, type TwinDraft, twinHref } from './twin-api.js';
 
 /**

@@ -1,10 +1,10 @@
 import { useState } from 'preact/hooks';
 import { Dialog, ErrorNotice, Link, Loading } from '../../ui/components.js';
+import { ConfirmDialog } from '../../ui/confirm-dialog.js';
+import { RefusalNotice } from '../../ui/refusals.js';
 import { useSession } from '../../ui/session-context.js';
 import { useResource } from '../../ui/use-resource.js';
-import { ConfirmDialog } from '../nodes/confirm-dialog.js';
 import { cachedNode } from '../nodes/node-cache.js';
-import { RefusalNotice } from '../nodes/refusals.js';
 import { SelectField } from './fields.js';
 import type { TwinContext } from './twin-api.js';
 import { addLayer, describeFrame, LAYER_KIND_WORDS, processedBundlesOf, removeLayer, type TwinLayer } from './twin-layers.js';

@@ -1,11 +1,11 @@
 import { ok } from '@reality-data-platform/sdk/browser';
 import { useState } from 'preact/hooks';
 import { ErrorNotice } from '../../ui/components.js';
+import { ConfirmDialog } from '../../ui/confirm-dialog.js';
 import { LoadingOrError } from '../../ui/loading-or-error.js';
 import { useSession } from '../../ui/session-context.js';
-import { ConfirmDialog } from '../nodes/confirm-dialog.js';
-import { ShowMore } from '../nodes/node-table.js';
-import type { PagedList } from '../nodes/use-paged-list.js';
+import { ShowMore } from '../../ui/show-more.js';
+import type { PagedList } from '../../ui/use-paged-list.js';
 import { PoiDialog } from './poi-dialog.js';
 import type { MetadataType, PointOfInterest, Selection, TwinContext, Vector3, Zone } from './twin-api.js';
 

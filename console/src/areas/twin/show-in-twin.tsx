@@ -1,11 +1,11 @@
 import { useState } from 'preact/hooks';
 import { navigate } from '../../router.js';
+import { RefusalNotice } from '../../ui/refusals.js';
 import { useSession } from '../../ui/session-context.js';
 import { useResource } from '../../ui/use-resource.js';
 import { loadAncestors } from '../nodes/node-cache.js';
 import type { NodeDetail } from '../nodes/node-kinds.js';
 import { canWriteTree } from '../nodes/node-rights.js';
-import { RefusalNotice } from '../nodes/refusals.js';
 import { twinHref } from './twin-api.js';
 import { addLayer, siteAbove } from './twin-layers.js';
 

@@ -1,9 +1,9 @@
 import { ok } from '@reality-data-platform/sdk/browser';
 import { useState } from 'preact/hooks';
+import { ConfirmDialog } from '../../ui/confirm-dialog.js';
 import { LoadingOrError } from '../../ui/loading-or-error.js';
 import { useSession } from '../../ui/session-context.js';
 import type { Resource } from '../../ui/use-resource.js';
-import { ConfirmDialog } from '../nodes/confirm-dialog.js';
 import type { MetadataType, Selection, TwinContext, Vector3, Zone } from './twin-api.js';
 import { ZoneDialog } from './zone-dialog.js';
 

@@ -1,9 +1,9 @@
 import { ok } from '@reality-data-platform/sdk/browser';
 import { useState } from 'preact/hooks';
 import { ErrorNotice, Link, Progress } from '../../ui/components.js';
+import { ConfirmDialog } from '../../ui/confirm-dialog.js';
 import { useSession } from '../../ui/session-context.js';
 import { useResource } from '../../ui/use-resource.js';
-import { ConfirmDialog } from '../nodes/confirm-dialog.js';
 import type { NodeDetail } from '../nodes/node-kinds.js';
 import { ShowInTwin } from '../twin/show-in-twin.js';
 import { type Bundle, describeStartRefusal, duration, isUnderway, type Processing } from './processing-words.js';

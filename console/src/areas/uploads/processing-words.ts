@@ -1,5 +1,5 @@
 import { RdpApiError, type Schema } from '@reality-data-platform/sdk/browser';
-import { describeRefusal } from '../nodes/refusals.js';
+import { describeRefusal } from '../../ui/refusals.js';
 
 export type Bundle = Schema<'Bundle'>;
 export type Processing = Schema<'Processing'>;

@@ -1,12 +1,12 @@
 import { ok } from '@reality-data-platform/sdk/browser';
 import { useState } from 'preact/hooks';
 import { formatBytes, TextField } from '../../ui/components.js';
+import { RefusalNotice } from '../../ui/refusals.js';
 import { useSession } from '../../ui/session-context.js';
 import { useResource } from '../../ui/use-resource.js';
 import { loadAncestors } from '../nodes/node-cache.js';
 import type { NodePanelProps } from '../nodes/node-panels.js';
 import { canWriteTree } from '../nodes/node-rights.js';
-import { RefusalNotice } from '../nodes/refusals.js';
 import { BundleUpload } from './bundle-upload.js';
 import { FileDrop } from './file-drop.js';
 import { StorageUse, useStorageUse } from './storage-use.js';

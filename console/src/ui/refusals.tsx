@@ -1,5 +1,5 @@
 import { RdpApiError } from '@reality-data-platform/sdk/browser';
-import { describeError } from '../../ui/errors.js';
+import { describeError } from './errors.js';
 
 /**
  * The spec's 409 codes of the tree's operations (move, create, trash, restore, hard delete) in

@@ -1,6 +1,6 @@
 import type { ComponentChildren } from 'preact';
-import { Dialog } from '../../ui/components.js';
-import { DialogButtons, useSubmission } from '../../ui/form-dialog.js';
+import { Dialog } from './components.js';
+import { DialogButtons, useSubmission } from './form-dialog.js';
 import { RefusalNotice } from './refusals.js';
 
 /**
