@@ -1,4 +1,4 @@
-import { Raycaster, Vector3 as ThreeVector3, Vector2 } from 'three';
+import { type Object3D, Raycaster, Vector3 as ThreeVector3, Vector2 } from 'three';
 import { SessionRefusedError, type TwinApi } from './api.js';
 import { ParentBridge } from './bridge.js';
 import { LayerView } from './layers.js';
@@ -260,7 +260,7 @@ export class Viewer {
 
   /** A click (a press and release without a drag) picks the nearest zone, model or point under it. */
   private listenForPicks(): void {
-    const canvas = this.scene.renderer.domElement as HTMLCanvasElement;
+    const canvas = this.scene.renderer.domElement;
     let down: { x: number; y: number } | null = null;
     canvas.addEventListener('pointerdown', (event) => {
       down = { x: event.clientX, y: event.clientY };
@@ -283,7 +283,7 @@ export class Viewer {
       ...this.objects.pickables(),
       ...this.layers.filter((layer) => layer.tiles.group.visible).map((layer) => layer.tiles.group),
     ];
-    const hit = raycaster.intersectObjects(targets, true).find((candidate: any) => candidate.object.visible !== false);
+    const hit = raycaster.intersectObjects(targets, true).find((candidate) => candidate.object.visible !== false);
     if (!hit) return;
     const picked = hit.object.userData as Partial<PickedObject>;
     if (picked.kind === 'zone') {
@@ -329,7 +329,7 @@ function offset(point: Vector3, by: number): Vector3 {
   return { x: point.x + by, y: point.y + by, z: point.z + by };
 }
 
-function isInside(object: any, ancestor: any): boolean {
-  for (let current = object; current; current = current.parent) if (current === ancestor) return true;
+function isInside(object: Object3D, ancestor: Object3D): boolean {
+  for (let current: Object3D | null = object; current; current = current.parent) if (current === ancestor) return true;
   return false;
 }
