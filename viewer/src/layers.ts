@@ -1,8 +1,9 @@
 import { TilesRenderer } from '3d-tiles-renderer/three';
 import { Box3, Matrix4, type Object3D, type Points, Sphere } from 'three';
 import type { TwinApi } from './api.js';
+import type { Layer } from './api-types.js';
+import type { Vector3 } from './protocol.js';
 import type { ViewerScene } from './scene.js';
-import type { Layer, Vector3 } from './viewer-types.js';
 
 /** How finely tiles refine, in pixels of geometric error: below 3d-tiles-renderer's 16, since points want density. */
 const ERROR_TARGET = 4;

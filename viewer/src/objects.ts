@@ -13,8 +13,9 @@ import {
   Vector3 as ThreeVector3,
 } from 'three';
 import { type GLTF, GLTFLoader } from 'three/examples/jsm/loaders/GLTFLoader.js';
+import type { ModelAsset, PointOfInterest, Zone } from './api-types.js';
+import type { Vector3 } from './protocol.js';
 import type { ViewerScene } from './scene.js';
-import type { ModelAsset, PointOfInterest, Vector3, Zone } from './viewer-types.js';
 
 const ZONE_COLOR = '#3fa7ff';
 const MODEL_COLOR = '#ffb020';

@@ -1,6 +1,6 @@
 import { Color, PerspectiveCamera, Scene, Vector3 as ThreeVector3, WebGLRenderer } from 'three';
 import { OrbitControls } from 'three/examples/jsm/controls/OrbitControls.js';
-import type { CameraState, Vector3 } from './viewer-types.js';
+import type { CameraState, Vector3 } from './protocol.js';
 
 /**
  * The three.js scene in a frame shifted by `origin` (a twin point near the data), so that grid

@@ -1,21 +1,12 @@
 import { type Object3D, Raycaster, Vector3 as ThreeVector3, Vector2 } from 'three';
 import { SessionRefusedError, type TwinApi } from './api.js';
+import type { Layer, PointOfInterest, Twin, ViewerConfig, Zone } from './api-types.js';
 import { ParentBridge } from './bridge.js';
 import { LayerView } from './layers.js';
 import { PageMessages, showSessionRefused } from './messages.js';
 import { type PickedObject, TwinObjects } from './objects.js';
+import type { CameraState, Vector3, ViewerMethods, VisibilityTarget } from './protocol.js';
 import { ViewerScene } from './scene.js';
-import type {
-  CameraState,
-  Layer,
-  PointOfInterest,
-  Twin,
-  Vector3,
-  ViewerConfig,
-  ViewerMethods,
-  VisibilityTarget,
-  Zone,
-} from './viewer-types.js';
 
 type Bounds = { min: Vector3; max: Vector3 };
 
