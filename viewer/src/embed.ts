@@ -1,5 +1,5 @@
 import { connectToViewer } from './connect-viewer.js';
-import type { RemoteViewerMethods, ViewerEventName, ViewerEvents } from './protocol.js';
+import { type RemoteViewerMethods, VIEWER_METHOD_NAMES, type ViewerEventName, type ViewerEvents } from './protocol.js';
 
 /**
  * rdp-embed.js, the integrator's side of the viewer's postMessage API (docs/viewer.md; the
@@ -42,7 +42,12 @@ export async function connectViewer(iframe: HTMLIFrameElement, options: ConnectO
     options.timeoutMs,
   );
   const remote = await connection.remote;
+  // Each of the viewer's methods (protocol.ts), forwarded as it is.
+  const methods = Object.fromEntries(
+    VIEWER_METHOD_NAMES.map((name) => [name, (...args: unknown[]) => (remote[name] as (...args: unknown[]) => unknown)(...args)]),
+  ) as unknown as RemoteViewerMethods;
   return {
+    ...methods,
     on(name, listener) {
       const set = listeners.get(name) ?? new Set();
       listeners.set(name, set);
@@ -50,12 +55,6 @@ export async function connectViewer(iframe: HTMLIFrameElement, options: ConnectO
       if (name === 'ready' && ready !== undefined) queueMicrotask(() => (listener as (payload: unknown) => void)(ready));
       return () => set.delete(listener as (payload: unknown) => void);
     },
-    getPointsOfInterest: () => remote.getPointsOfInterest(),
-    getZones: () => remote.getZones(),
-    getCamera: () => remote.getCamera(),
-    flyTo: (id, flyOptions) => remote.flyTo(id, flyOptions),
-    setCamera: (camera) => remote.setCamera(camera),
-    setVisibility: (target, visible) => remote.setVisibility(target, visible),
     destroy: () => connection.destroy(),
   };
 }

@@ -4,7 +4,7 @@ import type { PointOfInterest, Zone } from './api-types.js';
  * The viewer's postMessage protocol (docs/viewer.md, "The postMessage API"), declared once: the
  * viewer (bridge.ts) sends these events and answers these methods; rdp-embed.js (embed.ts,
  * connect-viewer.ts) and the console (console/src/areas/twin/viewer-link.ts) import the same
- * declarations. Types and one constant only, so an importer bundles nothing else of the viewer.
+ * declarations. Types and two constants only, so an importer bundles nothing else of the viewer.
  *
  * Coordinates are always the twin's frame (metres, Z up), never the scene's.
  *
@@ -66,6 +66,17 @@ export interface ViewerMethods {
   /** Answers how many things it changed; rejects for an unknown id. */
   setVisibility(target: VisibilityTarget, visible: boolean): number;
 }
+
+/** Every method's name, for a parent that forwards them (rdp-embed.js): the checker wants each method of ViewerMethods here. */
+const methodNames: Record<keyof ViewerMethods, true> = {
+  getPointsOfInterest: true,
+  getZones: true,
+  getCamera: true,
+  flyTo: true,
+  setCamera: true,
+  setVisibility: true,
+};
+export const VIEWER_METHOD_NAMES = Object.keys(methodNames) as (keyof ViewerMethods)[];
 
 /** The viewer's methods as the parent calls them through the frame: each answers a promise. */
 export type RemoteViewerMethods = {
