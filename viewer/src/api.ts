@@ -1,4 +1,13 @@
-import type { ModelAsset, PlanLayout, PointOfInterest, Twin, ViewerConfig, Zone } from './viewer-types.js';
+import type {
+  LibraryModel,
+  ModelAsset,
+  PlanLayers,
+  PlanLayouts,
+  PointOfInterest,
+  Twin,
+  ViewerConfig,
+  Zone,
+} from './api-types.js';
 
 /** The API refused the token (401, or 403 on the target's own reads): the session has expired or was revoked. */
 export class SessionRefusedError extends Error {
@@ -69,8 +78,8 @@ export class TwinApi {
   private async plan(): Promise<Twin> {
     const ctx = encodeURIComponent(this.config.ctx);
     const [layouts, plan] = await Promise.all([
-      this.json<{ items: PlanLayout[] }>(`/planning/${ctx}/layouts?limit=100`),
-      this.json<{ siteId: string; layers: Twin['layers'] }>(`/planning/${ctx}/layers`),
+      this.json<PlanLayouts>(`/planning/${ctx}/layouts?limit=100`),
+      this.json<PlanLayers>(`/planning/${ctx}/layers`),
     ]);
     const layout = layouts.items.find((item) => item.isDefault) ?? layouts.items[0];
     if (!layout) throw new Error('the plan has no layout');
@@ -111,7 +120,7 @@ export class TwinApi {
     const url = `${this.config.apiBase}/asset-library/models/${encodeURIComponent(libraryModelId)}?includeDownloadLinks=true`;
     const response = await this.fetch(url, false);
     if (!response.ok) return null;
-    const model = (await response.json()) as { downloadLinks?: { preview?: { url: string } | null } };
+    const model = (await response.json()) as Pick<LibraryModel, 'downloadLinks'>;
     return model.downloadLinks?.preview?.url ?? null;
   }
 }

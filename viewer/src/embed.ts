@@ -1,18 +1,9 @@
-import { connect, WindowMessenger } from 'penpal';
-import type {
-  CameraState,
-  PointOfInterest,
-  Vector3,
-  ViewerEventName,
-  ViewerEvents,
-  ViewerMethods,
-  VisibilityTarget,
-  Zone,
-} from './viewer-types.js';
+import { connectToViewer } from './connect-viewer.js';
+import { type RemoteViewerMethods, VIEWER_METHOD_NAMES, type ViewerEventName, type ViewerEvents } from './protocol.js';
 
 /**
- * rdp-embed.js, the integrator's side of the viewer's postMessage API (docs/viewer.md): include
- * it on the page that frames the viewer, then
+ * rdp-embed.js, the integrator's side of the viewer's postMessage API (docs/viewer.md; the
+ * messages in protocol.ts): include it on the page that frames the viewer, then
  *
  *   const viewer = await RdpViewer.connect(iframe);            // or {origin: 'https://platform'}
  *   viewer.on('poiSelected', (poi) => ...);
@@ -29,40 +20,34 @@ export interface ConnectOptions {
 
 type Listener<K extends ViewerEventName> = (payload: ViewerEvents[K]) => void;
 
-export interface ConnectedViewer {
+/** The viewer's methods (protocol.ts), event listeners, and the end of the connection. */
+export interface ConnectedViewer extends RemoteViewerMethods {
   on<K extends ViewerEventName>(name: K, listener: Listener<K>): () => void;
-  getPointsOfInterest(): Promise<PointOfInterest[]>;
-  getZones(): Promise<Zone[]>;
-  getCamera(): Promise<CameraState>;
-  flyTo(id: string, options?: { durationMs?: number }): Promise<CameraState>;
-  setCamera(camera: { position: Vector3; target: Vector3; fov?: number }): Promise<CameraState>;
-  setVisibility(target: VisibilityTarget, visible: boolean): Promise<number>;
   destroy(): void;
 }
-
-type RemoteViewer = {
-  [K in keyof ViewerMethods]: (...args: Parameters<ViewerMethods[K]>) => Promise<Awaited<ReturnType<ViewerMethods[K]>>>;
-};
 
 export async function connectViewer(iframe: HTMLIFrameElement, options: ConnectOptions = {}): Promise<ConnectedViewer> {
   const origin = options.origin ?? new URL(iframe.src, location.href).origin;
   if (!iframe.contentWindow) throw new Error('RdpViewer.connect: the iframe is not in the document');
   const listeners = new Map<string, Set<(payload: unknown) => void>>();
-  const messenger = new WindowMessenger({ remoteWindow: iframe.contentWindow, allowedOrigins: [origin] });
   // The viewer sends `ready` as soon as it is connected: kept, so a listener added later still hears it.
   let ready: unknown;
-  const connection = connect({
-    messenger,
-    timeout: options.timeoutMs,
-    methods: {
-      event(name: string, payload: unknown) {
-        if (name === 'ready') ready = payload;
-        for (const listener of listeners.get(name) ?? []) listener(payload);
-      },
+  const connection = connectToViewer(
+    iframe.contentWindow,
+    origin,
+    (name, payload) => {
+      if (name === 'ready') ready = payload;
+      for (const listener of listeners.get(name) ?? []) listener(payload);
     },
-  });
-  const remote = (await connection.promise) as unknown as RemoteViewer;
+    options.timeoutMs,
+  );
+  const remote = await connection.remote;
+  // Each of the viewer's methods (protocol.ts), forwarded as it is.
+  const methods = Object.fromEntries(
+    VIEWER_METHOD_NAMES.map((name) => [name, (...args: unknown[]) => (remote[name] as (...args: unknown[]) => unknown)(...args)]),
+  ) as unknown as RemoteViewerMethods;
   return {
+    ...methods,
     on(name, listener) {
       const set = listeners.get(name) ?? new Set();
       listeners.set(name, set);
@@ -70,12 +55,6 @@ export async function connectViewer(iframe: HTMLIFrameElement, options: ConnectO
       if (name === 'ready' && ready !== undefined) queueMicrotask(() => (listener as (payload: unknown) => void)(ready));
       return () => set.delete(listener as (payload: unknown) => void);
     },
-    getPointsOfInterest: () => remote.getPointsOfInterest(),
-    getZones: () => remote.getZones(),
-    getCamera: () => remote.getCamera(),
-    flyTo: (id, flyOptions) => remote.flyTo(id, flyOptions),
-    setCamera: (camera) => remote.setCamera(camera),
-    setVisibility: (target, visible) => remote.setVisibility(target, visible),
     destroy: () => connection.destroy(),
   };
 }

@@ -1,8 +1,9 @@
 import { TilesRenderer } from '3d-tiles-renderer/three';
-import { Box3, Matrix4, Sphere } from 'three';
+import { Box3, Matrix4, type Object3D, type Points, Sphere } from 'three';
 import type { TwinApi } from './api.js';
+import type { Layer } from './api-types.js';
+import type { Vector3 } from './protocol.js';
 import type { ViewerScene } from './scene.js';
-import type { Layer, Vector3 } from './viewer-types.js';
 
 /** How finely tiles refine, in pixels of geometric error: below 3d-tiles-renderer's 16, since points want density. */
 const ERROR_TARGET = 4;
@@ -11,6 +12,13 @@ const ERROR_TARGET = 4;
  * Right after the root tileset loads, one update sees no work before the next queues its tiles.
  */
 const IDLE_UPDATES_TO_SETTLE = 5;
+
+/** The loading counts 3d-tiles-renderer keeps on `stats` (its types leave them out). */
+interface TileQueueStats {
+  queued: number;
+  downloading: number;
+  parsing: number;
+}
 
 export interface LayerStatus {
   bundleId: string;
@@ -27,7 +35,7 @@ export interface LayerStatus {
  * then the scene's origin taken off.
  */
 export class LayerView {
-  readonly tiles: any;
+  readonly tiles: TilesRenderer;
   readonly status: LayerStatus;
   private idleUpdates = 0;
 
@@ -46,19 +54,19 @@ export class LayerView {
       fetchData: (url: string, options?: RequestInit) => api.fetch(String(url), true, options?.signal ?? undefined),
     });
     this.tiles.group.matrixAutoUpdate = false;
-    this.tiles.addEventListener('load-root-tileset', ({ tileset }: { tileset: { root?: { transform?: number[] } } }) => {
+    this.tiles.addEventListener('load-root-tileset', ({ tileset }) => {
       this.status.rootLoaded = true;
       this.place(tileset.root?.transform);
     });
-    this.tiles.addEventListener('load-model', ({ scene }: { scene: any }) => {
+    this.tiles.addEventListener('load-model', ({ scene }) => {
       this.status.tilesLoaded += 1;
       this.status.pointsLoaded += pointsOf(scene);
     });
-    this.tiles.addEventListener('dispose-model', ({ scene }: { scene: any }) => {
+    this.tiles.addEventListener('dispose-model', ({ scene }) => {
       this.status.tilesLoaded -= 1;
       this.status.pointsLoaded -= pointsOf(scene);
     });
-    this.tiles.addEventListener('load-error', ({ error, url }: { error: unknown; url: unknown }) => {
+    this.tiles.addEventListener('load-error', ({ error, url }) => {
       this.status.errors.push(`${String(url)}: ${String(error)}`);
       onFailure(layer, error);
     });
@@ -82,7 +90,7 @@ export class LayerView {
   update(): void {
     this.tiles.setResolutionFromRenderer(this.viewer.camera, this.viewer.renderer);
     this.tiles.update();
-    const { queued, downloading, parsing } = this.tiles.stats;
+    const { queued, downloading, parsing } = (this.tiles as TilesRenderer & { stats: TileQueueStats }).stats;
     const idle = this.status.rootLoaded && queued + downloading + parsing === 0;
     this.idleUpdates = idle ? this.idleUpdates + 1 : 0;
   }
@@ -111,10 +119,10 @@ export class LayerView {
   }
 }
 
-function pointsOf(object: any): number {
+function pointsOf(object: Object3D): number {
   let points = 0;
-  object.traverse((child: any) => {
-    if (child.isPoints) points += child.geometry.getAttribute('position').count;
+  object.traverse((child) => {
+    if ((child as Points).isPoints) points += (child as Points).geometry.getAttribute('position').count;
   });
   return points;
 }

@@ -1,7 +1,7 @@
 import { TwinApi } from './api.js';
+import type { ViewerConfig } from './api-types.js';
 import { showSessionRefused } from './messages.js';
 import { Viewer } from './viewer.js';
-import type { ViewerConfig } from './viewer-types.js';
 
 declare const __RDP_VIEWER_VERSION__: string;
 

@@ -8,12 +8,14 @@ import {
   LineSegments,
   Mesh,
   MeshBasicMaterial,
+  type Object3D,
   Quaternion as ThreeQuaternion,
   Vector3 as ThreeVector3,
 } from 'three';
-import { GLTFLoader } from 'three/examples/jsm/loaders/GLTFLoader.js';
+import { type GLTF, GLTFLoader } from 'three/examples/jsm/loaders/GLTFLoader.js';
+import type { ModelAsset, PointOfInterest, Zone } from './api-types.js';
+import type { Vector3 } from './protocol.js';
 import type { ViewerScene } from './scene.js';
-import type { ModelAsset, PointOfInterest, Vector3, Zone } from './viewer-types.js';
 
 const ZONE_COLOR = '#3fa7ff';
 const MODEL_COLOR = '#ffb020';
@@ -32,7 +34,7 @@ export class TwinObjects {
   readonly modelsGroup = new Group();
   readonly labels: HTMLElement;
   private readonly labelOf = new Map<string, { element: HTMLElement; poi: PointOfInterest }>();
-  private readonly meshesOf = new Map<string, any>();
+  private readonly meshesOf = new Map<string, Object3D>();
   private labelsVisible = true;
 
   constructor(
@@ -84,7 +86,7 @@ export class TwinObjects {
 
   /** Places each model from its preview GLB when `previewUrl` gives one, else as a box; answers how many are boxes. */
   async addModelAssets(models: ModelAsset[], previewUrl: (libraryModelId: string) => Promise<string | null>): Promise<number> {
-    const previews = new Map<string, Promise<any | null>>();
+    const previews = new Map<string, Promise<Object3D | null>>();
     const loader = new GLTFLoader();
     let boxes = 0;
     await Promise.all(
@@ -92,7 +94,7 @@ export class TwinObjects {
         let preview = previews.get(model.libraryModelId);
         if (!preview) {
           preview = previewUrl(model.libraryModelId)
-            .then((url) => (url ? loader.loadAsync(url).then((gltf: any) => gltf.scene) : null))
+            .then((url) => (url ? loader.loadAsync(url).then((gltf: GLTF) => gltf.scene) : null))
             .catch(() => null);
           previews.set(model.libraryModelId, preview);
         }
@@ -103,7 +105,7 @@ export class TwinObjects {
           const copy = scene.clone(true);
           // glTF is Y up, the twin Z up.
           copy.rotation.x = Math.PI / 2;
-          copy.traverse((child: any) => {
+          copy.traverse((child) => {
             child.userData = { kind: 'modelAsset', id: model.id };
           });
           group.add(copy);
@@ -155,11 +157,11 @@ export class TwinObjects {
     this.labels.style.display = visible ? '' : 'none';
   }
 
-  pickables(): any[] {
+  pickables(): Object3D[] {
     return [this.zonesGroup, this.modelsGroup];
   }
 
-  private box(center: Vector3, size: Vector3, rotation: Vector3 & { w: number }, color: any, userData: PickedObject): any {
+  private box(center: Vector3, size: Vector3, rotation: Vector3 & { w: number }, color: Color, userData: PickedObject): Group {
     const geometry = new BoxGeometry(size.x, size.y, size.z);
     const fill = new Mesh(geometry, new MeshBasicMaterial({ color, transparent: true, opacity: 0.12, depthWrite: false }));
     const edges = new LineSegments(new EdgesGeometry(geometry), new LineBasicMaterial({ color }));

@@ -1,6 +1,6 @@
 import { Color, PerspectiveCamera, Scene, Vector3 as ThreeVector3, WebGLRenderer } from 'three';
 import { OrbitControls } from 'three/examples/jsm/controls/OrbitControls.js';
-import type { CameraState, Vector3 } from './viewer-types.js';
+import type { CameraState, Vector3 } from './protocol.js';
 
 /**
  * The three.js scene in a frame shifted by `origin` (a twin point near the data), so that grid
@@ -10,8 +10,8 @@ import type { CameraState, Vector3 } from './viewer-types.js';
 export class ViewerScene {
   readonly scene = new Scene();
   readonly camera = new PerspectiveCamera(60, 1, 0.05, 1e6);
-  readonly renderer: any;
-  readonly controls: any;
+  readonly renderer: WebGLRenderer;
+  readonly controls: OrbitControls;
   origin: Vector3 = { x: 0, y: 0, z: 0 };
   /** Called before each frame (tiles update, labels follow); the loop stops once `stopped`. */
   readonly beforeRender: Array<() => void> = [];
@@ -56,7 +56,7 @@ export class ViewerScene {
     requestAnimationFrame(frame);
   }
 
-  toScene(point: Vector3): any {
+  toScene(point: Vector3): ThreeVector3 {
     return new ThreeVector3(point.x - this.origin.x, point.y - this.origin.y, point.z - this.origin.z);
   }
 

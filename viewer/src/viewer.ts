@@ -1,21 +1,16 @@
-import { Raycaster, Vector3 as ThreeVector3, Vector2 } from 'three';
+import { Vector3 as ThreeVector3 } from 'three';
 import { SessionRefusedError, type TwinApi } from './api.js';
+import type { Layer, PointOfInterest, Twin, ViewerConfig, Zone } from './api-types.js';
 import { ParentBridge } from './bridge.js';
 import { LayerView } from './layers.js';
 import { PageMessages, showSessionRefused } from './messages.js';
-import { type PickedObject, TwinObjects } from './objects.js';
+import { TwinObjects } from './objects.js';
+import { pickAt } from './picking.js';
+import type { CameraState, Vector3, ViewerMethods, VisibilityTarget } from './protocol.js';
 import { ViewerScene } from './scene.js';
-import type {
-  CameraState,
-  Layer,
-  PointOfInterest,
-  Twin,
-  Vector3,
-  ViewerConfig,
-  ViewerMethods,
-  VisibilityTarget,
-  Zone,
-} from './viewer-types.js';
+import { routeInputToTool } from './tools/input.js';
+import { SelectTool } from './tools/select-tool.js';
+import type { Tool, ToolContext } from './tools/tool.js';
 
 type Bounds = { min: Vector3; max: Vector3 };
 
@@ -24,7 +19,8 @@ const CAMERA_EVENT_DELAY_MS = 150;
 
 /**
  * The viewer: reads the twin, streams its layers, shows its objects, answers the parent's
- * methods and sends it events. Everything stops at the first refusal of the token.
+ * methods and sends it events. Input goes to the active tool (tools/: select from the start).
+ * Everything stops at the first refusal of the token.
  */
 export class Viewer {
   readonly scene: ViewerScene;
@@ -37,13 +33,15 @@ export class Viewer {
   zones: Zone[] = [];
   ready = false;
   refused = false;
-  lastPick: { position: Vector3; layerBundleId: string | null } | null = null;
+  /** The first tool, and the active one until another is used. */
+  readonly select: SelectTool;
   /** performance.now() of the first frame drawn with a tile in it (bench/viewer.ts measures it). */
   firstContentFrameAt: number | null = null;
   /** Placed models, and how many of them show as boxes for want of a preview. */
   models = { placed: 0, boxes: 0 };
   private cameraTimer: number | undefined;
   private framed = false;
+  private activeTool: Tool;
 
   constructor(
     private readonly container: HTMLElement,
@@ -55,9 +53,13 @@ export class Viewer {
     const overlay = document.createElement('div');
     overlay.style.cssText = 'position:absolute;inset:0;pointer-events:none';
     container.appendChild(overlay);
-    this.objects = new TwinObjects(this.scene, overlay, (poi) => this.selectPointOfInterest(poi));
+    this.objects = new TwinObjects(this.scene, overlay, (poi) =>
+      this.activeTool.click?.({ on: 'pointOfInterest', pointOfInterest: poi }),
+    );
     this.messages = new PageMessages(overlay);
     this.bridge = new ParentBridge(config.allowedOrigins, this.methods());
+    this.select = new SelectTool(this.toolContext());
+    this.activeTool = this.select;
     this.scene.afterCameraChange.push(() => this.cameraChanged());
     this.scene.beforeRender.push(() => this.updateLayers());
     this.scene.afterRender.push(() => {
@@ -65,7 +67,15 @@ export class Viewer {
         this.firstContentFrameAt = performance.now();
       }
     });
-    this.listenForPicks();
+    routeInputToTool(this.scene.renderer.domElement, () => (this.refused ? null : this.activeTool));
+  }
+
+  /** Makes `tool` the active one: the one that input goes to. */
+  useTool(tool: Tool): void {
+    if (tool === this.activeTool) return;
+    this.activeTool.deactivate?.();
+    this.activeTool = tool;
+    tool.activate?.();
   }
 
   /** Reads the twin (or takes the read already under way: main.ts starts it before the WebGL context is made) and shows it. */
@@ -182,7 +192,7 @@ export class Viewer {
       refused: this.refused,
       frames: this.scene.frames,
       layers: this.layers.map((layer) => ({ ...layer.status, errors: [...layer.status.errors], settled: layer.settled })),
-      lastPick: this.lastPick,
+      lastPick: this.select.lastPick,
       firstContentFrameAt: this.firstContentFrameAt,
       models: this.models,
       camera: this.scene.getCamera(),
@@ -237,8 +247,15 @@ export class Viewer {
     return { position: { x: center.x + direction.x, y: center.y + direction.y, z: center.z + direction.z }, target: center, fov };
   }
 
-  private selectPointOfInterest(poi: PointOfInterest): void {
-    this.bridge.emit('poiSelected', { id: poi.id, name: poi.name, position: poi.position });
+  /** What tools may use of the viewer. */
+  private toolContext(): ToolContext {
+    return {
+      scene: this.scene,
+      messages: this.messages,
+      pick: (at) => pickAt(at, this.scene, this.objects, this.layers),
+      zone: (id) => this.zones.find((candidate) => candidate.id === id),
+      emit: (name, payload) => this.bridge.emit(name, payload),
+    };
   }
 
   private layerFailed(layer: Layer, error: unknown): void {
@@ -256,51 +273,6 @@ export class Viewer {
     this.cameraTimer = window.setTimeout(() => {
       if (!this.refused) this.bridge.emit('cameraChanged', this.scene.getCamera());
     }, CAMERA_EVENT_DELAY_MS);
-  }
-
-  /** A click (a press and release without a drag) picks the nearest zone, model or point under it. */
-  private listenForPicks(): void {
-    const canvas = this.scene.renderer.domElement as HTMLCanvasElement;
-    let down: { x: number; y: number } | null = null;
-    canvas.addEventListener('pointerdown', (event) => {
-      down = { x: event.clientX, y: event.clientY };
-    });
-    canvas.addEventListener('pointerup', (event) => {
-      if (!down || Math.hypot(event.clientX - down.x, event.clientY - down.y) > 4) return;
-      down = null;
-      const rect = canvas.getBoundingClientRect();
-      this.pick(((event.clientX - rect.left) / rect.width) * 2 - 1, -((event.clientY - rect.top) / rect.height) * 2 + 1);
-    });
-  }
-
-  pick(x: number, y: number): void {
-    if (this.refused) return;
-    const raycaster = new Raycaster();
-    raycaster.setFromCamera(new Vector2(x, y), this.scene.camera);
-    const distance = this.scene.camera.position.distanceTo(this.scene.controls.target);
-    raycaster.params.Points.threshold = distance * 0.005;
-    const targets = [
-      ...this.objects.pickables(),
-      ...this.layers.filter((layer) => layer.tiles.group.visible).map((layer) => layer.tiles.group),
-    ];
-    const hit = raycaster.intersectObjects(targets, true).find((candidate: any) => candidate.object.visible !== false);
-    if (!hit) return;
-    const picked = hit.object.userData as Partial<PickedObject>;
-    if (picked.kind === 'zone') {
-      const zone = this.zones.find((candidate) => candidate.id === picked.id);
-      if (zone) this.bridge.emit('zoneSelected', { id: zone.id, name: zone.name });
-      return;
-    }
-    if (picked.kind === 'modelAsset') return;
-    const layer = this.layers.find((candidate) => isInside(hit.object, candidate.tiles.group));
-    const position = this.scene.toTwin(hit.point);
-    this.lastPick = { position, layerBundleId: layer?.layer.bundleId ?? null };
-    this.messages.show(
-      'pick',
-      `Picked x ${position.x.toFixed(3)}, y ${position.y.toFixed(3)}, z ${position.z.toFixed(3)}`,
-      'info',
-    );
-    this.bridge.emit('pointPicked', this.lastPick);
   }
 }
 
@@ -327,9 +299,4 @@ function union(boxes: Bounds[]): Bounds {
 
 function offset(point: Vector3, by: number): Vector3 {
   return { x: point.x + by, y: point.y + by, z: point.z + by };
-}
-
-function isInside(object: any, ancestor: any): boolean {
-  for (let current = object; current; current = current.parent) if (current === ancestor) return true;
-  return false;
 }

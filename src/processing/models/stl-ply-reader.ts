@@ -1,5 +1,6 @@
 import { readFile } from 'node:fs/promises';
-import { type BufferGeometryLike, PLYLoader } from 'three/examples/jsm/loaders/PLYLoader.js';
+import type { BufferGeometry } from 'three';
+import { PLYLoader } from 'three/examples/jsm/loaders/PLYLoader.js';
 import { STLLoader } from 'three/examples/jsm/loaders/STLLoader.js';
 import { type TriangleMesh, unreadableModel } from './triangle-mesh.js';
 
@@ -24,11 +25,7 @@ function arrayBufferOf(bytes: Buffer): ArrayBuffer {
 }
 
 /** A loader's exception (a DataView read past the end of a truncated file, say) as a reason. */
-async function parseWith(
-  format: string,
-  path: string,
-  parse: (data: ArrayBuffer) => BufferGeometryLike,
-): Promise<BufferGeometryLike> {
+async function parseWith(format: string, path: string, parse: (data: ArrayBuffer) => BufferGeometry): Promise<BufferGeometry> {
   const data = arrayBufferOf(await readFile(path));
   try {
     return parse(data);
@@ -41,7 +38,7 @@ async function parseWith(
   }
 }
 
-function meshOf(geometry: BufferGeometryLike, format: string): TriangleMesh {
+function meshOf(geometry: BufferGeometry, format: string): TriangleMesh {
   const position = geometry.getAttribute('position');
   if (!position || position.count === 0) throw unreadableModel(`The ${format} file has no vertices to preview`);
   const positions = position.array instanceof Float32Array ? position.array : Float32Array.from(position.array);

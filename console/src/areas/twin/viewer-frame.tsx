@@ -43,18 +43,18 @@ export function ViewerFrame(props: {
     const link = connectViewer(element, new URL(url).origin, (name, payload) => {
       const events = handlers.current;
       if (name === 'ready') {
-        setStatus({ state: 'ready', name: (payload as { name: string }).name });
+        setStatus({ state: 'ready', name: payload.name });
         const kept = camera.current;
         if (kept) void link.remote.then((remote) => remote.setCamera(kept)).catch(() => undefined);
       } else if (name === 'cameraChanged') {
-        camera.current = payload as CameraState;
+        camera.current = payload;
       } else if (name === 'poiSelected' || name === 'zoneSelected') {
-        const { id, name: objectName } = payload as { id: string; name: string };
+        const { id, name: objectName } = payload;
         events.onSelect({ kind: name === 'poiSelected' ? 'pointOfInterest' : 'zone', id }, objectName);
       } else if (name === 'pointPicked') {
-        events.onPicked((payload as { position: Vector3 }).position);
+        events.onPicked(payload.position);
       } else if (name === 'error') {
-        const { code, message } = payload as { code: string; message: string };
+        const { code, message } = payload;
         // The viewer's token lasts as long as an access token: past it, one new address.
         if (code === 'sessionRefused' && !renewed.current) {
           renewed.current = true;

@@ -1,0 +1,97 @@
+import type { PointOfInterest, Zone } from './api-types.js';
+
+/**
+ * The viewer's postMessage protocol (docs/viewer.md, "The postMessage API"), declared once: the
+ * viewer (bridge.ts) sends these events and answers these methods; rdp-embed.js (embed.ts,
+ * connect-viewer.ts) and the console (console/src/areas/twin/viewer-link.ts) import the same
+ * declarations. Types and two constants only, so an importer bundles nothing else of the viewer.
+ *
+ * Coordinates are always the twin's frame (metres, Z up), never the scene's.
+ *
+ * Version: `ready` and the plain `rdp.ready` message carry the platform's package version (the
+ * viewer's build). The protocol only grows: a new event, method or optional field; nothing sent
+ * today is renamed or removed.
+ */
+
+export interface Vector3 {
+  x: number;
+  y: number;
+  z: number;
+}
+
+/** A camera in twin coordinates: where it is, what it looks at, its vertical field of view in degrees. */
+export interface CameraState {
+  position: Vector3;
+  target: Vector3;
+  fov: number;
+}
+
+/** What setVisibility takes: a whole kind, or one object or layer by its id. */
+export type VisibilityTarget = 'layers' | 'pointsOfInterest' | 'zones' | 'modelAssets' | { id: string };
+
+/** What the viewer sends when a layer, the twin's reads or the session fail; only `layerFailed` names a layer. */
+export type ViewerError =
+  | { code: 'layerFailed'; message: string; layerBundleId: string }
+  | { code: 'sessionRefused' | 'twinFailed'; message: string };
+
+/** The events the viewer sends its parent (viewer to parent), and their payloads. */
+export interface ViewerEvents {
+  /** The twin is read and its layers stream; `twinId` is the layout's id for a plan. */
+  ready: { version: string; twinId: string; siteId: string; name: string };
+  /** A point of interest's label was clicked. */
+  poiSelected: { id: string; name: string; position: Vector3 };
+  /** A zone was clicked. */
+  zoneSelected: { id: string; name: string };
+  /** The camera came to rest after a move. */
+  cameraChanged: CameraState;
+  /** A point of the cloud was clicked: `layerBundleId` is the bundle of the layer it belongs to, null when none holds it. */
+  pointPicked: { position: Vector3; layerBundleId: string | null };
+  error: ViewerError;
+}
+
+export type ViewerEventName = keyof ViewerEvents;
+
+/** An event as one pair of arguments: `(name, payload)` narrows the payload by the name. */
+export type ViewerEventArguments = { [K in ViewerEventName]: [name: K, payload: ViewerEvents[K]] }[ViewerEventName];
+
+/** The methods the parent calls (parent to viewer), as the viewer implements them; each answers a promise across the frame. */
+export interface ViewerMethods {
+  /** The twin's points of interest as GET .../points-of-interest answers them. */
+  getPointsOfInterest(): PointOfInterest[];
+  getZones(): Zone[];
+  getCamera(): CameraState;
+  /** Rejects with "nothing in this twin has the id ..." for an unknown id. */
+  flyTo(id: string, options?: { durationMs?: number }): Promise<CameraState>;
+  setCamera(camera: Partial<CameraState> & { position: Vector3; target: Vector3 }): CameraState;
+  /** Answers how many things it changed; rejects for an unknown id. */
+  setVisibility(target: VisibilityTarget, visible: boolean): number;
+}
+
+/** Every method's name, for a parent that forwards them (rdp-embed.js): the checker wants each method of ViewerMethods here. */
+const methodNames: Record<keyof ViewerMethods, true> = {
+  getPointsOfInterest: true,
+  getZones: true,
+  getCamera: true,
+  flyTo: true,
+  setCamera: true,
+  setVisibility: true,
+};
+export const VIEWER_METHOD_NAMES = Object.keys(methodNames) as (keyof ViewerMethods)[];
+
+/** The viewer's methods as the parent calls them through the frame: each answers a promise. */
+export type RemoteViewerMethods = {
+  [K in keyof ViewerMethods]: (...args: Parameters<ViewerMethods[K]>) => Promise<Awaited<ReturnType<ViewerMethods[K]>>>;
+};
+
+/** The parent's one method, which the viewer calls for every event. */
+export interface ParentMethods {
+  event(...event: ViewerEventArguments): void;
+}
+
+/** The plain message the viewer posts once loaded, whatever library the parent uses. */
+export const READY_MESSAGE_TYPE = 'rdp.ready';
+
+export interface PlainReadyMessage {
+  type: typeof READY_MESSAGE_TYPE;
+  version: string;
+}
