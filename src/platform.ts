@@ -4,6 +4,7 @@ import { openStores, type Store, type Stores } from './adapters/db/database.js';
 import { AuditRepository } from './adapters/db/repositories/audit-repository.js';
 import { BundleRepository } from './adapters/db/repositories/bundle-repository.js';
 import { DirectoryRepository } from './adapters/db/repositories/directory-repository.js';
+import { LibraryModelRepository } from './adapters/db/repositories/library-model-repository.js';
 import { MembershipRepository } from './adapters/db/repositories/membership-repository.js';
 import { NodeListRepository } from './adapters/db/repositories/node-list-repository.js';
 import { NodeRepository } from './adapters/db/repositories/node-repository.js';
@@ -45,6 +46,8 @@ export interface RegionContext {
   /** Stored objects, upload sessions and the blob deletion queue; bundles and their processings: the worker's too. */
   uploads: UploadRepository;
   bundles: BundleRepository;
+  /** The asset library's models: their bytes count against the quota; the preview worker writes them. */
+  libraryModels: LibraryModelRepository;
   /** The trail of changes to people and permissions. */
   audit: AuditRepository;
   /** Webhook endpoints, events and deliveries. */
@@ -159,6 +162,7 @@ export async function openPlatform(config: Config, clock: Clock = systemClock, o
       memberships: new MembershipRepository(store.db, store.dialect),
       uploads: new UploadRepository(store.db, store.dialect),
       bundles: new BundleRepository(store.db),
+      libraryModels: new LibraryModelRepository(store.db, store.dialect),
       audit: new AuditRepository(store.db),
       webhooks,
       outbox: new WebhookOutbox(region, webhooks, clock),

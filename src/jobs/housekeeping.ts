@@ -1,12 +1,21 @@
 import { randomUUID } from 'node:crypto';
 import { InvitationRepository } from '../adapters/db/repositories/invitation-repository.js';
-import { LibraryModelRepository } from '../adapters/db/repositories/library-model-repository.js';
 import type { BlobDeletionRow } from '../adapters/db/schema.js';
 import { STALE_SENDING_MS } from '../domain/people/invitation-rules.js';
-import type { Platform } from '../platform.js';
+import type { Platform, RegionContext } from '../platform.js';
 import type { BlobStore } from '../ports/blob-store.js';
+import type { Clock } from '../ports/clock.js';
 import { NodeService } from '../services/node-service.js';
 import { NodeTreeService } from '../services/node-tree-service.js';
+
+/**
+ * What a housekeeping step uses of the platform: the clock and, of each opened region, the
+ * repositories named. The platform itself fits (the schedule below passes it).
+ */
+export interface HousekeepingRegions<Used extends keyof RegionContext> {
+  clock: Clock;
+  openedRegions(): Pick<RegionContext, Used>[];
+}
 
 /** Removes, in every region this process opened, what has been in the trash longer than the retention period. */
 export async function purgeTrash(platform: Platform): Promise<Record<string, number>> {
@@ -21,7 +30,7 @@ export async function purgeTrash(platform: Platform): Promise<Record<string, num
 const EXPIRED_GRANT_GRACE_MS = 86_400_000;
 
 /** Removes expired browser sessions, and refresh tokens and authorization codes a day past expiry. */
-export async function purgeExpiredGrants(platform: Platform): Promise<number> {
+export async function purgeExpiredGrants(platform: Pick<Platform, 'clock' | 'sessions' | 'tokens'>): Promise<number> {
   const now = platform.clock.now();
   const sessions = await platform.sessions.deleteExpired(now.toISOString());
   const cutoff = new Date(now.getTime() - EXPIRED_GRANT_GRACE_MS).toISOString();
@@ -49,15 +58,17 @@ export const DELETION_LEASE_MS = 10 * 60_000;
  * A deletion that fails is logged and given back at the end of the run, so the next run tries it
  * again; the others go on. Returns the entries done.
  */
-export async function collectUploads(platform: Platform, log?: HousekeepingLog): Promise<number> {
+export async function collectUploads(
+  platform: HousekeepingRegions<'uploads' | 'tree' | 'libraryModels'> & { blobs: BlobStore },
+  log?: HousekeepingLog,
+): Promise<number> {
   let deleted = 0;
-  for (const { uploads, tree, store } of platform.openedRegions()) {
-    const library = new LibraryModelRepository(store.db, store.dialect);
+  for (const { uploads, tree, libraryModels } of platform.openedRegions()) {
     await tree.transaction(async (tx) => {
       const now = platform.clock.now().toISOString();
       await uploads.expire(tx, now);
       // Library models whose upload was never finalized go with their bytes (docs/asset-library.md).
-      await uploads.queueDeletions(tx, await library.expireUploads(tx, now), now);
+      await uploads.queueDeletions(tx, await libraryModels.expireUploads(tx, now), now);
     });
     const owner = randomUUID();
     try {
@@ -94,7 +105,7 @@ function removeBlob(blobs: BlobStore, entry: BlobDeletionRow): Promise<void> {
  * Removes invitations left `sending` by a request that died between storing one and hearing
  * from the mail server: nothing was promised to the client, and the address can be invited again.
  */
-export async function removeStaleInvitations(platform: Platform): Promise<number> {
+export async function removeStaleInvitations(platform: HousekeepingRegions<'store'>): Promise<number> {
   const staleBefore = new Date(platform.clock.now().getTime() - STALE_SENDING_MS).toISOString();
   let removed = 0;
   for (const region of platform.openedRegions()) {
@@ -107,7 +118,7 @@ export async function removeStaleInvitations(platform: Platform): Promise<number
 export const WEBHOOK_LOG_RETENTION_MS = 30 * 86_400_000;
 
 /** Removes finished webhook deliveries older than the retention, and the events left without any. */
-export async function purgeWebhookLog(platform: Platform): Promise<number> {
+export async function purgeWebhookLog(platform: HousekeepingRegions<'webhooks'>): Promise<number> {
   const cutoff = new Date(platform.clock.now().getTime() - WEBHOOK_LOG_RETENTION_MS).toISOString();
   let removed = 0;
   for (const region of platform.openedRegions()) removed += await region.webhooks.deleteFinishedBefore(cutoff);

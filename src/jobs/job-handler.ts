@@ -1,4 +1,4 @@
-import type { ClaimedJob, JobKind } from '../ports/job-queue.js';
+import type { JobKind, JobSummary } from '../ports/job-queue.js';
 
 /** What a running handler gets besides its payload. */
 export interface JobContext {
@@ -21,20 +21,34 @@ export interface JobContext {
 
 export type JobHandler<Payload> = (payload: Payload, context: JobContext) => Promise<void>;
 
-/** A kind bound to the function that runs it. */
-export interface JobRegistration {
-  kind: JobKind<any>;
-  handler: JobHandler<any>;
+/**
+ * A job kind as the worker runs it: its definition (domain/processing/jobs.ts), the handler, and
+ * what a failure of one of its jobs does. Declared beside its handler (process-bundle.ts,
+ * preview-library-model.ts); the worker takes a table of them (start-worker.ts).
+ */
+export interface JobRegistration<Payload = any> {
+  kind: JobKind<Payload>;
+  handler: JobHandler<Payload>;
+  /**
+   * Called once per failed job of this kind, after the failure is recorded: its handler threw, or
+   * a watchdog (of any process) failed it. Where the kind's own record is set failed.
+   */
+  onFailed?: (payload: Payload, reason: string) => Promise<void> | void;
   /** What the worker's log lines about a job of this kind add (the processing's id, say). */
-  logFields?: (payload: any) => Record<string, unknown>;
+  logFields?: (payload: Payload) => Record<string, unknown>;
 }
 
 export function handleJob<Payload>(
   kind: JobKind<Payload>,
   handler: JobHandler<Payload>,
-  options: { logFields?: (payload: Payload) => Record<string, unknown> } = {},
-): JobRegistration {
+  options: Pick<JobRegistration<Payload>, 'onFailed' | 'logFields'> = {},
+): JobRegistration<Payload> {
   return { kind, handler, ...options };
+}
+
+/** What a job handler logs an internal error through (the worker's log). */
+export interface JobErrorLog {
+  error(object: object, message: string): void;
 }
 
 /** The job was failed by the watchdog, or released at stop, while its handler still ran. */
@@ -45,12 +59,21 @@ export class JobLostError extends Error {
 }
 
 /** The payload in the shape the kind's current version expects; throws with a reason otherwise. */
-export function currentPayload<Payload>(kind: JobKind<Payload>, job: ClaimedJob): Payload {
+export function currentPayload<Payload>(kind: JobKind<Payload>, job: JobSummary): Payload {
   if (job.payloadVersion === kind.version) return job.payload as Payload;
   if (job.payloadVersion < kind.version && kind.upgrade) return kind.upgrade(job.payload, job.payloadVersion);
   throw new Error(
     `payload version ${job.payloadVersion} of job kind ${kind.name} is not supported (this worker reads ${kind.version})`,
   );
+}
+
+/** A failed job's payload for its kind's failure handling: brought up to date when it can be, else as stored. */
+export function failedPayload<Payload>(kind: JobKind<Payload>, job: JobSummary): Payload {
+  try {
+    return currentPayload(kind, job);
+  } catch {
+    return job.payload as Payload;
+  }
 }
 
 const MAX_REASON_LENGTH = 1000;

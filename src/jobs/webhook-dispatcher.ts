@@ -1,16 +1,32 @@
 import { setTimeout as delay } from 'node:timers/promises';
 import type { AttemptOutcome, DeliveryToSend } from '../adapters/db/repositories/webhook-repository.js';
 import { postWebhook, type WebhookPostResult } from '../adapters/webhooks/webhook-post.js';
+import type { Config } from '../config/config.js';
 import { unsealText } from '../crypto/sealed-text.js';
 import { GONE, isSuccess, retryDelayMs } from '../domain/webhooks/retries.js';
 import { signatureHeader } from '../domain/webhooks/signing.js';
-import type { Platform, RegionContext } from '../platform.js';
+import type { Platform, PlatformSecrets, RegionContext } from '../platform.js';
+import type { Clock } from '../ports/clock.js';
 import { checkEndpointAddress } from '../services/webhooks/endpoint-address.js';
 import type { JobWorkerLog } from './worker.js';
 
 /** How much of a receiver's answer is read: enough for the log's error text. */
 export const MAX_RESPONSE_BYTES = 4096;
 const MAX_ERROR_TEXT = 500;
+
+/**
+ * What the dispatcher uses of the platform (the platform itself fits): the clock, whether private
+ * addresses are allowed, the key that unseals the endpoints' secrets, and each opened region's
+ * webhook repository.
+ */
+export interface WebhookDispatcherStores {
+  clock: Clock;
+  config: { webhooks: Pick<Config['webhooks'], 'allowPrivate'> };
+  secrets: Pick<PlatformSecrets, 'webhookSecrets'>;
+  openedRegions(): DispatcherRegion[];
+}
+
+type DispatcherRegion = Pick<RegionContext, 'region' | 'webhooks'>;
 
 export interface WebhookDispatcherOptions {
   /** Deliveries sent at once. */
@@ -35,7 +51,7 @@ export class WebhookDispatcher {
   private stopping = false;
 
   constructor(
-    private readonly platform: Platform,
+    private readonly platform: WebhookDispatcherStores,
     private readonly options: WebhookDispatcherOptions,
   ) {}
 
@@ -84,7 +100,7 @@ export class WebhookDispatcher {
   }
 
   /** Due deliveries, claimed in one statement; none when every due one is another worker's. */
-  private async claimDue(region: RegionContext): Promise<{ batch: DeliveryToSend[]; leaseUntil: string }> {
+  private async claimDue(region: DispatcherRegion): Promise<{ batch: DeliveryToSend[]; leaseUntil: string }> {
     const now = this.platform.clock.now();
     const leaseUntil = new Date(now.getTime() + this.leaseMs).toISOString();
     // One wave: every claimed delivery starts at once, so each lease covers a single attempt.
@@ -103,7 +119,7 @@ export class WebhookDispatcher {
     await Promise.all(Array.from({ length: Math.min(this.options.concurrency, items.length) }, lane));
   }
 
-  private async send(region: RegionContext, claimed: DeliveryToSend, leaseUntil: string): Promise<void> {
+  private async send(region: DispatcherRegion, claimed: DeliveryToSend, leaseUntil: string): Promise<void> {
     const { id } = claimed.delivery;
     try {
       const outcome = await this.attempt(claimed);

@@ -5,6 +5,7 @@ import type { Clock } from '../ports/clock.js';
 import type { ClaimedJob, JobKind, JobStore, JobSummary } from '../ports/job-queue.js';
 import {
   currentPayload,
+  failedPayload,
   failureReason,
   heartbeatReason,
   type JobContext,
@@ -23,8 +24,9 @@ export interface JobWorkerLog {
 export interface JobWorkerOptions {
   store: JobStore;
   clock: Clock;
-  /** Every kind the platform defines: start() fails when one has no handler. */
+  /** Every kind the platform defines (JOB_KINDS): start() fails when one has no handler. */
   kinds: readonly JobKind<any>[];
+  /** The kinds this worker runs, each with its handler and its failure handling. */
   handlers: readonly JobRegistration[];
   /** How many jobs this process runs at once. */
   slots: number;
@@ -47,7 +49,10 @@ export interface JobWorkerOptions {
   workRoot?: string;
   /** Called once after a job succeeded (not when it was lost meanwhile). */
   onSucceeded?: (job: JobSummary) => Promise<void> | void;
-  /** Called exactly once per failed job: its handler threw, or the watchdog (of any process) failed it. */
+  /**
+   * Called exactly once per failed job: its handler threw, or the watchdog (of any process) failed
+   * it. Then the kind's own onFailed (JobRegistration) is called.
+   */
   onFailed?: (job: JobSummary, reason: string) => Promise<void> | void;
   log?: JobWorkerLog;
 }
@@ -200,7 +205,7 @@ export class JobWorker {
         if (!this.stopping) void this.fill();
       }
       this.options.log?.error({ ...this.jobFields(job), reason }, 'job failed by the watchdog');
-      await this.hook(() => this.options.onFailed?.(job, reason));
+      await this.failed(job, reason);
     }
     return failed;
   }
@@ -276,7 +281,7 @@ export class JobWorker {
         }
       } else if (await persistently(() => store.fail(job, failure))) {
         log?.warn({ ...fields, durationMs, reason: failure }, 'job failed');
-        await this.hook(() => this.options.onFailed?.(job, failure));
+        await this.failed(job, failure);
       }
     } catch (err) {
       // The job stays running without heartbeats: the watchdog fails it later.
@@ -304,6 +309,14 @@ export class JobWorker {
         throw new JobLostError(entry.job.id);
       },
     };
+  }
+
+  /** A failed job's hooks: the worker's, then its kind's (each logged apart when it throws). */
+  private async failed(job: JobSummary, reason: string): Promise<void> {
+    await this.hook(() => this.options.onFailed?.(job, reason));
+    const registration = this.handlers.get(job.kind);
+    const onFailed = registration?.onFailed;
+    if (registration && onFailed) await this.hook(() => onFailed(failedPayload(registration.kind, job), reason));
   }
 
   private async hook(call: () => Promise<void> | void): Promise<void> {

@@ -3,28 +3,10 @@
  * adapters: a table in the embedded global store (SQLite), and pg-boss on PostgreSQL.
  */
 
-/**
- * A kind of job: its name and the version of its payload. A worker refuses a payload of a
- * version it does not read (unless `upgrade` brings an older one up to date), so a payload's
- * shape can change between releases while old jobs are still queued.
- */
-export interface JobKind<Payload> {
-  readonly name: string;
-  readonly version: number;
-  /** Turns a stored payload of an older version into the current shape. */
-  readonly upgrade?: (payload: unknown, fromVersion: number) => Payload;
-}
+import type { JobKind } from '../domain/jobs/job-kind.js';
 
-const JOB_KIND_NAME = /^[a-z][a-z0-9-]{0,62}$/;
-
-/** The payload type of a job kind. */
-export type JobPayload<Kind> = Kind extends JobKind<infer Payload> ? Payload : never;
-
-export function defineJob<Payload>(name: string, version: number, upgrade?: JobKind<Payload>['upgrade']): JobKind<Payload> {
-  if (!JOB_KIND_NAME.test(name)) throw new Error(`job kind "${name}" must be lower-case letters, digits and -`);
-  if (!Number.isInteger(version) || version < 1) throw new Error(`job kind ${name}: version must be a positive integer`);
-  return { name, version, upgrade };
-}
+// The kinds are pure values (domain/jobs): re-exported for the queue's users.
+export { defineJob, type JobKind, type JobPayload } from '../domain/jobs/job-kind.js';
 
 export type JobState = 'queued' | 'running' | 'succeeded' | 'failed';
 

@@ -9,9 +9,7 @@ export type ProcessingErrorCode =
   | 'video-limits'
   | 'no-reconstruction-processor'
   | 'reconstruction-failed'
-  | 'tool-failed'
-  /** The bundle, its input or its folder went away while the job waited or ran. */
-  | 'input-gone';
+  | 'tool-failed';
 
 export class ProcessingError extends Error {
   constructor(

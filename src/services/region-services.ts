@@ -1,17 +1,17 @@
 import { BusinessObjectRepository } from '../adapters/db/repositories/business-object-repository.js';
 import { EmbedSessionRepository } from '../adapters/db/repositories/embed-session-repository.js';
 import { GroupRepository } from '../adapters/db/repositories/group-repository.js';
-import { LibraryModelRepository } from '../adapters/db/repositories/library-model-repository.js';
 import { LibraryTagRepository } from '../adapters/db/repositories/library-tag-repository.js';
 import { MetadataTypeRepository } from '../adapters/db/repositories/metadata-type-repository.js';
 import { PlanningRepository } from '../adapters/db/repositories/planning-repository.js';
 import { TwinLayerRepository } from '../adapters/db/repositories/twin-layer-repository.js';
 import { TwinRepository } from '../adapters/db/repositories/twin-repository.js';
 import type { Region } from '../domain/regions.js';
-import type { Platform } from '../platform.js';
+import type { Platform, RegionContext } from '../platform.js';
 import { EmbedSessionService } from './embed/embed-session-service.js';
 import { LibraryModelService } from './library/library-model-service.js';
 import { LibraryTagService } from './library/library-tag-service.js';
+import { ModelPreviewLifecycle } from './library/model-preview-lifecycle.js';
 import { MetadataTypeService } from './metadata/metadata-type-service.js';
 import { NodeService } from './node-service.js';
 import { NodeTreeService } from './node-tree-service.js';
@@ -23,6 +23,7 @@ import { RoleService } from './people/role-service.js';
 import { UserService } from './people/user-service.js';
 import { LayoutModelAssetService } from './planning/layout-model-asset-service.js';
 import { PlanningService } from './planning/planning-service.js';
+import { ProcessingLifecycle } from './processing/processing-lifecycle.js';
 import { ProcessingService } from './processing/processing-service.js';
 import { TilesetService } from './processing/tileset-service.js';
 import { ScimTokenService } from './scim/scim-token-service.js';
@@ -77,14 +78,58 @@ export interface RegionServices {
   webhooks: WebhookService;
 }
 
+/** A region's processing lifecycles: the routes start them (regionServices), the worker moves them on (jobs/start-worker.ts). */
+export interface RegionLifecycles {
+  processings: ProcessingLifecycle;
+  previews: ModelPreviewLifecycle;
+}
+
+export function regionLifecycles(platform: Platform, context: RegionContext): RegionLifecycles {
+  const { clock, jobs } = platform;
+  const { region, bundles, uploads, nodes, tree, outbox } = context;
+  return {
+    processings: new ProcessingLifecycle({ region, clock, jobs, bundles, uploads, nodes, tree, outbox }),
+    previews: new ModelPreviewLifecycle({
+      region,
+      clock,
+      jobs,
+      models: context.libraryModels,
+      tree,
+      outbox,
+      deletions: uploads,
+    }),
+  };
+}
+
 export function regionServices(platform: Platform, region: Region): RegionServices {
   const context = platform.region(region);
   const nodes = new NodeService(platform, context);
-  const uploads = new UploadService(platform, context, context.uploads);
-  const bundles = new BundleService(platform, context, nodes, uploads, context.bundles);
+  const { clock, blobs, jobs } = platform;
+  const apiUrl = platform.config.regionUrls[region];
+  const lifecycles = regionLifecycles(platform, context);
+  const uploads = new UploadService({
+    clock,
+    blobs,
+    uploadExpirySeconds: platform.config.uploadExpirySeconds,
+    organizations: platform.directory,
+    tree: context.tree,
+    uploads: context.uploads,
+    libraryModels: context.libraryModels,
+  });
+  const uploadWork = { clock, uploads, storedObjects: context.uploads, tree: context.tree };
+  const bundles = new BundleService({
+    ...uploadWork,
+    apiUrl,
+    uploadExpirySeconds: platform.config.uploadExpirySeconds,
+    jobs,
+    nodes,
+    bundles: context.bundles,
+    thumbnails: context.nodes,
+    outbox: context.outbox,
+  });
   const memberships = new MembershipService(platform, context, nodes);
   const metadataTypes = new MetadataTypeRepository(context.store.db, context.store.dialect);
-  const libraryModels = new LibraryModelRepository(context.store.db, context.store.dialect);
+  const libraryModels = context.libraryModels;
   const twins = new TwinService(
     platform,
     context,
@@ -100,11 +145,16 @@ export function regionServices(platform: Platform, region: Region): RegionServic
     nodes,
     tree: new NodeTreeService(platform, context, nodes),
     uploads,
-    siteFiles: new SiteFileService(platform, context, nodes, uploads),
+    siteFiles: new SiteFileService({ ...uploadWork, nodes, nodeRows: context.nodes, outbox: context.outbox }),
     bundles,
-    processing: new ProcessingService(platform, context, bundles, uploads),
-    tilesets: new TilesetService(platform, context, nodes),
-    attachments: new AttachmentService(platform, context, uploads, twins),
+    processing: new ProcessingService({
+      bundles,
+      uploads: context.uploads,
+      organizations: platform.directory,
+      lifecycle: lifecycles.processings,
+    }),
+    tilesets: new TilesetService({ blobs, storedObjects: context.uploads, nodes }),
+    attachments: new AttachmentService({ ...uploadWork, twins }),
     audit: new AuditService(context, nodes),
     invitations: new InvitationService(platform, context, nodes),
     scimTokens: new ScimTokenService(platform, nodes),
@@ -125,19 +175,26 @@ export function regionServices(platform: Platform, region: Region): RegionServic
       twins,
       new BusinessObjectRepository(context.store.db, context.store.dialect),
     ),
-    libraryTags: new LibraryTagService(
-      platform,
-      context,
+    libraryTags: new LibraryTagService({
+      clock,
       nodes,
-      new LibraryTagRepository(context.store.db, context.store.dialect),
-    ),
-    libraryModels: new LibraryModelService(
-      platform,
-      context,
+      tags: new LibraryTagRepository(context.store.db, context.store.dialect),
+      tree: context.tree,
+      audit: context.audit,
+    }),
+    libraryModels: new LibraryModelService({
+      clock,
+      apiUrl,
+      blobs,
       nodes,
       uploads,
-      new LibraryModelRepository(context.store.db, context.store.dialect),
-    ),
+      models: context.libraryModels,
+      tree: context.tree,
+      deletions: context.uploads,
+      audit: context.audit,
+      outbox: context.outbox,
+      previews: lifecycles.previews,
+    }),
     planning,
     embedSessions: new EmbedSessionService(platform, context, twins, planning, new EmbedSessionRepository(context.store.db)),
     webhooks: new WebhookService(platform, context, nodes),

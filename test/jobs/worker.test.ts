@@ -90,6 +90,31 @@ describe('job worker', () => {
     expect(outcomes.succeeded).toEqual([]);
   });
 
+  it('calls the failed job’s own kind with its payload and reason, after the worker’s hook, also for the watchdog', async () => {
+    const calls: string[] = [];
+    const handler = async (payload: { n: number; ms?: number; throw?: string }) => {
+      if (payload.throw) throw new Error(payload.throw);
+      await delay(payload.ms ?? 0);
+    };
+    const kind = handleJob(work, handler, {
+      onFailed: (payload, reason) => void calls.push(`kind ${payload.n}: ${reason}`),
+    });
+    const { worker: w, outcomes } = worker(a, handler, {
+      handlers: [kind],
+      heartbeatTimeoutMs: 250,
+      watchdogIntervalMs: 25,
+      onFailed: (job, reason) => void calls.push(`worker ${(job.payload as { n: number }).n}: ${reason}`),
+    });
+    await w.start();
+    await a.store.enqueue(work, { n: 21, throw: 'the input is empty' });
+    await eventually(() => calls.length === 2);
+    expect(calls).toEqual(['worker 21: the input is empty', 'kind 21: the input is empty']);
+    await a.store.enqueue(work, { n: 22, ms: 600 });
+    await eventually(() => calls.length === 4);
+    expect(calls.slice(2)).toEqual(['worker 22: no heartbeat for 0.25 seconds', 'kind 22: no heartbeat for 0.25 seconds']);
+    expect(outcomes.succeeded).toEqual([]);
+  });
+
   it('logs each job’s start and outcome with its id, kind, attempt, duration and what its kind adds', async () => {
     const { log, lines } = collectedLog();
     const handler = async (payload: { throw?: string }) => {

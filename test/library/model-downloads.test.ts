@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { collectUploads } from '../../src/jobs/housekeeping.js';
-import { UploadService } from '../../src/services/uploads/upload-service.js';
+import { regionServices } from '../../src/services/region-services.js';
 import { type ApiClient, createOrg, type OrgFixture } from '../support/fixtures.js';
 import { runPreview, triangleObj } from '../support/library-models.js';
 import { checkedPreview, checkedThumbnail } from '../support/model-checks.js';
@@ -64,7 +64,7 @@ describe.each(BLOB_BACKENDS)('asset library models on $name: download links, quo
   /** The organization's bytes against its quota, as the upload machinery counts them. */
   async function usedByLibrary() {
     const context = t.platform.regions[org.region];
-    const uploads = new UploadService(t.platform, context, context.uploads);
+    const { uploads } = regionServices(t.platform, org.region);
     return context.store.db.transaction().execute((tx) => uploads.usedBytes(tx, org.orgId, t.clock.now().toISOString()));
   }
 

@@ -4,12 +4,12 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { LibraryModelRow } from '../../src/adapters/db/schema.js';
-import { failLibraryModelPreview, previewLibraryModelJob } from '../../src/jobs/preview-library-model.js';
+import { PREVIEW_LIBRARY_MODEL } from '../../src/domain/processing/jobs.js';
 import type { Platform } from '../../src/platform.js';
 import type { BlobStore } from '../../src/ports/blob-store.js';
-import { PREVIEW_LIBRARY_MODEL } from '../../src/services/library/preview-job.js';
 import { eventually } from '../jobs/support/job-stores.js';
 import { createOrg, type OrgFixture } from '../support/fixtures.js';
+import { previewJob } from '../support/library-models.js';
 import { checkedPreview, checkedThumbnail } from '../support/model-checks.js';
 import { boxObj, boxPly, boxStlBinary } from '../support/model-samples.js';
 import { startPlatform, type TestPlatform } from '../support/platform.js';
@@ -156,14 +156,9 @@ describe.each(BLOB_BACKENDS.filter((backend) => backend.available))('the library
     // As if the job had written its preview when it stopped beating.
     await t.platform.blobs.write(`${prefix}preview.glb`, Buffer.from('partial'));
     const reason = 'no heartbeat for 120 seconds';
-    const job = {
-      id: randomUUID(),
-      kind: PREVIEW_LIBRARY_MODEL.name,
-      payloadVersion: 1,
-      payload: { region: org.region, modelId: id },
-      attempts: 1,
-    };
-    await failLibraryModelPreview(t.platform, job, reason);
+    // What the worker calls once the job is recorded failed: the kind's failure handling.
+    const payload = { region: org.region, modelId: id };
+    await previewJob(t.platform).onFailed?.(payload, reason);
     expect(await row(id)).toMatchObject({
       status: 'failed',
       failure_reason: reason,
@@ -178,7 +173,7 @@ describe.each(BLOB_BACKENDS.filter((backend) => backend.available))('the library
       .execute();
     expect(queued.map((deletion) => deletion.blob_key)).toEqual([`${prefix}preview.glb`, `${prefix}thumbnail.png`]);
     // A second report (the handler's own failure after the watchdog's) changes nothing.
-    await failLibraryModelPreview(t.platform, job, 'another reason');
+    await previewJob(t.platform).onFailed?.(payload, 'another reason');
     expect((await row(id))?.failure_reason).toBe(reason);
   });
 
@@ -200,7 +195,7 @@ describe.each(BLOB_BACKENDS.filter((backend) => backend.available))('the library
     const platform: Platform = Object.create(t.platform, { blobs: { value: blobs } });
     const workDir = await fs.mkdtemp(path.join(os.tmpdir(), 'rdp-preview-job-'));
     try {
-      await previewLibraryModelJob(platform).handler(
+      await previewJob(platform).handler(
         { region: org.region, modelId: id },
         {
           jobId: 'run-in-test',

@@ -1,8 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { libraryModelOriginalKey } from '../../src/domain/library/models.js';
+import { PREVIEW_LIBRARY_MODEL } from '../../src/domain/processing/jobs.js';
 import { collectUploads } from '../../src/jobs/housekeeping.js';
-import { PREVIEW_LIBRARY_MODEL } from '../../src/services/library/preview-job.js';
 import { type ApiClient, createOrg, type OrgFixture } from '../support/fixtures.js';
 import { generatedObjPart, triangleObj, uploadGenerated } from '../support/library-models.js';
 import { startPlatform, type TestPlatform } from '../support/platform.js';

@@ -2,9 +2,13 @@ import { createHash } from 'node:crypto';
 import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
+import { PREVIEW_LIBRARY_MODEL } from '../../src/domain/processing/jobs.js';
 import type { LibraryModelStatus } from '../../src/domain/records/regional.js';
 import { multipartEtag, singlePutEtag } from '../../src/domain/uploads/etag.js';
-import { previewLibraryModelJob } from '../../src/jobs/preview-library-model.js';
+import type { JobRegistration } from '../../src/jobs/job-handler.js';
+import { workerJobs } from '../../src/jobs/start-worker.js';
+import type { Platform } from '../../src/platform.js';
+import type { JobPayload } from '../../src/ports/job-queue.js';
 import type { ApiClient, OrgFixture } from './fixtures.js';
 import type { TestPlatform } from './platform.js';
 import { type UploadTarget, uploadBytes } from './uploads.js';
@@ -146,6 +150,13 @@ export async function deleteLibraryModelRow(t: TestPlatform, org: OrgFixture, id
   await t.platform.regions[org.region].store.db.deleteFrom('library_models').where('id', '=', id).execute();
 }
 
+/** The preview job kind (handler and failure) as the worker builds it over `platform`, whose blob store may be a test's. */
+export function previewJob(platform: Platform): JobRegistration<JobPayload<typeof PREVIEW_LIBRARY_MODEL>> {
+  const job = workerJobs(platform).find((registration) => registration.kind === PREVIEW_LIBRARY_MODEL);
+  if (!job) throw new Error('the worker runs no library model preview job');
+  return job;
+}
+
 /**
  * Runs the preview worker's handler for one model now, as the worker would when it claims the
  * job (the real conversion, blob writes and row update), for suites that check what it leaves
@@ -154,7 +165,7 @@ export async function deleteLibraryModelRow(t: TestPlatform, org: OrgFixture, id
 export async function runPreview(t: TestPlatform, org: OrgFixture, modelId: string): Promise<void> {
   const workDir = await fs.mkdtemp(path.join(os.tmpdir(), 'rdp-preview-'));
   try {
-    await previewLibraryModelJob(t.platform).handler(
+    await previewJob(t.platform).handler(
       { region: org.region, modelId },
       {
         jobId: 'run-in-test',

@@ -19,6 +19,15 @@ export function libraryModelOriginalKey(orgId: string, modelId: string): string 
 }
 
 /**
+ * Where the worker stores a model's preview and thumbnail: beside its original (in the folder of
+ * `originalKey`), so removing the model's prefix removes them too.
+ */
+export function modelPreviewKeys(originalKey: string): { preview: string; thumbnail: string } {
+  const prefix = originalKey.slice(0, originalKey.lastIndexOf('/') + 1);
+  return { preview: `${prefix}preview.glb`, thumbnail: `${prefix}thumbnail.png` };
+}
+
+/**
  * The set of tags asked for a model: duplicates collapse (the order of first appearance kept);
  * more than MAX_TAGS_PER_MODEL distinct ids is 400 naming tagIds.
  */

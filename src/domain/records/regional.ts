@@ -4,6 +4,8 @@
  * are integers (0/1) on both dialects; times are ISO strings.
  */
 
+import type { BundleState, ProcessingState } from '../processing/bundle-lifecycle.js';
+
 export interface NodeRow {
   id: string;
   org_id: string;
@@ -206,7 +208,7 @@ export interface UploadSessionRow {
 export interface BundleRow {
   node_id: string;
   org_id: string;
-  state: 'created' | 'uploaded' | 'processing' | 'ready' | 'failed';
+  state: BundleState;
   dbu_path: string;
   /** The finalized session that is the bundle's one input component. */
   input_session_id: string | null;
@@ -220,7 +222,7 @@ export interface ProcessingRow {
   id: string;
   org_id: string;
   bundle_id: string;
-  state: 'queued' | 'running' | 'succeeded' | 'failed';
+  state: ProcessingState;
   cost: number;
   idempotency_key: string | null;
   failure_reason: string | null;

@@ -1,10 +1,13 @@
 import { randomUUID } from 'node:crypto';
 import type { Transaction } from 'kysely';
+import type { AuditRepository } from '../../adapters/db/repositories/audit-repository.js';
 import {
   blobsOfModel,
   type LibraryModelRepository,
   type ModelViewRow,
 } from '../../adapters/db/repositories/library-model-repository.js';
+import type { NodeTreeRepository } from '../../adapters/db/repositories/node-tree-repository.js';
+import type { UploadRepository } from '../../adapters/db/repositories/upload-repository.js';
 import type { LibraryModelRow, RegionalSchema } from '../../adapters/db/schema.js';
 import type { Principal } from '../../domain/access/principal.js';
 import { ApiError, validationError } from '../../domain/errors.js';
@@ -16,11 +19,13 @@ import {
   MODEL_DOWNLOAD_LINK_SECONDS,
   previewFileName,
 } from '../../domain/library/models.js';
-import type { Platform, RegionContext } from '../../platform.js';
+import type { BlobStore } from '../../ports/blob-store.js';
+import type { Clock } from '../../ports/clock.js';
 import type { NodeService } from '../node-service.js';
 import { expectedEtag, type UploadService, type UploadTarget, uploadTarget } from '../uploads/upload-service.js';
+import type { WebhookOutbox } from '../webhooks/webhook-outbox.js';
 import { type LibraryModelView, libraryModelView, type ModelDownloadLinks } from './library-model-view.js';
-import { PREVIEW_LIBRARY_MODEL } from './preview-job.js';
+import type { ModelPreviewLifecycle } from './model-preview-lifecycle.js';
 
 type Tx = Transaction<RegionalSchema>;
 
@@ -48,6 +53,25 @@ function notFound(): ApiError {
   return new ApiError('NotFound', 'Model not found');
 }
 
+export interface LibraryModelServiceOptions {
+  clock: Clock;
+  /** This region's public base address: absolute URLs in views start with it. */
+  apiUrl: string;
+  /** The thumbnail's blob and the signed download links. */
+  blobs: Pick<BlobStore, 'head' | 'downloadUrl'>;
+  nodes: Pick<NodeService, 'authorize'>;
+  uploads: Pick<UploadService, 'begin' | 'reserve' | 'lockQuota' | 'checkQuota' | 'completeBytes' | 'readHead'>;
+  models: LibraryModelRepository;
+  /** Where each change runs: one regional transaction. */
+  tree: Pick<NodeTreeRepository, 'transaction'>;
+  /** A deleted model's bytes go through the blob deletion queue. */
+  deletions: Pick<UploadRepository, 'queueDeletions'>;
+  audit: Pick<AuditRepository, 'record'>;
+  outbox: Pick<WebhookOutbox, 'record'>;
+  /** Queues a finalized model's preview job. */
+  previews: Pick<ModelPreviewLifecycle, 'start'>;
+}
+
 /**
  * The models of an organization's asset library (docs/asset-library.md). A model is created with
  * its upload open (the bytes reserved against the storage quota, as for site files, through the
@@ -56,24 +80,26 @@ function notFound(): ApiError {
  * organization node changes). Each change is one regional transaction with its audit event.
  */
 export class LibraryModelService {
-  constructor(
-    private readonly platform: Platform,
-    private readonly region: RegionContext,
-    private readonly nodes: NodeService,
-    private readonly uploads: UploadService,
-    private readonly models: LibraryModelRepository,
-  ) {}
+  private readonly uploads: LibraryModelServiceOptions['uploads'];
+  private readonly models: LibraryModelRepository;
+  private readonly tree: LibraryModelServiceOptions['tree'];
+
+  constructor(private readonly options: LibraryModelServiceOptions) {
+    this.uploads = options.uploads;
+    this.models = options.models;
+    this.tree = options.tree;
+  }
 
   private now(): string {
-    return this.platform.clock.now().toISOString();
+    return this.options.clock.now().toISOString();
   }
 
   private apiUrl(): string {
-    return this.platform.config.regionUrls[this.region.region];
+    return this.options.apiUrl;
   }
 
   private requireEditor(principal: Principal) {
-    return this.nodes.authorize(principal, principal.orgId, 'edit');
+    return this.options.nodes.authorize(principal, principal.orgId, 'edit');
   }
 
   async create(principal: Principal, input: NewLibraryModel): Promise<LibraryModelView & UploadTarget> {
@@ -114,7 +140,7 @@ export class LibraryModelService {
       finalized_at: null,
     };
     const tags = await this.uploads.reserve(opened, () =>
-      this.region.tree.transaction(async (tx) => {
+      this.tree.transaction(async (tx) => {
         await this.uploads.lockQuota(tx, orgId);
         await this.checkTags(tx, orgId, tagIds);
         await this.uploads.checkQuota(tx, orgId, input.size, now, 'StorageLimitExceededAtUpload');
@@ -152,7 +178,7 @@ export class LibraryModelService {
     await this.requireEditor(principal);
     const tagIds = changes.tagIds === undefined ? undefined : distinctTagIds(changes.tagIds);
     const now = this.now();
-    const { row, tags } = await this.region.store.db.transaction().execute(async (tx) => {
+    const { row, tags } = await this.tree.transaction(async (tx) => {
       const before = await this.models.lock(tx, principal.orgId, id, now);
       if (!before) throw notFound();
       const tagsBefore = ((await this.models.tagsOf([id], tx)).get(id) ?? []).map((tag) => tag.id);
@@ -194,7 +220,7 @@ export class LibraryModelService {
   async delete(principal: Principal, id: string): Promise<void> {
     await this.requireEditor(principal);
     const now = this.now();
-    await this.region.store.db.transaction().execute(async (tx) => {
+    await this.tree.transaction(async (tx) => {
       const row = await this.models.lock(tx, principal.orgId, id, now);
       if (!row) throw notFound();
       // Placements hold the model's row FOR SHARE (PostgreSQL; SQLite has one writer): with it held
@@ -208,7 +234,7 @@ export class LibraryModelService {
       }
       await this.models.delete(tx, id);
       const prefix = libraryModelBlobPrefix(row.org_id, row.id);
-      await this.region.uploads.queueDeletions(tx, [...blobsOfModel(row), { key: prefix }], now);
+      await this.options.deletions.queueDeletions(tx, [...blobsOfModel(row), { key: prefix }], now);
       await this.audit(
         tx,
         principal,
@@ -258,14 +284,14 @@ export class LibraryModelService {
       updated_at: now,
       finalized_at: now,
     } satisfies Partial<LibraryModelRow>;
-    const outcome = await this.region.store.db.transaction().execute(async (tx) => {
+    const outcome = await this.tree.transaction(async (tx) => {
       const current = await this.models.lock(tx, principal.orgId, id, now);
       if (!current) throw notFound();
       // A concurrent finalize won: answer what it recorded.
       if (current.status !== 'pendingUpload') return current;
       await this.models.update(tx, id, fields);
       if (fields.status === 'ready') {
-        await this.region.outbox.record(tx, principal.orgId, 'libraryModel.ready', { libraryModelId: id, preview: false });
+        await this.options.outbox.record(tx, principal.orgId, 'libraryModel.ready', { libraryModelId: id, preview: false });
       }
       await this.audit(
         tx,
@@ -292,17 +318,7 @@ export class LibraryModelService {
    * FailedToLaunchProcessing, and finalizing again queues it (never twice).
    */
   private async finalized(row: LibraryModelRow): Promise<LibraryModelView> {
-    if (row.status === 'processing') {
-      try {
-        await this.platform.jobs.enqueue(
-          PREVIEW_LIBRARY_MODEL,
-          { region: this.region.region, modelId: row.id },
-          { singletonKey: row.id },
-        );
-      } catch {
-        throw new ApiError('FailedToLaunchProcessing', 'The preview job could not be queued; finalize again to retry');
-      }
-    }
+    if (row.status === 'processing') await this.options.previews.start(row.id);
     return libraryModelView(row, this.apiUrl());
   }
 
@@ -310,7 +326,7 @@ export class LibraryModelService {
   async thumbnail(principal: Principal, id: string): Promise<{ key: string; size: number; etag: string }> {
     const row = await this.models.findLive(principal.orgId, id, this.now());
     if (!row?.thumbnail_blob_key) throw new ApiError('NotFound', 'The model has no thumbnail');
-    const info = await this.platform.blobs.head(row.thumbnail_blob_key);
+    const info = await this.options.blobs.head(row.thumbnail_blob_key);
     if (!info) throw new ApiError('NotFound', 'The model has no thumbnail');
     return { key: row.thumbnail_blob_key, size: info.size, etag: info.etag };
   }
@@ -330,9 +346,9 @@ export class LibraryModelService {
   /** Signed links of the original and the preview; null while the upload is open (nothing to download). */
   private async downloadLinks(row: ModelViewRow): Promise<ModelDownloadLinks | null> {
     if (row.status === 'pendingUpload') return null;
-    const expiresAt = new Date(this.platform.clock.now().getTime() + MODEL_DOWNLOAD_LINK_SECONDS * 1000);
+    const expiresAt = new Date(this.options.clock.now().getTime() + MODEL_DOWNLOAD_LINK_SECONDS * 1000);
     const link = async (key: string, fileName: string, contentType?: string) => ({
-      url: await this.platform.blobs.downloadUrl(key, expiresAt, { fileName, ...(contentType ? { contentType } : {}) }),
+      url: await this.options.blobs.downloadUrl(key, expiresAt, { fileName, ...(contentType ? { contentType } : {}) }),
       expiresAt: expiresAt.toISOString(),
     });
     return {
@@ -351,7 +367,7 @@ export class LibraryModelService {
   }
 
   private audit(tx: Tx, principal: Principal, action: string, id: string, details: Record<string, unknown>, at: string) {
-    return this.region.audit.record(tx, {
+    return this.options.audit.record(tx, {
       orgId: principal.orgId,
       actor: { type: 'principal', id: principal.userId },
       action,

@@ -1,13 +1,15 @@
 import { randomUUID } from 'node:crypto';
 import type { Transaction } from 'kysely';
+import type { AuditRepository } from '../../adapters/db/repositories/audit-repository.js';
 import type { LibraryTagRepository } from '../../adapters/db/repositories/library-tag-repository.js';
+import type { NodeTreeRepository } from '../../adapters/db/repositories/node-tree-repository.js';
 import type { LibraryTagRow, RegionalSchema } from '../../adapters/db/schema.js';
 import { isUniqueViolation } from '../../adapters/db/unique-violation.js';
 import type { Principal } from '../../domain/access/principal.js';
 import { ApiError } from '../../domain/errors.js';
 import type { LibraryTagWithCount } from '../../domain/library/tags.js';
 import { tagNameKey } from '../../domain/library/tags.js';
-import type { Platform, RegionContext } from '../../platform.js';
+import type { Clock } from '../../ports/clock.js';
 import type { NodeService } from '../node-service.js';
 
 type Tx = Transaction<RegionalSchema>;
@@ -30,6 +32,15 @@ function notFound(): ApiError {
   return new ApiError('NotFound', 'Tag not found');
 }
 
+export interface LibraryTagServiceOptions {
+  clock: Clock;
+  nodes: Pick<NodeService, 'authorize'>;
+  tags: LibraryTagRepository;
+  /** Where each change runs: one regional transaction. */
+  tree: Pick<NodeTreeRepository, 'transaction'>;
+  audit: Pick<AuditRepository, 'record'>;
+}
+
 /**
  * The tags of an organization's asset library (docs/asset-library.md). The library is the
  * organization's: any member reads it; changing it needs edit on the organization node (an
@@ -37,19 +48,18 @@ function notFound(): ApiError {
  * reaches the whole organization. Each change is one regional transaction with its audit event.
  */
 export class LibraryTagService {
-  constructor(
-    private readonly platform: Platform,
-    private readonly region: RegionContext,
-    private readonly nodes: NodeService,
-    private readonly tags: LibraryTagRepository,
-  ) {}
+  private readonly tags: LibraryTagRepository;
+
+  constructor(private readonly options: LibraryTagServiceOptions) {
+    this.tags = options.tags;
+  }
 
   private now(): string {
-    return this.platform.clock.now().toISOString();
+    return this.options.clock.now().toISOString();
   }
 
   private requireEditor(principal: Principal) {
-    return this.nodes.authorize(principal, principal.orgId, 'edit');
+    return this.options.nodes.authorize(principal, principal.orgId, 'edit');
   }
 
   async list(principal: Principal, limit: number, offset: number): Promise<LibraryTagWithCount[]> {
@@ -127,7 +137,7 @@ export class LibraryTagService {
   async delete(principal: Principal, id: string): Promise<void> {
     await this.requireEditor(principal);
     const now = this.now();
-    await this.region.store.db.transaction().execute(async (tx) => {
+    await this.options.tree.transaction(async (tx) => {
       const row = await this.tags.lock(tx, principal.orgId, id);
       if (!row) throw notFound();
       const unassigned = await this.tags.delete(tx, row.id);
@@ -148,7 +158,7 @@ export class LibraryTagService {
    */
   private async write<T>(name: string, change: (tx: Tx) => Promise<T>): Promise<T> {
     try {
-      return await this.region.store.db.transaction().execute(change);
+      return await this.options.tree.transaction(change);
     } catch (error) {
       if (isUniqueViolation(error)) throw duplicate(name);
       throw error;
@@ -156,7 +166,7 @@ export class LibraryTagService {
   }
 
   private audit(tx: Tx, principal: Principal, action: string, id: string, details: Record<string, unknown>, at: string) {
-    return this.region.audit.record(tx, {
+    return this.options.audit.record(tx, {
       orgId: principal.orgId,
       actor: { type: 'principal', id: principal.userId },
       action,

@@ -1,10 +1,10 @@
 import { performance } from 'node:perf_hooks';
+import type { UploadRepository } from '../../adapters/db/repositories/upload-repository.js';
 import type { NodeRow } from '../../adapters/db/schema.js';
 import type { Principal } from '../../domain/access/principal.js';
 import { ApiError } from '../../domain/errors.js';
 import { hasTileset, tilesetFile } from '../../domain/processing/tileset-files.js';
-import type { Platform, RegionContext } from '../../platform.js';
-import type { BlobInfo } from '../../ports/blob-store.js';
+import type { BlobInfo, BlobStore } from '../../ports/blob-store.js';
 import type { NodeService } from '../node-service.js';
 
 /** A file of a derivative's tileset, ready to send: where its bytes are and what they are. */
@@ -24,6 +24,13 @@ const KNOWN_FILES = 50_000;
  */
 const ADMITTED_MS = 1000;
 const ADMITTED_ENTRIES = 10_000;
+
+export interface TilesetServiceOptions {
+  blobs: Pick<BlobStore, 'head'>;
+  /** The derivative's stored object: where its files are. */
+  storedObjects: Pick<UploadRepository, 'findObject'>;
+  nodes: Pick<NodeService, 'authorize'>;
+}
 
 /**
  * The tileset and tiles that processing wrote for a point cloud, served to whoever may read the
@@ -47,11 +54,7 @@ export class TilesetService {
    */
   private readonly admitted = new Map<string, { node: NodeRow; until: number }>();
 
-  constructor(
-    private readonly platform: Platform,
-    private readonly region: RegionContext,
-    private readonly nodes: NodeService,
-  ) {}
+  constructor(private readonly options: TilesetServiceOptions) {}
 
   /**
    * Anything that is not a file processing wrote for this derivative's tileset is 404: a path
@@ -77,7 +80,7 @@ export class TilesetService {
     const now = performance.now();
     const recent = this.admitted.get(key);
     if (recent && recent.until > now) return recent.node;
-    const node = await this.nodes.authorize(principal, derivativeId, 'read');
+    const node = await this.options.nodes.authorize(principal, derivativeId, 'read');
     this.admitted.delete(key);
     remember(this.admitted, key, { node, until: now + ADMITTED_MS }, ADMITTED_ENTRIES);
     return node;
@@ -89,14 +92,14 @@ export class TilesetService {
    * access check then refuses).
    */
   private async folder(derivativeId: string): Promise<string | undefined> {
-    const output = await this.region.uploads.findObject(derivativeId);
+    const output = await this.options.storedObjects.findObject(derivativeId);
     if (output?.purpose !== 'derivative' || output.state !== 'finalized' || output.format !== '3d-tiles') return undefined;
     remember(this.folders, derivativeId, output.blob_key, KNOWN_FILES / 10);
     return output.blob_key;
   }
 
   private async head(key: string): Promise<BlobInfo | undefined> {
-    const info = await this.platform.blobs.head(key);
+    const info = await this.options.blobs.head(key);
     if (info) remember(this.known, key, { size: info.size, etag: info.etag }, KNOWN_FILES);
     return info;
   }

@@ -1,11 +1,12 @@
 import { randomUUID } from 'node:crypto';
-import { finalizedFields } from '../../adapters/db/repositories/upload-repository.js';
+import type { NodeTreeRepository } from '../../adapters/db/repositories/node-tree-repository.js';
+import { finalizedFields, type UploadRepository } from '../../adapters/db/repositories/upload-repository.js';
 import type { StoredObjectRow } from '../../adapters/db/schema.js';
 import type { Permission } from '../../domain/access/permissions.js';
 import type { Principal } from '../../domain/access/principal.js';
 import { ApiError } from '../../domain/errors.js';
 import { nodeBlobPrefix } from '../../domain/uploads/blob-key.js';
-import type { Platform, RegionContext } from '../../platform.js';
+import type { Clock } from '../../ports/clock.js';
 import type { TwinService } from '../twins/twin-service.js';
 import { type UploadService, uploadTarget } from './upload-service.js';
 
@@ -35,6 +36,18 @@ function view(row: StoredObjectRow): AttachmentView {
   };
 }
 
+export interface AttachmentServiceOptions {
+  clock: Clock;
+  uploads: Pick<UploadService, 'open' | 'reserve' | 'lockQuota' | 'checkQuota' | 'complete'>;
+  storedObjects: Pick<
+    UploadRepository,
+    'attachmentNameTaken' | 'insertObject' | 'finalizeObject' | 'attachmentsOf' | 'findObject'
+  >;
+  tree: Pick<NodeTreeRepository, 'transaction' | 'addBytes'>;
+  /** The site (and draft) a context names, with the caller's access. */
+  twins: Pick<TwinService, 'context'>;
+}
+
 /**
  * Files attached to a twin's objects, through the same upload machinery as site files. The
  * context is a site or a draft of it: either way the attachment is the site's (a draft's objects
@@ -43,16 +56,19 @@ function view(row: StoredObjectRow): AttachmentView {
  * with it. Identity: site, object and name.
  */
 export class AttachmentService {
-  constructor(
-    private readonly platform: Platform,
-    private readonly region: RegionContext,
-    private readonly uploads: UploadService,
-    private readonly twins: TwinService,
-  ) {}
+  private readonly uploads: AttachmentServiceOptions['uploads'];
+  private readonly storedObjects: AttachmentServiceOptions['storedObjects'];
+  private readonly tree: AttachmentServiceOptions['tree'];
+
+  constructor(private readonly options: AttachmentServiceOptions) {
+    this.uploads = options.uploads;
+    this.storedObjects = options.storedObjects;
+    this.tree = options.tree;
+  }
 
   /** The site a context names (a site, or a draft of it); an upload through a draft needs it open (409 DraftNotOpen). */
   private async context(principal: Principal, contextId: string, permission: Permission, writing = false) {
-    const { site, draft } = await this.twins.context(principal, contextId, permission);
+    const { site, draft } = await this.options.twins.context(principal, contextId, permission);
     if (writing && draft && draft.status !== 'open') throw new ApiError('DraftNotOpen');
     return site;
   }
@@ -73,14 +89,14 @@ export class AttachmentService {
       createdBy: principal.userId,
     });
     await this.uploads.reserve(opened, () =>
-      this.region.tree.transaction(async (tx) => {
+      this.tree.transaction(async (tx) => {
         const now = opened.row.created_at;
         await this.uploads.lockQuota(tx, site.org_id);
-        if (await this.uploads.uploads.attachmentNameTaken(tx, site.id, input.objectId, opened.row.name_key, now)) {
+        if (await this.storedObjects.attachmentNameTaken(tx, site.id, input.objectId, opened.row.name_key, now)) {
           throw new ApiError('FileAlreadyExists', 'The object has an attachment of this name, or one is being uploaded');
         }
         await this.uploads.checkQuota(tx, site.org_id, input.size, now, 'StorageLimitExceeded');
-        await this.uploads.uploads.insertObject(tx, opened.row);
+        await this.storedObjects.insertObject(tx, opened.row);
       }),
     );
     return { ...view(opened.row), ...uploadTarget(opened.plan) };
@@ -91,20 +107,20 @@ export class AttachmentService {
     const row = await this.find(site.id, attachmentId);
     if (row.state === 'finalized') return view(row);
     const completed = await this.uploads.complete(row, etag, { etagRequired: true });
-    const stored = { ...completed, at: this.platform.clock.now().toISOString() };
-    await this.region.tree.transaction(async (tx) => {
-      if (!(await this.uploads.uploads.finalizeObject(tx, row.id, stored))) {
+    const stored = { ...completed, at: this.options.clock.now().toISOString() };
+    await this.tree.transaction(async (tx) => {
+      if (!(await this.storedObjects.finalizeObject(tx, row.id, stored))) {
         throw new ApiError('NotFound', 'No pending upload with this id: it was finalized or has expired');
       }
       // The reservation becomes bytes of the site.
-      await this.region.tree.addBytes(tx, site.id, completed.bytes);
+      await this.tree.addBytes(tx, site.id, completed.bytes);
     });
     return view({ ...row, ...finalizedFields(stored) });
   }
 
   async list(principal: Principal, contextId: string, objectId: string): Promise<AttachmentView[]> {
     const site = await this.context(principal, contextId, 'read');
-    return (await this.uploads.uploads.attachmentsOf(site.id, objectId)).map(view);
+    return (await this.storedObjects.attachmentsOf(site.id, objectId)).map(view);
   }
 
   async downloadable(principal: Principal, contextId: string, attachmentId: string) {
@@ -115,7 +131,7 @@ export class AttachmentService {
   }
 
   private async find(siteId: string, attachmentId: string): Promise<StoredObjectRow> {
-    const row = await this.uploads.uploads.findObject(attachmentId);
+    const row = await this.storedObjects.findObject(attachmentId);
     if (row?.purpose !== 'attachment' || row.parent_id !== siteId) throw new ApiError('NotFound', 'Attachment not found');
     return row;
   }

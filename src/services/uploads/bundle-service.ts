@@ -1,14 +1,19 @@
 import { randomUUID } from 'node:crypto';
 import type { BundleRepository } from '../../adapters/db/repositories/bundle-repository.js';
+import type { NodeRepository } from '../../adapters/db/repositories/node-repository.js';
+import type { NodeTreeRepository } from '../../adapters/db/repositories/node-tree-repository.js';
+import type { UploadRepository } from '../../adapters/db/repositories/upload-repository.js';
 import type { BundleRow, NodeRow, ProcessingRow, StoredObjectRow, UploadSessionRow } from '../../adapters/db/schema.js';
 import type { Principal } from '../../domain/access/principal.js';
 import { ApiError, validationError } from '../../domain/errors.js';
 import { derivativeTilesetUrl, nodeThumbnailUrl } from '../../domain/nodes/content-urls.js';
 import { nodeBlobPrefix } from '../../domain/uploads/blob-key.js';
 import { inputKind, processedFormatsText } from '../../domain/uploads/file-formats.js';
-import type { Platform, RegionContext } from '../../platform.js';
+import type { Clock } from '../../ports/clock.js';
+import type { JobQueue } from '../../ports/job-queue.js';
 import type { NodeService } from '../node-service.js';
 import { processingView } from '../processing/processing-view.js';
+import type { WebhookOutbox } from '../webhooks/webhook-outbox.js';
 import { type CompletedUpload, type UploadService, uploadTarget } from './upload-service.js';
 
 export type BundleExpansion = 'processings' | 'components' | 'thumbnail';
@@ -82,26 +87,59 @@ function refuseUnprocessed(files: StoredObjectRow[]): void {
   );
 }
 
+export interface BundleServiceOptions {
+  clock: Clock;
+  /** This region's public base address: absolute URLs in views start with it. */
+  apiUrl: string;
+  /** How long an upload session stays open (RDP_UPLOAD_EXPIRY_SECONDS). */
+  uploadExpirySeconds: number;
+  /** A running processing's progress, as its job last reported it. */
+  jobs: Pick<JobQueue, 'get'>;
+  nodes: Pick<NodeService, 'create' | 'authorize'>;
+  uploads: Pick<UploadService, 'lockQuota' | 'checkQuota' | 'open' | 'reserve' | 'complete'>;
+  /** Upload sessions and their files. */
+  storedObjects: Pick<
+    UploadRepository,
+    | 'objectsOfSession'
+    | 'insertSession'
+    | 'findSession'
+    | 'pendingNameTaken'
+    | 'insertObject'
+    | 'finalizeSession'
+    | 'finalizeObject'
+  >;
+  bundles: BundleRepository;
+  tree: Pick<NodeTreeRepository, 'transaction' | 'readTransaction' | 'links'>;
+  thumbnails: Pick<NodeRepository, 'getThumbnail'>;
+  outbox: Pick<WebhookOutbox, 'record'>;
+}
+
 /**
  * Data bundles: a node with one input component, uploaded through an upload session whose
  * files reserve quota as they are added; finalizing the session makes its files the input.
  */
 export class BundleService {
-  constructor(
-    private readonly platform: Platform,
-    private readonly region: RegionContext,
-    private readonly nodes: NodeService,
-    private readonly uploads: UploadService,
-    readonly bundles: BundleRepository,
-  ) {}
+  private readonly nodes: BundleServiceOptions['nodes'];
+  private readonly uploads: BundleServiceOptions['uploads'];
+  private readonly storedObjects: BundleServiceOptions['storedObjects'];
+  private readonly bundles: BundleRepository;
+  private readonly tree: BundleServiceOptions['tree'];
+
+  constructor(private readonly options: BundleServiceOptions) {
+    this.nodes = options.nodes;
+    this.uploads = options.uploads;
+    this.storedObjects = options.storedObjects;
+    this.bundles = options.bundles;
+    this.tree = options.tree;
+  }
 
   private now(): string {
-    return this.platform.clock.now().toISOString();
+    return this.options.clock.now().toISOString();
   }
 
   /** This region's public base address: absolute URLs in views start with it. */
   private apiUrl(): string {
-    return this.platform.config.regionUrls[this.region.region];
+    return this.options.apiUrl;
   }
 
   async create(principal: Principal, parentId: string, name: string) {
@@ -169,12 +207,12 @@ export class BundleService {
       );
     }
     if (expand.has('components')) {
-      const inputs = bundle.input_session_id ? await this.uploads.uploads.objectsOfSession(bundle.input_session_id) : [];
-      const { derivatives: outputs } = await this.region.tree.readTransaction((tx) => this.region.tree.links(tx, node.id));
+      const inputs = bundle.input_session_id ? await this.storedObjects.objectsOfSession(bundle.input_session_id) : [];
+      const { derivatives: outputs } = await this.tree.readTransaction((tx) => this.tree.links(tx, node.id));
       body.components = components(bundle, inputs, outputs, this.apiUrl());
     }
     if (expand.has('thumbnail')) {
-      const thumbnail = await this.region.nodes.getThumbnail(node.id);
+      const thumbnail = await this.options.thumbnails.getThumbnail(node.id);
       body.thumbnail = thumbnail
         ? { url: nodeThumbnailUrl(this.apiUrl(), node.id), contentType: thumbnail.content_type, etag: thumbnail.etag }
         : null;
@@ -185,14 +223,14 @@ export class BundleService {
   /** A running processing's progress, as its job last reported it (the queue's read, only while it runs). */
   private async jobProgress(row: ProcessingRow): Promise<number | null> {
     if (row.state !== 'running' || !row.job_id) return null;
-    return (await this.platform.jobs.get(row.job_id))?.progress ?? null;
+    return (await this.options.jobs.get(row.job_id))?.progress ?? null;
   }
 
   async openSession(principal: Principal, bundleId: string) {
     const { node, bundle } = await this.authorized(principal, bundleId, 'upload');
     if (bundle.input_session_id)
       throw new ApiError('BundleInputAlreadyExists', 'The bundle holds its one input component already');
-    const now = this.platform.clock.now();
+    const now = this.options.clock.now();
     const session: UploadSessionRow = {
       id: randomUUID(),
       org_id: node.org_id,
@@ -200,28 +238,28 @@ export class BundleService {
       state: 'open',
       created_by: principal.userId,
       created_at: now.toISOString(),
-      expires_at: new Date(now.getTime() + this.platform.config.uploadExpirySeconds * 1000).toISOString(),
+      expires_at: new Date(now.getTime() + this.options.uploadExpirySeconds * 1000).toISOString(),
       finalized_at: null,
     };
-    await this.region.tree.transaction(async (tx) => {
+    await this.tree.transaction(async (tx) => {
       await this.uploads.lockQuota(tx, node.org_id);
       // A session is refused when the organization has no byte left at all; each file checks its own size.
       await this.uploads.checkQuota(tx, node.org_id, 0, session.created_at, 'StorageLimitExceededAtUpload');
-      await this.uploads.uploads.insertSession(tx, session);
+      await this.storedObjects.insertSession(tx, session);
     });
     return sessionView(session, []);
   }
 
   async getSession(principal: Principal, bundleId: string, sessionId: string) {
     await this.authorized(principal, bundleId, 'read');
-    const session = await this.uploads.uploads.findSession(sessionId);
+    const session = await this.storedObjects.findSession(sessionId);
     if (!session || session.bundle_id !== bundleId) throw new ApiError('NotFound', 'Upload session not found');
-    return sessionView(session, await this.uploads.uploads.objectsOfSession(session.id));
+    return sessionView(session, await this.storedObjects.objectsOfSession(session.id));
   }
 
   private async openSessionOf(principal: Principal, bundleId: string, sessionId: string) {
     const found = await this.authorized(principal, bundleId, 'upload');
-    const session = await this.uploads.uploads.findSession(sessionId);
+    const session = await this.storedObjects.findSession(sessionId);
     if (!session || session.bundle_id !== bundleId) throw new ApiError('NotFound', 'Upload session not found');
     if (session.state !== 'open' || session.expires_at <= this.now()) {
       throw new ApiError('UploadSessionNotOpen', `The upload session is ${session.state === 'open' ? 'expired' : session.state}`);
@@ -245,16 +283,16 @@ export class BundleService {
       createdBy: principal.userId,
     });
     await this.uploads.reserve(opened, () =>
-      this.region.tree.transaction(async (tx) => {
+      this.tree.transaction(async (tx) => {
         const now = opened.row.created_at;
         await this.uploads.lockQuota(tx, node.org_id);
-        const current = await this.uploads.uploads.findSession(session.id, tx);
+        const current = await this.storedObjects.findSession(session.id, tx);
         if (current?.state !== 'open') throw new ApiError('UploadSessionNotOpen');
-        if (await this.uploads.uploads.pendingNameTaken(tx, session.id, opened.row.name_key, now, 'bundle-input')) {
+        if (await this.storedObjects.pendingNameTaken(tx, session.id, opened.row.name_key, now, 'bundle-input')) {
           throw new ApiError('FileAlreadyExists', 'The session already has a file of this name');
         }
         await this.uploads.checkQuota(tx, node.org_id, input.size, now, 'StorageLimitExceededAtUpload');
-        await this.uploads.uploads.insertObject(tx, opened.row);
+        await this.storedObjects.insertObject(tx, opened.row);
       }),
     );
     return { ...fileView(opened.row), ...uploadTarget(opened.plan) };
@@ -266,7 +304,7 @@ export class BundleService {
    */
   async finalizeSession(principal: Principal, bundleId: string, sessionId: string, etags: Map<string, string>) {
     const { node, session } = await this.openSessionOf(principal, bundleId, sessionId);
-    const files = (await this.uploads.uploads.objectsOfSession(session.id)).filter((file) => file.state !== 'expired');
+    const files = (await this.storedObjects.objectsOfSession(session.id)).filter((file) => file.state !== 'expired');
     if (files.length === 0) throw validationError('The upload session has no file: add and upload at least one');
     for (const id of etags.keys()) {
       if (!files.some((file) => file.id === id)) throw validationError(`files: ${id} is not a file of this session`);
@@ -284,19 +322,19 @@ export class BundleService {
       }),
     );
     const now = this.now();
-    const recorded = await this.region.tree.transaction(async (tx) => {
+    const recorded = await this.tree.transaction(async (tx) => {
       const bundle = await this.bundles.find(node.id, tx);
       if (!bundle || bundle.input_session_id) throw new ApiError('BundleInputAlreadyExists');
-      if (!(await this.uploads.uploads.finalizeSession(tx, session.id, now))) throw new ApiError('UploadSessionNotOpen');
+      if (!(await this.storedObjects.finalizeSession(tx, session.id, now))) throw new ApiError('UploadSessionNotOpen');
       for (const [id, result] of completed) {
-        if (!(await this.uploads.uploads.finalizeObject(tx, id, { ...result, at: now })))
+        if (!(await this.storedObjects.finalizeObject(tx, id, { ...result, at: now })))
           throw new ApiError('UploadSessionNotOpen');
       }
-      const stored = await this.uploads.uploads.objectsOfSession(session.id, tx);
+      const stored = await this.storedObjects.objectsOfSession(session.id, tx);
       const bytes = stored.reduce((sum, file) => sum + (file.stored_bytes ?? 0), 0);
       const input = { sessionId: session.id, bytes, format: mainInputFile(stored)?.format ?? null, at: now };
       const event = { bundleId: node.id, uploadSessionId: session.id, bytes, files: stored.length };
-      await this.region.outbox.record(tx, node.org_id, 'upload.finalized', event);
+      await this.options.outbox.record(tx, node.org_id, 'upload.finalized', event);
       return { bundle: await this.bundles.recordInput(tx, bundle, input), stored };
     });
     // The answer from what the transaction wrote; a bundle without input has had no processing, so no outputs.

@@ -1,6 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import type { Transaction } from 'kysely';
-import { LibraryModelRepository } from '../../adapters/db/repositories/library-model-repository.js';
+import type { DirectoryRepository } from '../../adapters/db/repositories/directory-repository.js';
+import type { LibraryModelRepository } from '../../adapters/db/repositories/library-model-repository.js';
+import type { NodeTreeRepository } from '../../adapters/db/repositories/node-tree-repository.js';
 import type { UploadRepository } from '../../adapters/db/repositories/upload-repository.js';
 import type { RegionalSchema, StoredObjectPurpose, StoredObjectRow } from '../../adapters/db/schema.js';
 import type { Principal } from '../../domain/access/principal.js';
@@ -14,8 +16,8 @@ import {
   FORMAT_PROBE_BYTES,
   isCompatible,
 } from '../../domain/uploads/file-formats.js';
-import type { Platform, RegionContext } from '../../platform.js';
-import type { BlobInfo, UploadPlan } from '../../ports/blob-store.js';
+import type { BlobInfo, BlobStore, UploadPlan } from '../../ports/blob-store.js';
+import type { Clock } from '../../ports/clock.js';
 
 type Tx = Transaction<RegionalSchema>;
 
@@ -80,20 +82,34 @@ export interface NewUpload {
   id?: string;
 }
 
+export interface UploadServiceOptions {
+  clock: Clock;
+  blobs: Pick<BlobStore, 'beginUpload' | 'abortUpload' | 'completeUpload' | 'read'>;
+  /** How long an upload stays open (RDP_UPLOAD_EXPIRY_SECONDS). */
+  uploadExpirySeconds: number;
+  /** The organizations' storage quotas. */
+  organizations: Pick<DirectoryRepository, 'findOrganization'>;
+  tree: Pick<NodeTreeRepository, 'activeBytes' | 'lock' | 'readTransaction'>;
+  uploads: Pick<UploadRepository, 'reservedBytes'>;
+  libraryModels: Pick<LibraryModelRepository, 'bytesInUse'>;
+}
+
 /**
  * The upload machinery every kind of file shares (DESIGN.md section 8): reserve the declared
  * bytes against the quota at initiation, hand out signed addresses, and at finalize check the
  * stored object (complete, same size, the client's ETag) and its real format.
  */
 export class UploadService {
-  private readonly library: LibraryModelRepository;
+  private readonly clock: Clock;
+  private readonly blobs: UploadServiceOptions['blobs'];
+  private readonly tree: UploadServiceOptions['tree'];
+  private readonly uploads: UploadServiceOptions['uploads'];
 
-  constructor(
-    private readonly platform: Platform,
-    private readonly region: RegionContext,
-    readonly uploads: UploadRepository,
-  ) {
-    this.library = new LibraryModelRepository(region.store.db, region.store.dialect);
+  constructor(private readonly options: UploadServiceOptions) {
+    this.clock = options.clock;
+    this.blobs = options.blobs;
+    this.tree = options.tree;
+    this.uploads = options.uploads;
   }
 
   /**
@@ -103,9 +119,9 @@ export class UploadService {
    */
   async usedBytes(tx: Tx, orgId: string, now: string): Promise<number> {
     return (
-      (await this.region.tree.activeBytes(tx, orgId)) +
+      (await this.tree.activeBytes(tx, orgId)) +
       (await this.uploads.reservedBytes(tx, orgId, now)) +
-      (await this.library.bytesInUse(tx, orgId, now))
+      (await this.options.libraryModels.bytesInUse(tx, orgId, now))
     );
   }
 
@@ -115,9 +131,9 @@ export class UploadService {
    * (null: none). Any member may read it: a refused upload tells as much.
    */
   async storageUse(principal: Principal) {
-    const org = await this.platform.directory.findOrganization(principal.orgId);
-    const now = this.platform.clock.now().toISOString();
-    return this.region.tree.readTransaction(async (tx) => ({
+    const org = await this.options.organizations.findOrganization(principal.orgId);
+    const now = this.clock.now().toISOString();
+    return this.tree.readTransaction(async (tx) => ({
       usedBytes: await this.usedBytes(tx, principal.orgId, now),
       reservedBytes: await this.uploads.reservedBytes(tx, principal.orgId, now),
       quotaBytes: org?.storage_quota ?? null,
@@ -126,12 +142,12 @@ export class UploadService {
 
   /** Takes the organization's quota lock: the organization node's row, held to the end of the transaction. */
   async lockQuota(tx: Tx, orgId: string): Promise<void> {
-    await this.region.tree.lock(tx, orgId);
+    await this.tree.lock(tx, orgId);
   }
 
   /** Refuses when `bytes` more would not fit in the organization's quota. The quota lock must be held. */
   async checkQuota(tx: Tx, orgId: string, bytes: number, now: string, refusal: QuotaRefusal): Promise<void> {
-    const org = await this.platform.directory.findOrganization(orgId);
+    const org = await this.options.organizations.findOrganization(orgId);
     const quota = org?.storage_quota ?? null;
     if (quota === null) return;
     const used = await this.usedBytes(tx, orgId, now);
@@ -179,11 +195,11 @@ export class UploadService {
    * the plan to answer, and `discard` to abort it when the caller's transaction fails.
    */
   async begin(key: string, bytes: number): Promise<{ now: Date; plan: UploadPlan; discard: () => Promise<void> }> {
-    const now = this.platform.clock.now();
-    const expiresAt = new Date(now.getTime() + this.platform.config.uploadExpirySeconds * 1000);
-    const plan = await this.platform.blobs.beginUpload(key, bytes, expiresAt);
+    const now = this.clock.now();
+    const expiresAt = new Date(now.getTime() + this.options.uploadExpirySeconds * 1000);
+    const plan = await this.blobs.beginUpload(key, bytes, expiresAt);
     const uploadId = plan.kind === 'multipart' ? plan.uploadId : undefined;
-    return { now, plan, discard: () => this.platform.blobs.abortUpload(key, uploadId) };
+    return { now, plan, discard: () => this.blobs.abortUpload(key, uploadId) };
   }
 
   /** Runs the reservation transaction; on any failure the blob store's side is discarded. */
@@ -207,7 +223,7 @@ export class UploadService {
     options: { etagRequired: boolean },
   ): Promise<CompletedUpload> {
     const expected = expectedEtag(clientEtag, options);
-    if (row.state !== 'pending' || row.expires_at <= this.platform.clock.now().toISOString()) {
+    if (row.state !== 'pending' || row.expires_at <= this.clock.now().toISOString()) {
       throw new ApiError('NotFound', 'No pending upload with this id: it was finalized or has expired');
     }
     const info = await this.completeBytes(
@@ -231,7 +247,7 @@ export class UploadService {
    * every kind of upload, whatever row records it (stored_objects, library_models).
    */
   async completeBytes(upload: PendingBytes, expected: string | undefined): Promise<BlobInfo> {
-    const info = await this.platform.blobs.completeUpload(upload.blobKey, {
+    const info = await this.blobs.completeUpload(upload.blobKey, {
       uploadId: upload.uploadId ?? undefined,
       size: upload.declaredBytes,
     });
@@ -248,7 +264,7 @@ export class UploadService {
   /** The first `max` bytes of a stored object of `size` bytes (all of a smaller one). */
   async readHead(key: string, size: number, max: number): Promise<Buffer> {
     if (size === 0) return Buffer.alloc(0);
-    const stream = await this.platform.blobs.read(key, { start: 0, end: Math.min(size, max) - 1 });
+    const stream = await this.blobs.read(key, { start: 0, end: Math.min(size, max) - 1 });
     const chunks: Buffer[] = [];
     for await (const chunk of stream) chunks.push(chunk as Buffer);
     return Buffer.concat(chunks);

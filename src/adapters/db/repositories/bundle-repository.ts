@@ -1,4 +1,5 @@
 import type { Kysely, Transaction } from 'kysely';
+import type { BundleStatus } from '../../../domain/processing/bundle-lifecycle.js';
 import type { BundleRow, ProcessingRow, RegionalSchema } from '../schema.js';
 
 type Db = Kysely<RegionalSchema> | Transaction<RegionalSchema>;
@@ -61,14 +62,10 @@ export class BundleRepository {
   }
 
   /**
-   * A bundle's state and its node's isProcessing and isFailed, which move together. `nodeAt`
-   * (default `at`) is the node's updated_at: an undo puts back what was there.
+   * A bundle's state and its node's isProcessing and isFailed, which move together (the domain's
+   * bundleStatus). `nodeAt` (default `at`) is the node's updated_at: an undo puts back what was there.
    */
-  async setState(
-    tx: Db,
-    bundleId: string,
-    change: { state: BundleRow['state']; isProcessing: number; isFailed: number; at: string; nodeAt?: string },
-  ): Promise<void> {
+  async setState(tx: Db, bundleId: string, change: BundleStatus & { at: string; nodeAt?: string }): Promise<void> {
     await tx.updateTable('bundles').set({ state: change.state, updated_at: change.at }).where('node_id', '=', bundleId).execute();
     await tx
       .updateTable('nodes')
@@ -90,8 +87,9 @@ export class BundleRepository {
     return db.selectFrom('processings').selectAll().where('derivative_node_id', '=', derivativeNodeId).executeTakeFirst();
   }
 
-  async processingByKey(tx: Db, bundleId: string, idempotencyKey: string): Promise<ProcessingRow | undefined> {
-    return tx
+  /** The processing an Idempotency-Key started on this bundle: in `db` (a transaction), or outside any. */
+  async processingByKey(bundleId: string, idempotencyKey: string, db: Db = this.db): Promise<ProcessingRow | undefined> {
+    return db
       .selectFrom('processings')
       .selectAll()
       .where('bundle_id', '=', bundleId)

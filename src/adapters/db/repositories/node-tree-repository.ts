@@ -99,6 +99,11 @@ export class NodeTreeRepository {
     return undefined;
   }
 
+  /** Links two nodes: `from` is the source (the bundle), `to` the derivative or dependant. */
+  async insertLink(tx: Tx, link: NodeLinkRow): Promise<void> {
+    await tx.insertInto('node_links').values(link).execute();
+  }
+
   /**
    * Derivatives and sources of a node that are not in the trash. With `dependant` among the kinds,
    * a bundle's dependants count as its derivatives and a dependant's bundle as its source (a move

@@ -25,6 +25,45 @@ export function finalizedFields(stored: StoredBytes) {
 }
 
 /**
+ * The stored object of a processing's output: finalized at once (the worker wrote every byte
+ * before), its key a prefix (the derivative's many files), its id the derivative node's.
+ */
+export function derivativeObjectRow(output: {
+  id: string;
+  orgId: string;
+  name: string;
+  bytes: number;
+  blobPrefix: string;
+  format: string;
+  createdBy: string;
+  at: string;
+}): StoredObjectRow {
+  return {
+    id: output.id,
+    org_id: output.orgId,
+    purpose: 'derivative',
+    node_id: output.id,
+    parent_id: null,
+    session_id: null,
+    object_id: null,
+    name: output.name,
+    name_key: 'output',
+    declared_bytes: output.bytes,
+    reserved_bytes: 0,
+    stored_bytes: output.bytes,
+    blob_key: output.blobPrefix,
+    multipart_upload_id: null,
+    etag: null,
+    format: output.format,
+    state: 'finalized',
+    created_by: output.createdBy,
+    created_at: output.at,
+    expires_at: output.at,
+    finalized_at: output.at,
+  };
+}
+
+/**
  * Stored objects (pending uploads and finalized bytes), upload sessions and the queue of blob
  * deletions of one region. Quota rules live in the services; this reads and writes rows.
  */
