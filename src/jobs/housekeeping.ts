@@ -5,14 +5,13 @@ import type { BlobDeletionRow } from '../adapters/db/schema.js';
 import { STALE_SENDING_MS } from '../domain/people/invitation-rules.js';
 import type { Platform } from '../platform.js';
 import type { BlobStore } from '../ports/blob-store.js';
-import { NodeService } from '../services/node-service.js';
-import { NodeTreeService } from '../services/node-tree-service.js';
+import { nodeServices } from '../services/region-services.js';
 
 /** Removes, in every region this process opened, what has been in the trash longer than the retention period. */
 export async function purgeTrash(platform: Platform): Promise<Record<string, number>> {
   const purged: Record<string, number> = {};
   for (const context of platform.openedRegions()) {
-    purged[context.region] = await new NodeTreeService(platform, context, new NodeService(platform, context)).purgeExpired();
+    purged[context.region] = await nodeServices(platform, context).tree.purgeExpired();
   }
   return purged;
 }

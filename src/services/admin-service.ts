@@ -6,8 +6,8 @@ import { ORGANIZATION_ADMINISTRATOR_ROLE_ID, organizationRoleRows } from '../dom
 import { isRegion, REGIONS, type Region } from '../domain/regions.js';
 import type { Platform } from '../platform.js';
 import { ApplicationService } from './application-service.js';
-import { NodeService } from './node-service.js';
 import { MembershipChanges } from './people/membership-changes.js';
+import { nodeServices } from './region-services.js';
 import { ScimTokenService } from './scim/scim-token-service.js';
 
 const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
@@ -227,7 +227,7 @@ export class AdminService {
     const org = await this.requireOrganization(input.orgId);
     const tokens = new ScimTokenService(
       this.platform,
-      new NodeService(this.platform, this.platform.region(org.region as Region)),
+      nodeServices(this.platform, this.platform.region(org.region as Region)).nodes,
     );
     return tokens.create(input.orgId, input.name, { type: 'admin-cli', id: 'rdp-admin' });
   }

@@ -8,7 +8,7 @@ import { PlanningRepository } from '../adapters/db/repositories/planning-reposit
 import { TwinLayerRepository } from '../adapters/db/repositories/twin-layer-repository.js';
 import { TwinRepository } from '../adapters/db/repositories/twin-repository.js';
 import type { Region } from '../domain/regions.js';
-import type { Platform } from '../platform.js';
+import type { Platform, RegionContext } from '../platform.js';
 import { EmbedSessionService } from './embed/embed-session-service.js';
 import { LibraryModelService } from './library/library-model-service.js';
 import { LibraryTagService } from './library/library-tag-service.js';
@@ -77,9 +77,40 @@ export interface RegionServices {
   webhooks: WebhookService;
 }
 
+/** A region's node reads and writes and its tree-wide changes: what the routes, the purge and `rdp admin` build on. */
+export function nodeServices(platform: Platform, context: RegionContext): { nodes: NodeService; tree: NodeTreeService } {
+  const { clock, config, directory } = platform;
+  const nodes = new NodeService({
+    clock,
+    nodes: context.nodes,
+    tree: context.tree,
+    lists: context.lists,
+    outbox: context.outbox,
+    organizations: directory,
+    maxHierarchyDepth: config.maxHierarchyDepth,
+  });
+  const tree = new NodeTreeService({
+    clock,
+    nodes,
+    tree: context.tree,
+    lists: context.lists,
+    outbox: context.outbox,
+    organizations: directory,
+    inOtherRegion: async (nodeId) => {
+      for (const other of platform.openedRegions()) {
+        if (other.region !== context.region && (await other.nodes.findById(nodeId))) return true;
+      }
+      return false;
+    },
+    maxHierarchyDepth: config.maxHierarchyDepth,
+    trashRetentionDays: config.trashRetentionDays,
+  });
+  return { nodes, tree };
+}
+
 export function regionServices(platform: Platform, region: Region): RegionServices {
   const context = platform.region(region);
-  const nodes = new NodeService(platform, context);
+  const { nodes, tree } = nodeServices(platform, context);
   const uploads = new UploadService(platform, context, context.uploads);
   const bundles = new BundleService(platform, context, nodes, uploads, context.bundles);
   const memberships = new MembershipService(platform, context, nodes);
@@ -98,7 +129,7 @@ export function regionServices(platform: Platform, region: Region): RegionServic
   const planning = new PlanningService(platform, context, nodes, planningRows);
   return {
     nodes,
-    tree: new NodeTreeService(platform, context, nodes),
+    tree,
     uploads,
     siteFiles: new SiteFileService(platform, context, nodes, uploads),
     bundles,
