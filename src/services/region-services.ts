@@ -1,6 +1,5 @@
 import { BusinessObjectRepository } from '../adapters/db/repositories/business-object-repository.js';
 import { EmbedSessionRepository } from '../adapters/db/repositories/embed-session-repository.js';
-import { GroupRepository } from '../adapters/db/repositories/group-repository.js';
 import { LibraryModelRepository } from '../adapters/db/repositories/library-model-repository.js';
 import { LibraryTagRepository } from '../adapters/db/repositories/library-tag-repository.js';
 import { MetadataTypeRepository } from '../adapters/db/repositories/metadata-type-repository.js';
@@ -13,11 +12,12 @@ import { EmbedSessionService } from './embed/embed-session-service.js';
 import { LibraryModelService } from './library/library-model-service.js';
 import { LibraryTagService } from './library/library-tag-service.js';
 import { MetadataTypeService } from './metadata/metadata-type-service.js';
-import { NodeService } from './node-service.js';
+import { type NodeAccess, NodeService } from './node-service.js';
 import { NodeTreeService } from './node-tree-service.js';
 import { AuditService } from './people/audit-service.js';
 import { GroupService } from './people/group-service.js';
 import { InvitationService } from './people/invitation-service.js';
+import { MembershipChanges } from './people/membership-changes.js';
 import { MembershipService } from './people/membership-service.js';
 import { RoleService } from './people/role-service.js';
 import { UserService } from './people/user-service.js';
@@ -25,6 +25,7 @@ import { LayoutModelAssetService } from './planning/layout-model-asset-service.j
 import { PlanningService } from './planning/planning-service.js';
 import { ProcessingService } from './processing/processing-service.js';
 import { TilesetService } from './processing/tileset-service.js';
+import { scimBaseUrl } from './scim/scim-context.js';
 import { ScimTokenService } from './scim/scim-token-service.js';
 import { AssetService } from './twins/asset-service.js';
 import { BusinessObjectSearchService } from './twins/business-object-search-service.js';
@@ -108,12 +109,76 @@ export function nodeServices(platform: Platform, context: RegionContext): { node
   return { nodes, tree };
 }
 
+/** Gives and takes roles on nodes: what the memberships API, the users API and `rdp admin` share. */
+export function membershipChanges(platform: Platform, context: RegionContext): MembershipChanges {
+  const { memberships, roles, tree, audit } = context;
+  return new MembershipChanges({ clock: platform.clock, members: platform.members, memberships, roles, tree, audit });
+}
+
+/** SCIM tokens, listed and changed by the organization's administrators (nodes) or `rdp admin`. */
+export function scimTokenService(platform: Platform, nodes: NodeAccess): ScimTokenService {
+  return new ScimTokenService({
+    clock: platform.clock,
+    nodes,
+    tokens: platform.scimTokens,
+    organizations: platform.directory,
+    auditIn: (region) => platform.region(region),
+    scimUrl: scimBaseUrl(platform.config.publicUrl),
+  });
+}
+
+/** A region's people and permissions (memberships, roles, users, groups, invitations, the audit trail) and its webhooks. */
+function peopleServices(platform: Platform, context: RegionContext, nodes: NodeService) {
+  const { clock, config, directory, members } = platform;
+  const { audit, transaction } = context;
+  const changes = membershipChanges(platform, context);
+  return {
+    audit: new AuditService(nodes, audit),
+    invitations: new InvitationService({
+      clock,
+      nodes,
+      invitations: context.invitations,
+      nodeRows: context.nodes,
+      roles: context.roles,
+      memberships: context.memberships,
+      audit,
+      organizations: directory,
+      members,
+      mailer: platform.mailer,
+      publicUrl: config.publicUrl,
+    }),
+    scimTokens: scimTokenService(platform, nodes),
+    roles: new RoleService({ clock, nodes, roles: context.roles, audit, transaction }),
+    memberships: new MembershipService({ nodes, changes, memberships: context.memberships, members }),
+    users: new UserService({
+      clock,
+      nodes,
+      members,
+      users: platform.users,
+      administrators: changes,
+      audit,
+      transaction,
+      principalChanged: (userId) => platform.principalChanges.changed(userId),
+      forgetApplication: (clientId, serviceUserId) => platform.recentDirectory.forgetApplication(clientId, serviceUserId),
+    }),
+    groups: new GroupService({ clock, nodes, groups: context.groups, people: members, audit, transaction }),
+    webhooks: new WebhookService({
+      clock,
+      nodes,
+      webhooks: context.webhooks,
+      outbox: context.outbox,
+      transaction,
+      allowPrivateAddresses: config.webhooks.allowPrivate,
+      secretsKey: platform.secrets.webhookSecrets,
+    }),
+  };
+}
+
 export function regionServices(platform: Platform, region: Region): RegionServices {
   const context = platform.region(region);
   const { nodes, tree } = nodeServices(platform, context);
   const uploads = new UploadService(platform, context, context.uploads);
   const bundles = new BundleService(platform, context, nodes, uploads, context.bundles);
-  const memberships = new MembershipService(platform, context, nodes);
   const metadataTypes = new MetadataTypeRepository(context.store.db, context.store.dialect);
   const libraryModels = new LibraryModelRepository(context.store.db, context.store.dialect);
   const twins = new TwinService(
@@ -136,13 +201,7 @@ export function regionServices(platform: Platform, region: Region): RegionServic
     processing: new ProcessingService(platform, context, bundles, uploads),
     tilesets: new TilesetService(platform, context, nodes),
     attachments: new AttachmentService(platform, context, uploads, twins),
-    audit: new AuditService(context, nodes),
-    invitations: new InvitationService(platform, context, nodes),
-    scimTokens: new ScimTokenService(platform, nodes),
-    roles: new RoleService(platform, context, nodes),
-    memberships,
-    users: new UserService(platform, context, nodes, memberships.changes),
-    groups: new GroupService(platform, context, nodes, new GroupRepository(context.store.db, context.store.dialect)),
+    ...peopleServices(platform, context, nodes),
     metadataTypes: new MetadataTypeService(platform, context, nodes, metadataTypes),
     twins,
     twinLayers: new TwinLayerService(platform, context, nodes, twins, new TwinLayerRepository(context.store.db)),
@@ -171,6 +230,5 @@ export function regionServices(platform: Platform, region: Region): RegionServic
     ),
     planning,
     embedSessions: new EmbedSessionService(platform, context, twins, planning, new EmbedSessionRepository(context.store.db)),
-    webhooks: new WebhookService(platform, context, nodes),
   };
 }
