@@ -1,5 +1,4 @@
 import { randomUUID } from 'node:crypto';
-import { InvitationRepository } from '../adapters/db/repositories/invitation-repository.js';
 import { LibraryModelRepository } from '../adapters/db/repositories/library-model-repository.js';
 import type { BlobDeletionRow } from '../adapters/db/schema.js';
 import { STALE_SENDING_MS } from '../domain/people/invitation-rules.js';
@@ -97,7 +96,7 @@ export async function removeStaleInvitations(platform: Platform): Promise<number
   const staleBefore = new Date(platform.clock.now().getTime() - STALE_SENDING_MS).toISOString();
   let removed = 0;
   for (const region of platform.openedRegions()) {
-    removed += await new InvitationRepository(region.store.db).deleteStaleSending(staleBefore);
+    removed += await region.invitations.deleteStaleSending(staleBefore);
   }
   return removed;
 }
