@@ -194,7 +194,16 @@ async function authorizationMicro(bench: BrowseBench) {
   try {
     const issuer = issuerOf(platform.config.publicUrl);
     const keys = await SigningKeys.load(platform.tokens, platform.clock);
-    const verifier = AccessTokenVerifier.forPlatform(platform, keys.jwks(), issuer);
+    const { config, clock, directory, tokens, principalChanges } = platform;
+    const verifier = AccessTokenVerifier.open({
+      authJwksUrl: config.authJwksUrl,
+      keys: keys.jwks(),
+      issuer,
+      directory,
+      tokens,
+      clock,
+      principalChanges,
+    });
     const userId = (await platform.directory.findApplication(bench.store.clientId))?.service_user_id as string;
     const { token } = await new AccessTokenIssuer(keys, issuer, 3600, platform.clock).issue(
       { userId, orgId: bench.store.orgId, clientId: bench.store.clientId, scopes: ['read:hierarchy'] },

@@ -6,7 +6,7 @@ import { loadConfig } from '../src/config/config.js';
 import { libraryModelOriginalKey } from '../src/domain/library/models.js';
 import { ORGANIZATION_ADMINISTRATOR_ROLE_ID } from '../src/domain/people/roles.js';
 import { openPlatform } from '../src/platform.js';
-import { AdminService } from '../src/services/admin-service.js';
+import { adminService } from '../src/services/platform-services.js';
 import { fetchToken } from './support/bench-store.js';
 import { startChildServer } from './support/child-server.js';
 import { pairedMedians, type Target } from './support/latency.js';
@@ -30,7 +30,7 @@ async function seed(store: StoreUnderTest) {
   const started = performance.now();
   const platform = await openPlatform(loadConfig({ ...store.env, RDP_LOG_LEVEL: 'silent' }));
   try {
-    const admin = new AdminService(platform);
+    const admin = adminService(platform);
     const org = await admin.createOrganization({ name: 'Library Bench Ltd', region: 'eu' });
     const app = await admin.createApplication({
       orgId: org.id,

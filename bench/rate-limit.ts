@@ -51,7 +51,7 @@ async function browseLoad(env: Record<string, string>, folderId: string, client:
  * machine the wall time includes Redis's share of the cores; the CPU time is the API process's.
  */
 async function takeCost(store: LimiterStore): Promise<{ wallUs: number; cpuUs: number }> {
-  const limiter = new OrganizationRateLimiter(store, async () => undefined, {
+  const limiter = new OrganizationRateLimiter(store.buckets, async () => undefined, {
     disabled: false,
     bucket: 1e9,
     refillPerSecond: 1e9,

@@ -7,7 +7,7 @@ import { sealText } from '../src/crypto/sealed-text.js';
 import { newWebhookSecret, signatureHeader } from '../src/domain/webhooks/signing.js';
 import { WebhookDispatcher } from '../src/jobs/webhook-dispatcher.js';
 import { openPlatform, type Platform } from '../src/platform.js';
-import { AdminService } from '../src/services/admin-service.js';
+import { adminService } from '../src/services/platform-services.js';
 import { newEventId } from '../src/services/webhooks/webhook-outbox.js';
 import { percentile } from './support/latency.js';
 import { log, ms, quick, runMain, type SummaryRow, times } from './support/report.js';
@@ -147,7 +147,7 @@ async function onStore(store: StoreUnderTest): Promise<SummaryRow[]> {
   const platform = await openPlatform(loadConfig({ ...store.env, RDP_LOG_LEVEL: 'silent', RDP_WEBHOOK_ALLOW_PRIVATE: '1' }));
   const receiver = await startReceiver();
   try {
-    const org = await new AdminService(platform).createOrganization({ name: 'Bench hooks', region: 'eu' });
+    const org = await adminService(platform).createOrganization({ name: 'Bench hooks', region: 'eu' });
     const now = new Date().toISOString();
     await platform.region('eu').webhooks.insertEndpoint({
       id: 'bench-endpoint',

@@ -1,9 +1,11 @@
 import { FilesystemBlobStore } from './adapters/blobs/filesystem-blob-store.js';
 import { openBlobStore } from './adapters/blobs/open-blob-store.js';
-import { openStores, type Store, type Stores } from './adapters/db/database.js';
+import { type InTransaction, openStores, type Store, type Stores, transactionsOf } from './adapters/db/database.js';
 import { AuditRepository } from './adapters/db/repositories/audit-repository.js';
 import { BundleRepository } from './adapters/db/repositories/bundle-repository.js';
 import { DirectoryRepository } from './adapters/db/repositories/directory-repository.js';
+import { GroupRepository } from './adapters/db/repositories/group-repository.js';
+import { InvitationRepository } from './adapters/db/repositories/invitation-repository.js';
 import { LibraryModelRepository } from './adapters/db/repositories/library-model-repository.js';
 import { MembershipRepository } from './adapters/db/repositories/membership-repository.js';
 import { NodeListRepository } from './adapters/db/repositories/node-list-repository.js';
@@ -11,12 +13,16 @@ import { NodeRepository } from './adapters/db/repositories/node-repository.js';
 import { NodeTreeRepository } from './adapters/db/repositories/node-tree-repository.js';
 import { OrganizationMemberRepository } from './adapters/db/repositories/organization-member-repository.js';
 import { RoleRepository } from './adapters/db/repositories/role-repository.js';
+import { ScimGroupRepository } from './adapters/db/repositories/scim-group-repository.js';
+import { ScimTokenRepository } from './adapters/db/repositories/scim-token-repository.js';
+import { ScimUserRepository } from './adapters/db/repositories/scim-user-repository.js';
 import { ServerSecretRepository } from './adapters/db/repositories/server-secret-repository.js';
 import { SessionRepository } from './adapters/db/repositories/session-repository.js';
 import { TokenRepository } from './adapters/db/repositories/token-repository.js';
 import { UploadRepository } from './adapters/db/repositories/upload-repository.js';
+import { UserRepository } from './adapters/db/repositories/user-repository.js';
 import { WebhookRepository } from './adapters/db/repositories/webhook-repository.js';
-import type { RegionalSchema } from './adapters/db/schema.js';
+import type { GlobalSchema, RegionalSchema } from './adapters/db/schema.js';
 import { openJobStore } from './adapters/jobs/open-job-store.js';
 import { openLimiterStore } from './adapters/limits/limiter-store.js';
 import { openMailer } from './adapters/mail/open-mailer.js';
@@ -36,6 +42,8 @@ import { WebhookOutbox } from './services/webhooks/webhook-outbox.js';
 export interface RegionContext {
   region: Region;
   store: Store<RegionalSchema>;
+  /** One transaction of the region's store, for a change that spans several repositories. */
+  transaction: InTransaction<RegionalSchema>;
   nodes: NodeRepository;
   tree: NodeTreeRepository;
   /** The trash and browse by cursor: lists whose cost follows the page, not the organization. */
@@ -43,6 +51,10 @@ export interface RegionContext {
   /** What layers 2 and 3 of the access checks read: roles and the memberships that give them. */
   roles: RoleRepository;
   memberships: MembershipRepository;
+  /** Groups and their members; what only SCIM reads and writes of them (its groups, members in batches). */
+  groups: GroupRepository;
+  scimGroups: ScimGroupRepository;
+  invitations: InvitationRepository;
   /** Stored objects, upload sessions and the blob deletion queue; bundles and their processings: the worker's too. */
   uploads: UploadRepository;
   bundles: BundleRepository;
@@ -62,6 +74,13 @@ export interface Platform {
   clock: Clock;
   stores: Stores;
   directory: DirectoryRepository;
+  /** One transaction of the global store. */
+  globalTransaction: InTransaction<GlobalSchema>;
+  /** Users' own rows (names, e-mail, activation) and what SCIM writes of them. */
+  users: UserRepository;
+  scimUsers: ScimUserRepository;
+  /** The tokens organizations' identity providers call /scim/v2 with. */
+  scimTokens: ScimTokenRepository;
   /** Users as organizations see them: their places, deactivation and seats. */
   members: OrganizationMemberRepository;
   /** Applications and users at most a second old, for the token endpoint's every request. */
@@ -155,11 +174,15 @@ export async function openPlatform(config: Config, clock: Clock = systemClock, o
     regions[region] = {
       region,
       store,
+      transaction: transactionsOf(store.db),
       nodes: new NodeRepository(store.db, store.dialect, store.changeVersion),
       tree: new NodeTreeRepository(store.db, store.dialect),
       lists: new NodeListRepository(store.db, store.dialect),
       roles: new RoleRepository(store.db, store.dialect),
       memberships: new MembershipRepository(store.db, store.dialect),
+      groups: new GroupRepository(store.db, store.dialect),
+      scimGroups: new ScimGroupRepository(store.db),
+      invitations: new InvitationRepository(store.db),
       uploads: new UploadRepository(store.db, store.dialect),
       bundles: new BundleRepository(store.db),
       libraryModels: new LibraryModelRepository(store.db, store.dialect),
@@ -196,6 +219,10 @@ export async function openPlatform(config: Config, clock: Clock = systemClock, o
     clock,
     stores,
     directory,
+    globalTransaction: transactionsOf(stores.global.db),
+    users: new UserRepository(stores.global.db),
+    scimUsers: new ScimUserRepository(stores.global.db),
+    scimTokens: new ScimTokenRepository(stores.global.db),
     members: new OrganizationMemberRepository(stores.global.db, stores.global.dialect),
     recentDirectory,
     principalChanges,

@@ -3,7 +3,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { loadConfig } from '../../src/config/config.js';
 import { openPlatform } from '../../src/platform.js';
-import { AdminService } from '../../src/services/admin-service.js';
+import { adminService } from '../../src/services/platform-services.js';
 
 /** Stores made for a benchmark live here and are removed by remove(). */
 const ROOT = path.join(os.tmpdir(), 'rdp-bench');
@@ -29,7 +29,7 @@ export async function seedOrganization(
 ): Promise<{ orgId: string; clientId: string; clientSecret: string }> {
   const platform = await openPlatform(loadConfig({ ...env, RDP_LOG_LEVEL: 'silent' }));
   try {
-    const admin = new AdminService(platform);
+    const admin = adminService(platform);
     const org = await admin.createOrganization({ name, region: 'eu' });
     const app = await admin.createApplication({
       orgId: org.id,

@@ -4,7 +4,7 @@ import { newNodeRow } from '../../src/adapters/db/repositories/node-rows.js';
 import type { NodeRow, RegionalSchema, TwinObjectRow } from '../../src/adapters/db/schema.js';
 import { ORGANIZATION_ADMINISTRATOR_ROLE_ID } from '../../src/domain/people/roles.js';
 import type { Platform } from '../../src/platform.js';
-import { AdminService } from '../../src/services/admin-service.js';
+import { adminService } from '../../src/services/platform-services.js';
 import type { BenchClient } from './permission-store.js';
 
 /** What the business-object benchmark asks for. */
@@ -65,7 +65,7 @@ export function objectName(serial: number): string {
  * scattered instants; an administrator, and a user who reads one division.
  */
 export async function seedBusinessObjects(platform: Platform, objects: number): Promise<BusinessObjectStore> {
-  const admin = new AdminService(platform);
+  const admin = adminService(platform);
   const org = await admin.createOrganization({ name: 'Search Bench Ltd', region: 'eu' });
   const client = async (name: string) => {
     const app = await admin.createApplication({ orgId: org.id, name, flow: 'client-credentials', scopes: ['read:hierarchy'] });

@@ -4,7 +4,8 @@ import { newNodeRow } from '../../src/adapters/db/repositories/node-rows.js';
 import type { GlobalSchema, NodeRow, RegionalSchema, UserOrganizationRow, UserRow } from '../../src/adapters/db/schema.js';
 import { ORGANIZATION_ADMINISTRATOR_ROLE_ID } from '../../src/domain/people/roles.js';
 import type { Platform } from '../../src/platform.js';
-import { AdminService } from '../../src/services/admin-service.js';
+import type { AdminService } from '../../src/services/admin-service.js';
+import { adminService } from '../../src/services/platform-services.js';
 import type { BenchClient } from './permission-store.js';
 
 /** What the list benchmark asks for. */
@@ -59,7 +60,7 @@ async function client(admin: AdminService, orgId: string, name: string, scopes: 
  * people in the organization and a SCIM token.
  */
 export async function seedListStore(platform: Platform, nodes: number, people = 0): Promise<ListStore> {
-  const admin = new AdminService(platform);
+  const admin = adminService(platform);
   const org = await admin.createOrganization({ name: 'List Bench Ltd', region: 'eu' });
   const viewer = (await admin.listRoles(org.id)).find((role) => role.name === 'Viewer')?.id as string;
   const adminClient = await client(admin, org.id, 'Bench admin', ['read:hierarchy', 'read:user']);

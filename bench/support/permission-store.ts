@@ -4,7 +4,8 @@ import { newNodeRow } from '../../src/adapters/db/repositories/node-rows.js';
 import type { GroupMemberRow, GroupRow, MembershipRow, NodeRow, RegionalSchema } from '../../src/adapters/db/schema.js';
 import { ORGANIZATION_ADMINISTRATOR_ROLE_ID } from '../../src/domain/people/roles.js';
 import type { Platform } from '../../src/platform.js';
-import { AdminService } from '../../src/services/admin-service.js';
+import type { AdminService } from '../../src/services/admin-service.js';
+import { adminService } from '../../src/services/platform-services.js';
 
 /** An application's credentials and its service user. */
 export interface BenchClient {
@@ -71,7 +72,7 @@ async function benchClient(admin: AdminService, orgId: string, name: string, sco
  * nodes each, a tree of divisions and sites, and a chain of folders down to a node 10 levels deep.
  */
 export async function seedPermissionStore(platform: Platform, size: PermissionStoreSize = FULL_SIZE): Promise<PermissionStore> {
-  const admin = new AdminService(platform);
+  const admin = adminService(platform);
   const org = await admin.createOrganization({ name: 'Permission Bench Ltd', region: 'eu' });
   const roles = await admin.listRoles(org.id);
   const viewer = roles.find((role) => role.name === 'Viewer')?.id as string;

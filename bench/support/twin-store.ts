@@ -5,7 +5,7 @@ import type { NodeRow, RegionalSchema, TwinDraftChangeRow, TwinObjectRow } from 
 import { ORGANIZATION_ADMINISTRATOR_ROLE_ID } from '../../src/domain/people/roles.js';
 import { type ObjectFields, rowOfObject } from '../../src/domain/twins/twin-objects.js';
 import type { Platform } from '../../src/platform.js';
-import { AdminService } from '../../src/services/admin-service.js';
+import { adminService } from '../../src/services/platform-services.js';
 import type { BenchClient } from './permission-store.js';
 
 /** Rows go in by the thousand, each batch one statement. */
@@ -17,7 +17,7 @@ async function inBatches<Row>(rows: Row[], write: (batch: Row[]) => Promise<unkn
 
 /** An organization with an administrator application (read and write), made in an open platform. */
 export async function seedTwinOrganization(platform: Platform): Promise<{ orgId: string; client: BenchClient; root: NodeRow }> {
-  const admin = new AdminService(platform);
+  const admin = adminService(platform);
   const org = await admin.createOrganization({ name: 'Twin Bench Ltd', region: 'eu' });
   const app = await admin.createApplication({
     orgId: org.id,

@@ -17,7 +17,7 @@ async function withPlatform<T>(work: (platform: Platform, admin: AdminService) =
   const { globalStorePresence } = await import('../adapters/db/store-presence.js');
   const { EVERYTHING, openPlatform } = await import('../platform.js');
   const { systemClock } = await import('../ports/clock.js');
-  const { AdminService } = await import('../services/admin-service.js');
+  const { adminService } = await import('../services/platform-services.js');
   const presence = await globalStorePresence(config);
   if (!presence.exists) {
     throw new RefusedError(
@@ -26,7 +26,7 @@ async function withPlatform<T>(work: (platform: Platform, admin: AdminService) =
   }
   const platform = await openPlatform(config, systemClock, { opens: EVERYTHING });
   try {
-    return await work(platform, new AdminService(platform));
+    return await work(platform, adminService(platform));
   } finally {
     await platform.close().catch(() => undefined);
   }

@@ -12,6 +12,7 @@ import { type Platform, storesFor } from '../platform.js';
 import type { LimiterStore } from '../ports/limiter-store.js';
 import { LoginThrottle } from '../services/login-throttle.js';
 import { type LimitsSource, OrganizationRateLimiter } from '../services/organization-rate-limiter.js';
+import { scimServices } from '../services/platform-services.js';
 import { SignInGate } from '../services/sign-in.js';
 import { authApp, wellKnownApp } from './auth-app.js';
 import blobRoutes from './blob-routes.js';
@@ -108,9 +109,16 @@ export async function buildApp(platform: Platform, options: BuildOptions = {}): 
  * private key: it never loads SigningKeys. The start message says which (describeKeySource).
  */
 async function tokenVerifier(platform: Platform, keys: SigningKeys | undefined): Promise<AccessTokenVerifier> {
-  const issuer = issuerOf(platform.config.publicUrl);
-  if (keys) return AccessTokenVerifier.forPlatform(platform, keys.jwks(), issuer);
-  return AccessTokenVerifier.forPlatform(platform, await publishedKeys(platform.tokens), issuer);
+  const { config, clock, directory, tokens, principalChanges } = platform;
+  return AccessTokenVerifier.open({
+    authJwksUrl: config.authJwksUrl,
+    keys: keys ? keys.jwks() : await publishedKeys(tokens),
+    issuer: issuerOf(config.publicUrl),
+    directory,
+    tokens,
+    clock,
+    principalChanges,
+  });
 }
 
 /** Where a process's regional APIs get the key set they verify tokens with, for the start message. */
@@ -132,7 +140,17 @@ async function registerAuthRole(app: FastifyInstance, platform: Platform, shared
   const { keys, verifier } = shared;
   const loginThrottle = new LoginThrottle(shared.limiterStore, config.loginThrottle);
   const tokenIssuer = new AccessTokenIssuer(keys, issuerOf(config.publicUrl), config.accessTokenTtlSeconds, clock);
-  const tokenEndpoint = new TokenEndpoint(platform, tokenIssuer, loginThrottle);
+  const tokenEndpoint = new TokenEndpoint({
+    clock,
+    tokens: platform.tokens,
+    principals: platform.directory,
+    refreshTokenKey: platform.secrets.refreshTokens,
+    refreshTokenTtlSeconds: config.refreshTokenTtlSeconds,
+    refreshReuseGraceSeconds: config.refreshReuseGraceSeconds,
+    directory: platform.recentDirectory,
+    issuer: tokenIssuer,
+    throttle: loginThrottle,
+  });
   const sessions = new Sessions(platform.sessions, {
     ttlSeconds: config.sessionTtlSeconds,
     secure: config.publicUrl.startsWith('https:'),
@@ -142,7 +160,11 @@ async function registerAuthRole(app: FastifyInstance, platform: Platform, shared
   await app.register(authApp, { prefix: '/auth', platform, verifier, keys, tokenEndpoint, sessions, signIns });
   await app.register(wellKnownApp, { platform });
   // SCIM provisioning belongs with the authorization server: it changes users in the global store.
-  await app.register(scimApp, { prefix: '/scim/v2', platform });
+  await app.register(scimApp, {
+    prefix: '/scim/v2',
+    services: scimServices(platform),
+    jsonBodyLimitBytes: config.jsonBodyLimitBytes,
+  });
   // The two OpenAPI documents and their reference pages, outside the token checks of each.
   const { pathname } = new URL(config.publicUrl);
   const base = pathname.replace(/\/$/, '');
@@ -165,7 +187,7 @@ async function registerApiRole(app: FastifyInstance, platform: Platform, shared:
   const { config } = platform;
   const rateLimiter = config.rateLimit.disabled
     ? undefined
-    : new OrganizationRateLimiter(shared.limiterStore, organizationLimits(platform), config.rateLimit);
+    : new OrganizationRateLimiter(shared.limiterStore.buckets, organizationLimits(platform), config.rateLimit);
   // Only the regions of RDP_REGIONS (opened for every role); another region's prefix has no route: 404.
   for (const region of config.regions) {
     const prefix = `/${region}/reality`;

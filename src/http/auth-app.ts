@@ -5,6 +5,7 @@ import { SCOPES } from '../domain/access/scopes.js';
 import { ApiError } from '../domain/errors.js';
 import type { Region } from '../domain/regions.js';
 import type { AccessTokenVerifier } from '../oauth/access-tokens.js';
+import { AuthorizationEndpoint } from '../oauth/authorization-endpoint.js';
 import { consentRoutes } from '../oauth/interaction/consent-routes.js';
 import { invitationRoutes } from '../oauth/interaction/invitation-routes.js';
 import type { Sessions } from '../oauth/interaction/sessions.js';
@@ -12,6 +13,7 @@ import { settingsRoutes } from '../oauth/interaction/settings-routes.js';
 import type { SigningKeys } from '../oauth/signing-keys.js';
 import type { TokenEndpoint } from '../oauth/token-endpoint.js';
 import type { Platform } from '../platform.js';
+import { applicationService, invitationAcceptance } from '../services/platform-services.js';
 import type { SignInGate } from '../services/sign-in.js';
 
 export interface AuthAppOptions {
@@ -46,10 +48,13 @@ export function authorizationServerMetadata(publicUrl: string) {
 
 /** The authorization server, mounted at /auth: token endpoint, discovery and the key set. */
 export async function authApp(app: FastifyInstance, options: AuthAppOptions) {
-  const { platform, verifier, keys, tokenEndpoint } = options;
+  const { platform, verifier, keys, tokenEndpoint, sessions, signIns } = options;
+  const { clock, directory } = platform;
+  const { publicUrl } = platform.config;
   await app.register(formbody);
   await app.register(cookie);
-  await app.register(consentRoutes, { platform, sessions: options.sessions, signIns: options.signIns });
+  const endpoint = new AuthorizationEndpoint({ clock, applications: directory, codes: platform.tokens, publicUrl });
+  await app.register(consentRoutes, { endpoint, directory, publicUrl, sessions, signIns });
 
   app.post('/oauth/token', { schema: { hide: true } }, async (request, reply) => {
     const form = (request.body ?? {}) as Record<string, string | string[] | undefined>;
@@ -62,10 +67,7 @@ export async function authApp(app: FastifyInstance, options: AuthAppOptions) {
 
   app.get('/oauth/api-info', async (request) => {
     const principal = await verifier.authenticate(request.headers.authorization);
-    const [user, org] = await Promise.all([
-      platform.directory.findUser(principal.userId),
-      platform.directory.findOrganization(principal.orgId),
-    ]);
+    const [user, org] = await Promise.all([directory.findUser(principal.userId), directory.findOrganization(principal.orgId)]);
     if (!user || !org) throw new ApiError('invalid_token', 'The token names an unknown principal');
     return {
       user: { id: user.id, firstName: user.first_name, lastName: user.last_name, email: user.email },
@@ -77,8 +79,10 @@ export async function authApp(app: FastifyInstance, options: AuthAppOptions) {
     };
   });
 
-  await app.register(settingsRoutes, { platform, sessions: options.sessions, signIns: options.signIns });
-  await app.register(invitationRoutes, { platform, sessions: options.sessions, signIns: options.signIns });
+  const applications = applicationService(platform);
+  await app.register(settingsRoutes, { applications, directory, publicUrl, sessions, signIns });
+  const acceptance = invitationAcceptance(platform);
+  await app.register(invitationRoutes, { acceptance, mailer: platform.mailer, publicUrl, sessions, signIns });
 
   app.get('/oauth/jwks', async (_request, reply) =>
     reply.header('cache-control', 'public, max-age=300').type('application/jwk-set+json').send(keys.jwks()),

@@ -1,12 +1,10 @@
 import { randomUUID } from 'node:crypto';
-import { InvitationRepository } from '../adapters/db/repositories/invitation-repository.js';
 import type { BlobDeletionRow } from '../adapters/db/schema.js';
 import { STALE_SENDING_MS } from '../domain/people/invitation-rules.js';
 import type { Platform, RegionContext } from '../platform.js';
 import type { BlobStore } from '../ports/blob-store.js';
 import type { Clock } from '../ports/clock.js';
-import { NodeService } from '../services/node-service.js';
-import { NodeTreeService } from '../services/node-tree-service.js';
+import { nodeServices } from '../services/region-services.js';
 
 /**
  * What a housekeeping step uses of the platform: the clock and, of each opened region, the
@@ -21,7 +19,7 @@ export interface HousekeepingRegions<Used extends keyof RegionContext> {
 export async function purgeTrash(platform: Platform): Promise<Record<string, number>> {
   const purged: Record<string, number> = {};
   for (const context of platform.openedRegions()) {
-    purged[context.region] = await new NodeTreeService(platform, context, new NodeService(platform, context)).purgeExpired();
+    purged[context.region] = await nodeServices(platform, context).tree.purgeExpired();
   }
   return purged;
 }
@@ -105,11 +103,11 @@ function removeBlob(blobs: BlobStore, entry: BlobDeletionRow): Promise<void> {
  * Removes invitations left `sending` by a request that died between storing one and hearing
  * from the mail server: nothing was promised to the client, and the address can be invited again.
  */
-export async function removeStaleInvitations(platform: HousekeepingRegions<'store'>): Promise<number> {
+export async function removeStaleInvitations(platform: HousekeepingRegions<'invitations'>): Promise<number> {
   const staleBefore = new Date(platform.clock.now().getTime() - STALE_SENDING_MS).toISOString();
   let removed = 0;
   for (const region of platform.openedRegions()) {
-    removed += await new InvitationRepository(region.store.db).deleteStaleSending(staleBefore);
+    removed += await region.invitations.deleteStaleSending(staleBefore);
   }
   return removed;
 }

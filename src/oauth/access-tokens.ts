@@ -6,8 +6,8 @@ import type { Principal } from '../domain/access/principal.js';
 import { ApiError } from '../domain/errors.js';
 import { isRevoked, notBeforeMs } from '../domain/oauth/revocation.js';
 import { isRegion, type Region } from '../domain/regions.js';
-import type { Platform } from '../platform.js';
 import type { Clock } from '../ports/clock.js';
+import type { PrincipalChanges } from './principal-changes.js';
 import { publishedKeySet, remoteKeySet } from './published-keys.js';
 import type { SigningKeys } from './signing-keys.js';
 
@@ -97,12 +97,20 @@ export class AccessTokenVerifier {
    * Verifies with the published key set: fetched from RDP_AUTH_JWKS_URL when the authorization
    * server runs apart and that is set; otherwise read from the global store, starting from `keys`.
    */
-  static forPlatform(platform: Platform, keys: { keys: JWK[] }, issuer: string) {
-    const keySet = platform.config.authJwksUrl
-      ? remoteKeySet(platform.config.authJwksUrl)
-      : publishedKeySet(platform.tokens, keys, platform.clock);
-    const verifier = new AccessTokenVerifier(keySet, issuer, platform.directory, platform.tokens, platform.clock);
-    platform.principalChanges.subscribe((userId) => verifier.forgetPrincipal(userId));
+  static open(options: {
+    authJwksUrl: string | undefined;
+    keys: { keys: JWK[] };
+    issuer: string;
+    directory: DirectoryRepository;
+    tokens: TokenRepository;
+    clock: Clock;
+    /** This process's changes to principals: their verified tokens are forgotten at once. */
+    principalChanges: Pick<PrincipalChanges, 'subscribe'>;
+  }) {
+    const { authJwksUrl, keys, issuer, directory, tokens, clock } = options;
+    const keySet = authJwksUrl ? remoteKeySet(authJwksUrl) : publishedKeySet(tokens, keys, clock);
+    const verifier = new AccessTokenVerifier(keySet, issuer, directory, tokens, clock);
+    options.principalChanges.subscribe((userId) => verifier.forgetPrincipal(userId));
     return verifier;
   }
 

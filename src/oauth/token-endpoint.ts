@@ -1,6 +1,8 @@
 import { randomUUID } from 'node:crypto';
+import type { DirectoryRepository } from '../adapters/db/repositories/directory-repository.js';
+import type { TokenRepository } from '../adapters/db/repositories/token-repository.js';
 import type { OAuthApplicationRow } from '../adapters/db/schema.js';
-import type { Platform } from '../platform.js';
+import type { Clock } from '../ports/clock.js';
 import type { LoginThrottle, ThrottleKey } from '../services/login-throttle.js';
 import type { AccessTokenIssuer, IssueRequest } from './access-tokens.js';
 import { authenticateClient, readClientCredentials } from './client-authentication.js';
@@ -19,8 +21,29 @@ export interface TokenSet {
   refreshExpiresIn: number;
 }
 
-export interface GrantContext {
-  platform: Platform;
+/** What the grants read and write, and the refresh tokens' settings: the same for every request. */
+export interface GrantStores {
+  clock: Clock;
+  /** Codes, refresh-token uses and revoked grants. */
+  tokens: Pick<
+    TokenRepository,
+    | 'findAuthorizationCode'
+    | 'consumeAuthorizationCode'
+    | 'familyRevoked'
+    | 'findRefreshTokenUse'
+    | 'recordRefreshTokenUse'
+    | 'revokeFamily'
+  >;
+  /** Whether the principal is still active in the organization, read fresh from the store. */
+  principals: Pick<DirectoryRepository, 'isActiveIn' | 'principalStatus'>;
+  /** Seals and opens refresh tokens (refresh-tokens.ts). */
+  refreshTokenKey: Buffer;
+  refreshTokenTtlSeconds: number;
+  /** How long a used refresh token presented again counts as a retry (RDP_REFRESH_REUSE_GRACE_SECONDS). */
+  refreshReuseGraceSeconds: number;
+}
+
+export interface GrantContext extends GrantStores {
   application: OAuthApplicationRow;
   /** Applications and users at most a second old (recent-directory.ts): for the checks of every request. */
   directory: ClientDirectory;
@@ -54,15 +77,25 @@ const GRANTS: Record<string, Grant> = {
  * carries the spec's fields (expires_in describes the refresh token) and the camelCase names of
  * the other sample (expiresIn: the access token's lifetime).
  */
-export class TokenEndpoint {
-  private readonly directory: ClientDirectory;
+export interface TokenEndpointOptions extends GrantStores {
+  /** Applications and users at most a second old (recent-directory.ts). */
+  directory: ClientDirectory;
+  issuer: AccessTokenIssuer;
+  throttle: LoginThrottle;
+}
 
-  constructor(
-    private readonly platform: Platform,
-    private readonly issuer: AccessTokenIssuer,
-    private readonly throttle: LoginThrottle,
-  ) {
-    this.directory = platform.recentDirectory;
+export class TokenEndpoint {
+  private readonly grants: GrantStores;
+  private readonly directory: ClientDirectory;
+  private readonly issuer: AccessTokenIssuer;
+  private readonly throttle: LoginThrottle;
+
+  constructor(options: TokenEndpointOptions) {
+    const { directory, issuer, throttle, ...grants } = options;
+    this.grants = grants;
+    this.directory = directory;
+    this.issuer = issuer;
+    this.throttle = throttle;
   }
 
   /**
@@ -86,7 +119,7 @@ export class TokenEndpoint {
     const application = await this.counted(keys, () => authenticateClient(this.directory, credentials));
     if (verdict.failures) await this.throttle.succeed(keys);
     const tokens = await grant({
-      platform: this.platform,
+      ...this.grants,
       application,
       directory: this.directory,
       form,
@@ -117,10 +150,10 @@ export class TokenEndpoint {
 
   /** Signs the access token and seals the refresh token: nothing is written (refresh-tokens.ts). */
   private async issueTokens(request: IssueRequest, familyId: string = randomUUID()): Promise<TokenSet> {
-    const { config, clock, secrets } = this.platform;
+    const { clock, refreshTokenKey, refreshTokenTtlSeconds } = this.grants;
     const access = await this.issuer.issue(request, familyId);
     const issuedAtMs = clock.now().getTime();
-    const refreshToken = sealRefreshToken(secrets.refreshTokens, {
+    const refreshToken = sealRefreshToken(refreshTokenKey, {
       familyId,
       clientId: request.clientId,
       userId: request.userId,
@@ -128,14 +161,14 @@ export class TokenEndpoint {
       scopes: request.scopes,
       identityProvider: request.identityProvider ?? 'local',
       issuedAtMs,
-      expiresAtMs: issuedAtMs + config.refreshTokenTtlSeconds * 1000,
+      expiresAtMs: issuedAtMs + refreshTokenTtlSeconds * 1000,
     });
     return {
       accessToken: access.token,
       refreshToken,
       scopes: request.scopes,
       accessExpiresIn: access.expiresAt - access.issuedAt,
-      refreshExpiresIn: config.refreshTokenTtlSeconds,
+      refreshExpiresIn: refreshTokenTtlSeconds,
     };
   }
 }

@@ -1,14 +1,20 @@
 import { randomUUID } from 'node:crypto';
+import type { InTransaction } from '../adapters/db/database.js';
+import type { DirectoryRepository } from '../adapters/db/repositories/directory-repository.js';
+import type { NodeRepository } from '../adapters/db/repositories/node-repository.js';
 import { newNodeRow } from '../adapters/db/repositories/node-rows.js';
+import type { NodeTreeRepository } from '../adapters/db/repositories/node-tree-repository.js';
+import type { RoleRepository } from '../adapters/db/repositories/role-repository.js';
+import type { UploadRepository } from '../adapters/db/repositories/upload-repository.js';
+import type { RegionalSchema } from '../adapters/db/schema.js';
 import { hashPassword } from '../crypto/secrets.js';
 import { ApiError, validationError } from '../domain/errors.js';
 import { ORGANIZATION_ADMINISTRATOR_ROLE_ID, organizationRoleRows } from '../domain/people/roles.js';
 import { isRegion, REGIONS, type Region } from '../domain/regions.js';
-import type { Platform } from '../platform.js';
-import { ApplicationService } from './application-service.js';
-import { NodeService } from './node-service.js';
-import { MembershipChanges } from './people/membership-changes.js';
-import { ScimTokenService } from './scim/scim-token-service.js';
+import type { Clock } from '../ports/clock.js';
+import type { ApplicationService } from './application-service.js';
+import type { MembershipChanges } from './people/membership-changes.js';
+import type { ScimTokenService } from './scim/scim-token-service.js';
 
 const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
 const IDENTITY_PROVIDER = /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/;
@@ -19,12 +25,61 @@ function requireName(field: string, value: string): void {
   if (length < 1 || length > 255) throw validationError(`${field} must be 1 to 255 characters`);
 }
 
+/** What provisioning reads and writes in a region. */
+export interface AdminRegion {
+  region: Region;
+  transaction: InTransaction<RegionalSchema>;
+  nodes: Pick<NodeRepository, 'insert' | 'findById' | 'setRequiredIdentityProvider'>;
+  roles: Pick<RoleRepository, 'list'>;
+  /** The storage sums, from one snapshot. */
+  tree: Pick<NodeTreeRepository, 'readTransaction' | 'activeBytes' | 'trashedBytesOfOrganization'>;
+  uploads: Pick<UploadRepository, 'reservedBytes'>;
+}
+
+export interface AdminServiceOptions {
+  clock: Clock;
+  /** Organizations and users (global store). */
+  directory: Pick<
+    DirectoryRepository,
+    'findOrganization' | 'insertOrganization' | 'updateOrganization' | 'findUserByEmail' | 'insertUser'
+  >;
+  /** Each region's API address, answered with a new organization. */
+  regionUrls: Record<Region, string>;
+  /** An opened region (421 RegionNotServed for another). */
+  region(name: Region): AdminRegion;
+  /** Every opened region: where a node is looked for. */
+  openedRegions(): AdminRegion[];
+  applications: Pick<ApplicationService, 'create'>;
+  /** The SCIM tokens of an organization of that region. */
+  scimTokensIn(region: Region): Pick<ScimTokenService, 'create'>;
+  /** Role changes in that region, with the memberships API's rules. */
+  membershipChangesIn(region: Region): Pick<MembershipChanges, 'give'>;
+}
+
 /** Provisioning that has no public API: what `rdp admin` and the tests call. */
 export class AdminService {
-  constructor(private readonly platform: Platform) {}
+  private readonly clock: Clock;
+  private readonly directory: AdminServiceOptions['directory'];
+  private readonly regionUrls: Record<Region, string>;
+  private readonly region: (name: Region) => AdminRegion;
+  private readonly openedRegions: () => AdminRegion[];
+  private readonly applications: Pick<ApplicationService, 'create'>;
+  private readonly scimTokensIn: (region: Region) => Pick<ScimTokenService, 'create'>;
+  private readonly membershipChangesIn: (region: Region) => Pick<MembershipChanges, 'give'>;
+
+  constructor(options: AdminServiceOptions) {
+    this.clock = options.clock;
+    this.directory = options.directory;
+    this.regionUrls = options.regionUrls;
+    this.region = options.region;
+    this.openedRegions = options.openedRegions;
+    this.applications = options.applications;
+    this.scimTokensIn = options.scimTokensIn;
+    this.membershipChangesIn = options.membershipChangesIn;
+  }
 
   private now(): string {
-    return this.platform.clock.now().toISOString();
+    return this.clock.now().toISOString();
   }
 
   async createOrganization(input: {
@@ -48,15 +103,15 @@ export class AdminService {
 
     const id = randomUUID();
     const now = this.now();
-    const region = this.platform.region(input.region);
+    const region = this.region(input.region);
     // The regional root first: an organization row never points at a region that lacks its node.
-    await region.store.db.transaction().execute(async (tx) => {
+    await region.transaction(async (tx) => {
       await region.nodes.insert(newNodeRow(null, { id, kind: 'organization', name: input.name, now }), tx);
       const roles = organizationRoleRows(id, now, randomUUID);
       await tx.insertInto('roles').values(roles).execute();
     });
     try {
-      await this.platform.directory.insertOrganization({
+      await this.directory.insertOrganization({
         id,
         name: input.name,
         region: input.region,
@@ -71,13 +126,13 @@ export class AdminService {
       });
     } catch (error) {
       // Two stores, no shared transaction: undo the regional half so nothing is left behind.
-      await region.store.db.transaction().execute(async (tx) => {
+      await region.transaction(async (tx) => {
         await tx.deleteFrom('roles').where('org_id', '=', id).execute();
         await tx.deleteFrom('nodes').where('id', '=', id).execute();
       });
       throw error;
     }
-    return { id, name: input.name, region: input.region, apiUrl: this.platform.config.regionUrls[input.region] };
+    return { id, name: input.name, region: input.region, apiUrl: this.regionUrls[input.region] };
   }
 
   async setOrganizationLimits(
@@ -91,17 +146,17 @@ export class AdminService {
         throw validationError('seat limit must be a whole number');
       }
       // A limit below the seats in use keeps them; it refuses the next person until seats free up.
-      await this.platform.directory.updateOrganization(orgId, { seat_limit: seats, updated_at: this.now() });
+      await this.directory.updateOrganization(orgId, { seat_limit: seats, updated_at: this.now() });
     }
     if (limits.storageQuota !== undefined) {
-      await this.platform.directory.updateOrganization(orgId, { storage_quota: limits.storageQuota, updated_at: this.now() });
+      await this.directory.updateOrganization(orgId, { storage_quota: limits.storageQuota, updated_at: this.now() });
     }
     if (limits.processingSlots !== undefined) {
       const slots = limits.processingSlots;
       if (slots !== null && !(Number.isSafeInteger(slots) && slots >= 0 && slots <= 10_000)) {
         throw validationError('processing slots must be a whole number from 0 to 10000');
       }
-      await this.platform.directory.updateOrganization(orgId, { processing_slots: slots, updated_at: this.now() });
+      await this.directory.updateOrganization(orgId, { processing_slots: slots, updated_at: this.now() });
     }
   }
 
@@ -111,13 +166,13 @@ export class AdminService {
    */
   async storageUse(orgId: string) {
     const org = await this.requireOrganization(orgId);
-    const region = this.platform.region(org.region as Region);
+    const { tree, uploads } = this.region(org.region as Region);
     const now = this.now();
     // The sums the quota checks make (UploadService.usedBytes), from one snapshot.
-    const { activeBytes, trashedBytes, reservedBytes } = await region.tree.readTransaction(async (tx) => ({
-      activeBytes: await region.tree.activeBytes(tx, orgId),
-      trashedBytes: await region.tree.trashedBytesOfOrganization(tx, orgId),
-      reservedBytes: await region.uploads.reservedBytes(tx, orgId, now),
+    const { activeBytes, trashedBytes, reservedBytes } = await tree.readTransaction(async (tx) => ({
+      activeBytes: await tree.activeBytes(tx, orgId),
+      trashedBytes: await tree.trashedBytesOfOrganization(tx, orgId),
+      reservedBytes: await uploads.reservedBytes(tx, orgId, now),
     }));
     return {
       id: orgId,
@@ -144,7 +199,7 @@ export class AdminService {
         throw validationError(`${name} must be a whole number from 1 to 1000000000`);
       }
     }
-    await this.platform.directory.updateOrganization(orgId, {
+    await this.directory.updateOrganization(orgId, {
       rate_limit_bucket: limits.bucket,
       rate_limit_refill_per_second: limits.refillPerSecond,
       updated_at: this.now(),
@@ -159,7 +214,8 @@ export class AdminService {
     }
     const located = await this.locateNode(nodeId);
     if (!located) throw new ApiError('NotFound', `node ${nodeId} not found`);
-    await located.region.nodes.setRequiredIdentityProvider(nodeId, provider, this.now());
+    const { nodes } = located.region;
+    await nodes.setRequiredIdentityProvider(nodeId, provider, this.now());
     return { nodeId, requiredIdentityProvider: provider };
   }
 
@@ -176,11 +232,11 @@ export class AdminService {
     if (input.password.length < 8) throw validationError('password must be at least 8 characters');
     if (input.orgAdmin && !input.orgId) throw validationError('--org-admin needs --org');
     const org = input.orgId ? await this.requireOrganization(input.orgId) : undefined;
-    if (await this.platform.directory.findUserByEmail(email)) throw validationError(`a user with e-mail ${email} exists`);
+    if (await this.directory.findUserByEmail(email)) throw validationError(`a user with e-mail ${email} exists`);
 
     const id = randomUUID();
     const now = this.now();
-    await this.platform.directory.insertUser(
+    await this.directory.insertUser(
       {
         id,
         email,
@@ -212,7 +268,7 @@ export class AdminService {
     scopes: string[];
   }) {
     await this.requireOrganization(input.orgId);
-    return new ApplicationService(this.platform).create(input.orgId, {
+    return this.applications.create(input.orgId, {
       name: input.name,
       flow: input.flow,
       native: input.native,
@@ -225,16 +281,13 @@ export class AdminService {
   /** A SCIM token for the organization's identity provider; the token is in this answer only. */
   async createScimToken(input: { orgId: string; name: string }) {
     const org = await this.requireOrganization(input.orgId);
-    const tokens = new ScimTokenService(
-      this.platform,
-      new NodeService(this.platform, this.platform.region(org.region as Region)),
-    );
-    return tokens.create(input.orgId, input.name, { type: 'admin-cli', id: 'rdp-admin' });
+    return this.scimTokensIn(org.region as Region).create(input.orgId, input.name, { type: 'admin-cli', id: 'rdp-admin' });
   }
 
   async listRoles(orgId: string) {
     const org = await this.requireOrganization(orgId);
-    const roles = await this.platform.region(org.region as Region).roles.list(org.id);
+    const { roles: repository } = this.region(org.region as Region);
+    const roles = await repository.list(org.id);
     return roles.map((role) => ({
       id: role.id,
       name: role.name,
@@ -251,7 +304,7 @@ export class AdminService {
     const located = await this.locateNode(input.nodeId);
     if (!located) throw new ApiError('NotFound', `node ${input.nodeId} not found`);
     const { region, node } = located;
-    const row = await new MembershipChanges(this.platform, region).give(node.org_id, node.id, input.principalId, input.roleId, {
+    const row = await this.membershipChangesIn(region.region).give(node.org_id, node.id, input.principalId, input.roleId, {
       type: 'admin-cli',
       id: 'rdp-admin',
     });
@@ -259,13 +312,13 @@ export class AdminService {
   }
 
   private async requireOrganization(id: string) {
-    const org = await this.platform.directory.findOrganization(id);
+    const org = await this.directory.findOrganization(id);
     if (!org) throw new ApiError('NotFound', `organization ${id} not found`);
     return org;
   }
 
   private async locateNode(id: string) {
-    for (const region of this.platform.openedRegions()) {
+    for (const region of this.openedRegions()) {
       const node = await region.nodes.findById(id);
       if (node) return { region, node };
     }

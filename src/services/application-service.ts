@@ -1,10 +1,11 @@
 import { randomUUID } from 'node:crypto';
+import type { DirectoryRepository } from '../adapters/db/repositories/directory-repository.js';
 import type { OAuthApplicationRow } from '../adapters/db/schema.js';
 import { hashToken, randomToken } from '../crypto/secrets.js';
 import { normalizeScopes, parseScopeString, type Scope } from '../domain/access/scopes.js';
 import { ApiError, validationError } from '../domain/errors.js';
 import { checkRedirectUri } from '../domain/oauth/redirect-uris.js';
-import type { Platform } from '../platform.js';
+import type { Clock } from '../ports/clock.js';
 
 export type ApplicationFlow = OAuthApplicationRow['flow'];
 
@@ -84,26 +85,45 @@ export function checkApplicationSettings(settings: ApplicationSettings): {
   return { flow, redirectUris: [...new Set(redirectUris)], scopes };
 }
 
+export interface ApplicationServiceOptions {
+  clock: Clock;
+  /** Applications, their service users and their organization (global store). */
+  directory: Pick<
+    DirectoryRepository,
+    'listApplications' | 'findApplication' | 'findOrganization' | 'insertApplication' | 'updateApplication' | 'deleteApplication'
+  >;
+  /** Tells the token endpoint's cache of this process that the application changed (oauth/recent-directory.ts). */
+  forgetApplication(clientId: string, serviceUserId: string | null): void;
+}
+
 /** OAuth applications of an organization: registration, listing, editing and deletion. */
 export class ApplicationService {
-  constructor(private readonly platform: Platform) {}
+  private readonly clock: Clock;
+  private readonly directory: ApplicationServiceOptions['directory'];
+  private readonly forgetApplication: (clientId: string, serviceUserId: string | null) => void;
+
+  constructor(options: ApplicationServiceOptions) {
+    this.clock = options.clock;
+    this.directory = options.directory;
+    this.forgetApplication = options.forgetApplication;
+  }
 
   private now(): string {
-    return this.platform.clock.now().toISOString();
+    return this.clock.now().toISOString();
   }
 
   async list(orgId: string): Promise<ApplicationView[]> {
-    return (await this.platform.directory.listApplications(orgId)).map(toView);
+    return (await this.directory.listApplications(orgId)).map(toView);
   }
 
   async find(clientId: string): Promise<ApplicationView | undefined> {
-    const row = await this.platform.directory.findApplication(clientId);
+    const row = await this.directory.findApplication(clientId);
     return row ? toView(row) : undefined;
   }
 
   /** Registers an application; the secret is returned here only, the store keeps its hash. */
   async create(orgId: string, settings: ApplicationSettings) {
-    if (!(await this.platform.directory.findOrganization(orgId))) {
+    if (!(await this.directory.findOrganization(orgId))) {
       throw new ApiError('NotFound', `organization ${orgId} not found`);
     }
     const { flow, redirectUris, scopes } = checkApplicationSettings(settings);
@@ -112,7 +132,7 @@ export class ApplicationService {
     const clientSecret = settings.hasSecret ? randomToken() : undefined;
     const now = this.now();
     const serviceUserId = flow === 'client-credentials' ? randomUUID() : undefined;
-    await this.platform.directory.insertApplication(
+    await this.directory.insertApplication(
       {
         client_id: clientId,
         org_id: orgId,
@@ -161,7 +181,7 @@ export class ApplicationService {
     const narrowed = normalizeScopes(current.scopes).scopes.some((scope) => !kept.has(scope));
     const clientSecret = changes.newSecret ? randomToken() : undefined;
     const now = this.now();
-    await this.platform.directory.updateApplication(clientId, {
+    await this.directory.updateApplication(clientId, {
       name: changes.name.trim(),
       is_native: changes.native ? 1 : 0,
       redirect_uris: JSON.stringify(redirectUris),
@@ -170,7 +190,7 @@ export class ApplicationService {
       ...(clientSecret ? { secret_hash: hashToken(clientSecret) } : {}),
       ...(narrowed ? { grants_not_before: now } : {}),
     });
-    this.platform.recentDirectory.forgetApplication(clientId, current.serviceUserId);
+    this.forgetApplication(clientId, current.serviceUserId);
     return { clientId, clientSecret, scopes };
   }
 
@@ -180,8 +200,8 @@ export class ApplicationService {
    */
   async delete(clientId: string): Promise<void> {
     const current = await this.requireApplication(clientId);
-    await this.platform.directory.deleteApplication(clientId, { at: this.now(), serviceUserId: current.serviceUserId });
-    this.platform.recentDirectory.forgetApplication(clientId, current.serviceUserId);
+    await this.directory.deleteApplication(clientId, { at: this.now(), serviceUserId: current.serviceUserId });
+    this.forgetApplication(clientId, current.serviceUserId);
   }
 
   private async requireApplication(clientId: string): Promise<ApplicationView> {

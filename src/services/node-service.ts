@@ -1,14 +1,18 @@
 import { createHash } from 'node:crypto';
 import type { Transaction } from 'kysely';
-import type { NameMatch, NodeListing, NodeWithAccess } from '../adapters/db/repositories/node-repository.js';
+import type { DirectoryRepository } from '../adapters/db/repositories/directory-repository.js';
+import type { NodeListRepository } from '../adapters/db/repositories/node-list-repository.js';
+import type { NameMatch, NodeListing, NodeRepository, NodeWithAccess } from '../adapters/db/repositories/node-repository.js';
 import { newNodeRow } from '../adapters/db/repositories/node-rows.js';
+import type { NodeTreeRepository } from '../adapters/db/repositories/node-tree-repository.js';
 import type { NodeRow, RegionalSchema } from '../adapters/db/schema.js';
 import { PERMISSIONS, type Permission } from '../domain/access/permissions.js';
 import type { Principal } from '../domain/access/principal.js';
 import { ApiError, validationError } from '../domain/errors.js';
 import type { ListPage } from '../domain/listing/cursor.js';
 import { checkChild, type NodeKind } from '../domain/nodes/hierarchy.js';
-import type { Platform, RegionContext } from '../platform.js';
+import type { Clock } from '../ports/clock.js';
+import type { WebhookOutbox } from './webhooks/webhook-outbox.js';
 
 type TrashState = 'active' | 'any';
 
@@ -24,12 +28,41 @@ export function requireAccess(principal: Principal, found: NodeWithAccess, permi
   }
 }
 
+export interface NodeServiceOptions {
+  clock: Clock;
+  nodes: NodeRepository;
+  /** Locks the parent's branch for a new child. */
+  tree: NodeTreeRepository;
+  /** Children pages after a cursor. */
+  lists: NodeListRepository;
+  outbox: Pick<WebhookOutbox, 'record'>;
+  /** The organization's name is its node's: a rename writes it to the global store too (api-info reads it there). */
+  organizations: Pick<DirectoryRepository, 'updateOrganization'>;
+  maxHierarchyDepth: number;
+}
+
+/** What a service acting on nodes it is given needs of NodeService: the access check. */
+export type NodeAccess = Pick<NodeService, 'authorize'>;
+
 /** Node reads and simple writes of one region. Tree-wide changes live in NodeTreeService. */
 export class NodeService {
-  constructor(
-    private readonly platform: Platform,
-    private readonly region: RegionContext,
-  ) {}
+  private readonly clock: Clock;
+  private readonly nodes: NodeRepository;
+  private readonly tree: NodeTreeRepository;
+  private readonly lists: NodeListRepository;
+  private readonly outbox: Pick<WebhookOutbox, 'record'>;
+  private readonly organizations: Pick<DirectoryRepository, 'updateOrganization'>;
+  private readonly maxHierarchyDepth: number;
+
+  constructor(options: NodeServiceOptions) {
+    this.clock = options.clock;
+    this.nodes = options.nodes;
+    this.tree = options.tree;
+    this.lists = options.lists;
+    this.outbox = options.outbox;
+    this.organizations = options.organizations;
+    this.maxHierarchyDepth = options.maxHierarchyDepth;
+  }
 
   /**
    * The node, if the caller's organization has it, the caller holds the permission on it, and
@@ -37,8 +70,15 @@ export class NodeService {
    * Another organization's node answers exactly like a missing one.
    */
   async authorize(principal: Principal, nodeId: string, permission: Permission, state: TrashState = 'active') {
-    const found = await this.region.nodes.findWithAccess(principal.orgId, nodeId, principal.userId);
-    return this.admit(principal, found, permission, state);
+    return this.admit(principal, await this.findWithAccess(principal, nodeId), permission, state);
+  }
+
+  /**
+   * The node of the caller's organization with the caller's access to it, unchecked: for a caller
+   * that decides itself what a missing node or a refusal means (requireAccess).
+   */
+  findWithAccess(principal: Principal, nodeId: string): Promise<NodeWithAccess | undefined> {
+    return this.nodes.findWithAccess(principal.orgId, nodeId, principal.userId);
   }
 
   /** authorize's checks on an access result already read (with a read beside it). */
@@ -55,15 +95,9 @@ export class NodeService {
   async browse(principal: Principal, nodeId: string, page: ListPage): Promise<NodeListing[]> {
     if (page.after) {
       await this.authorize(principal, nodeId, 'read');
-      return this.region.lists.childrenAfter(nodeId, page.limit, page.after);
+      return this.lists.childrenAfter(nodeId, page.limit, page.after);
     }
-    const { found, children } = await this.region.nodes.browse(
-      principal.orgId,
-      nodeId,
-      principal.userId,
-      page.limit,
-      page.offset,
-    );
+    const { found, children } = await this.nodes.browse(principal.orgId, nodeId, principal.userId, page.limit, page.offset);
     this.admit(principal, found, 'read');
     return children;
   }
@@ -78,7 +112,7 @@ export class NodeService {
     withNode?: (tx: Transaction<RegionalSchema>, row: NodeRow) => Promise<void>,
   ): Promise<NodeRow> {
     const seen = await this.authorize(principal, parentId, kind === 'division' ? 'manage' : 'edit');
-    const { tree } = this.region;
+    const { tree } = this;
     // From the parent's fresh row under a branch lock: a concurrent move or soft delete of an
     // ancestor would otherwise leave the child with a stale path, or active under the trash.
     return tree.transaction(async (tx) => {
@@ -86,7 +120,7 @@ export class NodeService {
       if (!parent || parent.trashed_at) throw new ApiError('NotFound', 'Node not found');
       const row = await this.insertChild(tx, parent, kind, name, address);
       await withNode?.(tx, row);
-      await this.region.outbox.record(tx, row.org_id, 'node.created', {
+      await this.outbox.record(tx, row.org_id, 'node.created', {
         nodeId: row.id,
         kind: row.kind,
         parentId: row.parent_id,
@@ -98,13 +132,13 @@ export class NodeService {
   /** Refuses a new `kind` under `parent` (checkChild): call it on the parent's fresh, locked row. */
   checkChild(parent: NodeRow, kind: NodeKind): void {
     const placement = { kind: parent.kind as NodeKind, inSite: parent.site_id !== null, depth: parent.depth };
-    checkChild(placement, kind, this.platform.config.maxHierarchyDepth);
+    checkChild(placement, kind, this.maxHierarchyDepth);
   }
 
   private async insertChild(tx: Transaction<RegionalSchema>, parent: NodeRow, kind: NodeKind, name: string, address?: string) {
     this.checkChild(parent, kind);
-    const row = newNodeRow(parent, { kind, name, address, now: this.platform.clock.now().toISOString() });
-    await this.region.nodes.insert(row, tx);
+    const row = newNodeRow(parent, { kind, name, address, now: this.clock.now().toISOString() });
+    await this.nodes.insert(row, tx);
     return row;
   }
 
@@ -114,12 +148,12 @@ export class NodeService {
     const fields = {
       ...(changes.name !== undefined ? { name: changes.name, name_key: changes.name.toLowerCase() } : {}),
       ...(changes.address !== undefined ? { address: changes.address } : {}),
-      updated_at: this.platform.clock.now().toISOString(),
+      updated_at: this.clock.now().toISOString(),
     };
-    await this.region.nodes.update(node.id, fields);
+    await this.nodes.update(node.id, fields);
     // The organization node's name is the organization's: api-info reads it from the global store.
     if (node.kind === 'organization' && changes.name !== undefined) {
-      await this.platform.directory.updateOrganization(node.id, { name: changes.name, updated_at: fields.updated_at });
+      await this.organizations.updateOrganization(node.id, { name: changes.name, updated_at: fields.updated_at });
     }
     return { ...node, ...fields };
   }
@@ -129,7 +163,7 @@ export class NodeService {
    * catalog's order), for GET /v1/nodes/{nodeId}: what a client may offer, read in the same check.
    */
   async get(principal: Principal, nodeId: string) {
-    const { found, derivatives, sources } = await this.region.nodes.getWithLinks(principal.orgId, nodeId, principal.userId);
+    const { found, derivatives, sources } = await this.nodes.getWithLinks(principal.orgId, nodeId, principal.userId);
     const node = this.admit(principal, found, 'read');
     const permissions = PERMISSIONS.filter((permission) => found?.permissions.has(permission));
     return { node, derivatives, sources, permissions };
@@ -148,7 +182,7 @@ export class NodeService {
     },
   ): Promise<NodeRow[]> {
     const under = params.underNodeId ? await this.authorize(principal, params.underNodeId, 'read') : undefined;
-    return this.region.nodes.search({
+    return this.nodes.search({
       orgId: principal.orgId,
       principalId: principal.userId,
       identityProvider: principal.identityProvider,
@@ -164,7 +198,7 @@ export class NodeService {
 
   async getThumbnail(principal: Principal, nodeId: string) {
     const node = await this.authorize(principal, nodeId, 'read');
-    const thumbnail = await this.region.nodes.getThumbnail(node.id);
+    const thumbnail = await this.nodes.getThumbnail(node.id);
     if (!thumbnail) throw new ApiError('NotFound', 'The node has no thumbnail');
     return thumbnail;
   }
@@ -172,12 +206,12 @@ export class NodeService {
   async putThumbnail(principal: Principal, nodeId: string, contentType: string, bytes: Buffer) {
     const node = await this.authorize(principal, nodeId, 'edit');
     const etag = `"${createHash('sha256').update(bytes).digest('base64url')}"`;
-    await this.region.nodes.putThumbnail(node.id, contentType, bytes, etag, this.platform.clock.now().toISOString());
+    await this.nodes.putThumbnail(node.id, contentType, bytes, etag, this.clock.now().toISOString());
     return { etag, contentType, size: bytes.length };
   }
 
   async deleteThumbnail(principal: Principal, nodeId: string): Promise<void> {
     const node = await this.authorize(principal, nodeId, 'edit');
-    if (!(await this.region.nodes.deleteThumbnail(node.id))) throw new ApiError('NotFound', 'The node has no thumbnail');
+    if (!(await this.nodes.deleteThumbnail(node.id))) throw new ApiError('NotFound', 'The node has no thumbnail');
   }
 }

@@ -1,5 +1,7 @@
 import type { Transaction } from 'kysely';
-import { parentPath, toMoveNode } from '../adapters/db/repositories/node-tree-repository.js';
+import type { DirectoryRepository } from '../adapters/db/repositories/directory-repository.js';
+import type { NodeListRepository } from '../adapters/db/repositories/node-list-repository.js';
+import { type NodeTreeRepository, parentPath, toMoveNode } from '../adapters/db/repositories/node-tree-repository.js';
 import type { RegionalSchema } from '../adapters/db/schema.js';
 import type { Principal } from '../domain/access/principal.js';
 import { ApiError } from '../domain/errors.js';
@@ -8,8 +10,9 @@ import { checkDeletableKind, checkSoftDelete, fitsQuota, trashCutoff } from '../
 import { isMovableKind, type NodeKind } from '../domain/nodes/hierarchy.js';
 import { checkMove } from '../domain/nodes/move.js';
 import type { NodeListing, NodeRow } from '../domain/records/regional.js';
-import type { Platform, RegionContext } from '../platform.js';
+import type { Clock } from '../ports/clock.js';
 import { type NodeService, requireAccess } from './node-service.js';
+import type { WebhookOutbox } from './webhooks/webhook-outbox.js';
 
 /** Write conflicts between concurrent tree changes: the change is refused, nothing is kept. */
 function isWriteConflict(error: unknown): boolean {
@@ -17,29 +20,61 @@ function isWriteConflict(error: unknown): boolean {
   return code === '40001' || code === '40P01' || code === 'SQLITE_BUSY';
 }
 
+export interface NodeTreeServiceOptions {
+  clock: Clock;
+  /** The access checks on the node and on a move's target. */
+  nodes: Pick<NodeService, 'authorize' | 'findWithAccess'>;
+  tree: NodeTreeRepository;
+  /** The trash, by cursor. */
+  lists: NodeListRepository;
+  outbox: Pick<WebhookOutbox, 'record'>;
+  /** The organization's storage quota, which a restore must fit. */
+  organizations: Pick<DirectoryRepository, 'findOrganization'>;
+  /** Whether another region this process opened has the node: a move there is refused as such. */
+  inOtherRegion(nodeId: string): Promise<boolean>;
+  maxHierarchyDepth: number;
+  trashRetentionDays: number;
+}
+
 /** Tree-wide changes of one region: move, trash, restore, hard delete and the purge. */
 export class NodeTreeService {
-  constructor(
-    private readonly platform: Platform,
-    private readonly region: RegionContext,
-    private readonly nodes: NodeService,
-  ) {}
+  private readonly clock: Clock;
+  private readonly nodes: Pick<NodeService, 'authorize' | 'findWithAccess'>;
+  private readonly tree: NodeTreeRepository;
+  private readonly lists: NodeListRepository;
+  private readonly outbox: Pick<WebhookOutbox, 'record'>;
+  private readonly organizations: Pick<DirectoryRepository, 'findOrganization'>;
+  private readonly inOtherRegion: (nodeId: string) => Promise<boolean>;
+  private readonly maxHierarchyDepth: number;
+  private readonly trashRetentionDays: number;
+
+  constructor(options: NodeTreeServiceOptions) {
+    this.clock = options.clock;
+    this.nodes = options.nodes;
+    this.tree = options.tree;
+    this.lists = options.lists;
+    this.outbox = options.outbox;
+    this.organizations = options.organizations;
+    this.inOtherRegion = options.inOtherRegion;
+    this.maxHierarchyDepth = options.maxHierarchyDepth;
+    this.trashRetentionDays = options.trashRetentionDays;
+  }
 
   private now(): string {
-    return this.platform.clock.now().toISOString();
+    return this.clock.now().toISOString();
   }
 
   async move(principal: Principal, nodeId: string, targetId: string, force: boolean): Promise<NodeRow> {
     const seen = await this.nodes.authorize(principal, nodeId, 'edit');
-    const target = await this.region.nodes.findWithAccess(principal.orgId, targetId, principal.userId);
+    const target = await this.nodes.findWithAccess(principal, targetId);
     if (!target) {
-      if (await this.existsInOtherRegion(targetId)) throw new ApiError('NodesInDifferentRegions');
+      if (await this.inOtherRegion(targetId)) throw new ApiError('NodesInDifferentRegions');
       throw new ApiError('NotFound', 'Target parent not found');
     }
     requireAccess(principal, target, 'edit');
     if (target.node.trashed_at) throw new ApiError('MoveNodeFailed', 'The target parent is in the trash');
 
-    const { tree } = this.region;
+    const { tree } = this;
     try {
       return await tree.transaction(async (tx) => {
         // Fresh rows under lock: a concurrent change may have moved or trashed either branch.
@@ -70,7 +105,7 @@ export class NodeTreeService {
           sourceBoundaryId: await tree.nearestBoundary(tx, parentPath(node.path)),
           targetBoundaryId: await tree.nearestBoundary(tx, parent.path),
           subtreeHasMemberships: subtreeMemberships.some(Boolean),
-          maxDepth: this.platform.config.maxHierarchyDepth,
+          maxDepth: this.maxHierarchyDepth,
           force,
         });
         if (refusal) throw new ApiError(refusal.code, refusal.message);
@@ -80,7 +115,7 @@ export class NodeTreeService {
         const moved = await tree.lock(tx, node.id);
         if (!moved) throw new ApiError('MoveNodeFailed');
         const event = { nodeId: node.id, kind: node.kind, fromParentId: node.parent_id, toParentId: parent.id };
-        await this.region.outbox.record(tx, node.org_id, 'node.moved', event);
+        await this.outbox.record(tx, node.org_id, 'node.moved', event);
         return moved;
       });
     } catch (error) {
@@ -101,7 +136,7 @@ export class NodeTreeService {
     let strayDerivatives = 0;
     let straySources = 0;
     for (let member = pending.pop(); member; member = pending.pop()) {
-      const { derivatives, sources } = await this.region.tree.links(tx, member.id, ['derivative', 'dependant']);
+      const { derivatives, sources } = await this.tree.links(tx, member.id, ['derivative', 'dependant']);
       for (const [rows, isSource] of [
         [derivatives, false],
         [sources, true],
@@ -126,7 +161,7 @@ export class NodeTreeService {
     // The organization is refused at once: its facts would be a scan of the whole tree.
     const kindRefusal = checkDeletableKind(seen.kind as NodeKind);
     if (kindRefusal) throw new ApiError(kindRefusal.code, kindRefusal.message);
-    const { tree } = this.region;
+    const { tree } = this;
     try {
       await tree.transaction(async (tx) => {
         const node = (await tree.lockBranches(tx, [seen]))?.get(nodeId);
@@ -135,7 +170,7 @@ export class NodeTreeService {
         const refusal = checkSoftDelete({ kind: node.kind as NodeKind, ...facts });
         if (refusal) throw new ApiError(refusal.code, refusal.message, refusal.extra);
         await tree.trash(tx, node, this.now());
-        await this.region.outbox.record(tx, node.org_id, 'node.trashed', { nodeId: node.id, kind: node.kind });
+        await this.outbox.record(tx, node.org_id, 'node.trashed', { nodeId: node.id, kind: node.kind });
       });
     } catch (error) {
       if (isWriteConflict(error)) throw new ApiError('DeleteNodeFailed', 'A concurrent change conflicted with the delete; retry');
@@ -144,7 +179,7 @@ export class NodeTreeService {
   }
 
   listTrash(principal: Principal, page: ListPage): Promise<NodeListing[]> {
-    return this.region.lists.trash(principal.orgId, { id: principal.userId, identityProvider: principal.identityProvider }, page);
+    return this.lists.trash(principal.orgId, { id: principal.userId, identityProvider: principal.identityProvider }, page);
   }
 
   async restore(principal: Principal, nodeId: string): Promise<NodeRow> {
@@ -153,8 +188,8 @@ export class NodeTreeService {
     if (node.trash_root_id !== node.id) {
       throw new ApiError('RestoreNodeFailed', `The node went to the trash with ${node.trash_root_id}; restore that node`);
     }
-    const org = await this.platform.directory.findOrganization(node.org_id);
-    const { tree } = this.region;
+    const org = await this.organizations.findOrganization(node.org_id);
+    const { tree } = this;
     try {
       return await tree.transaction(async (tx) => {
         // The organization row, held exclusively, serializes quota checks: two restores cannot
@@ -173,7 +208,7 @@ export class NodeTreeService {
           throw new ApiError('StorageLimitExceeded', `Restoring ${added} bytes would exceed the storage quota`);
         }
         await tree.restore(tx, current.id);
-        await this.region.outbox.record(tx, current.org_id, 'node.restored', { nodeId: current.id, kind: current.kind });
+        await this.outbox.record(tx, current.org_id, 'node.restored', { nodeId: current.id, kind: current.kind });
         return { ...current, trashed_at: null, trash_root_id: null };
       });
     } catch (error) {
@@ -186,11 +221,11 @@ export class NodeTreeService {
   async hardDelete(principal: Principal, nodeId: string): Promise<void> {
     const node = await this.nodes.authorize(principal, nodeId, 'delete', 'any');
     if (node.trash_root_id !== node.id) throw new ApiError('NoNodeRemoved');
-    const removed = await this.region.tree.transaction(async (tx) => {
-      const current = await this.region.tree.lock(tx, node.id);
+    const removed = await this.tree.transaction(async (tx) => {
+      const current = await this.tree.lock(tx, node.id);
       if (!current || current.trash_root_id !== current.id) return 0;
-      const removed = await this.region.tree.removeSubtree(tx, current.path, this.now());
-      await this.region.outbox.record(tx, current.org_id, 'node.deleted', { nodeId: current.id, kind: current.kind });
+      const removed = await this.tree.removeSubtree(tx, current.path, this.now());
+      await this.outbox.record(tx, current.org_id, 'node.deleted', { nodeId: current.id, kind: current.kind });
       return removed;
     });
     if (removed === 0) throw new ApiError('NoNodeRemoved');
@@ -198,31 +233,23 @@ export class NodeTreeService {
 
   /** Removes what has been in the trash longer than the retention period; returns the roots removed. */
   async purgeExpired(): Promise<number> {
-    const cutoff = trashCutoff(this.platform.clock.now(), this.platform.config.trashRetentionDays);
+    const cutoff = trashCutoff(this.clock.now(), this.trashRetentionDays);
     let purged = 0;
     for (;;) {
-      const roots = await this.region.tree.expiredTrashRoots(cutoff, 100);
+      const roots = await this.tree.expiredTrashRoots(cutoff, 100);
       for (const root of roots) {
         // Re-checked under the lock: a restore between the listing and now must win.
-        const removed = await this.region.tree.transaction(async (tx) => {
-          const current = await this.region.tree.lock(tx, root.id);
+        const removed = await this.tree.transaction(async (tx) => {
+          const current = await this.tree.lock(tx, root.id);
           if (!current || current.trash_root_id !== current.id || !current.trashed_at || current.trashed_at >= cutoff) return 0;
-          const count = await this.region.tree.removeSubtree(tx, current.path, this.now());
+          const count = await this.tree.removeSubtree(tx, current.path, this.now());
           const event = { nodeId: current.id, kind: current.kind, purged: true };
-          await this.region.outbox.record(tx, current.org_id, 'node.deleted', event);
+          await this.outbox.record(tx, current.org_id, 'node.deleted', event);
           return count;
         });
         if (removed > 0) purged += 1;
       }
       if (roots.length < 100) return purged;
     }
-  }
-
-  private async existsInOtherRegion(nodeId: string): Promise<boolean> {
-    for (const region of this.platform.openedRegions()) {
-      if (region.region === this.region.region) continue;
-      if (await region.nodes.findById(nodeId)) return true;
-    }
-    return false;
   }
 }

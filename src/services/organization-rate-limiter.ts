@@ -1,7 +1,7 @@
 import type { Config } from '../config/config.js';
 import type { BucketLimits, BucketState } from '../domain/limits/token-bucket.js';
 import type { Clock } from '../ports/clock.js';
-import type { LimiterStore } from '../ports/limiter-store.js';
+import type { TokenBuckets } from '../ports/limiter-store.js';
 
 export type { BucketLimits, BucketState };
 
@@ -21,7 +21,7 @@ export class OrganizationRateLimiter {
   private readonly limits = new Map<string, { limits: BucketLimits; readAt: number }>();
 
   constructor(
-    private readonly store: LimiterStore,
+    private readonly buckets: TokenBuckets,
     private readonly source: LimitsSource,
     private readonly defaults: Config['rateLimit'],
     private readonly clock: Pick<Clock, 'now'> = { now: () => new Date() },
@@ -29,7 +29,7 @@ export class OrganizationRateLimiter {
 
   async take(orgId: string): Promise<BucketState> {
     const limits = this.cachedLimits(orgId) ?? (await this.readLimits(orgId));
-    return this.store.buckets.take(orgId, limits);
+    return this.buckets.take(orgId, limits);
   }
 
   private cachedLimits(orgId: string): BucketLimits | undefined {

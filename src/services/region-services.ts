@@ -1,6 +1,5 @@
 import { BusinessObjectRepository } from '../adapters/db/repositories/business-object-repository.js';
 import { EmbedSessionRepository } from '../adapters/db/repositories/embed-session-repository.js';
-import { GroupRepository } from '../adapters/db/repositories/group-repository.js';
 import { LibraryTagRepository } from '../adapters/db/repositories/library-tag-repository.js';
 import { MetadataTypeRepository } from '../adapters/db/repositories/metadata-type-repository.js';
 import { PlanningRepository } from '../adapters/db/repositories/planning-repository.js';
@@ -13,11 +12,12 @@ import { LibraryModelService } from './library/library-model-service.js';
 import { LibraryTagService } from './library/library-tag-service.js';
 import { ModelPreviewLifecycle } from './library/model-preview-lifecycle.js';
 import { MetadataTypeService } from './metadata/metadata-type-service.js';
-import { NodeService } from './node-service.js';
+import { type NodeAccess, NodeService } from './node-service.js';
 import { NodeTreeService } from './node-tree-service.js';
 import { AuditService } from './people/audit-service.js';
 import { GroupService } from './people/group-service.js';
 import { InvitationService } from './people/invitation-service.js';
+import { MembershipChanges } from './people/membership-changes.js';
 import { MembershipService } from './people/membership-service.js';
 import { RoleService } from './people/role-service.js';
 import { UserService } from './people/user-service.js';
@@ -26,6 +26,7 @@ import { PlanningService } from './planning/planning-service.js';
 import { ProcessingLifecycle } from './processing/processing-lifecycle.js';
 import { ProcessingService } from './processing/processing-service.js';
 import { TilesetService } from './processing/tileset-service.js';
+import { scimBaseUrl } from './scim/scim-context.js';
 import { ScimTokenService } from './scim/scim-token-service.js';
 import { AssetService } from './twins/asset-service.js';
 import { BusinessObjectSearchService } from './twins/business-object-search-service.js';
@@ -101,9 +102,105 @@ export function regionLifecycles(platform: Platform, context: RegionContext): Re
   };
 }
 
+/** A region's node reads and writes and its tree-wide changes: what the routes, the purge and `rdp admin` build on. */
+export function nodeServices(platform: Platform, context: RegionContext): { nodes: NodeService; tree: NodeTreeService } {
+  const { clock, config, directory } = platform;
+  const nodes = new NodeService({
+    clock,
+    nodes: context.nodes,
+    tree: context.tree,
+    lists: context.lists,
+    outbox: context.outbox,
+    organizations: directory,
+    maxHierarchyDepth: config.maxHierarchyDepth,
+  });
+  const tree = new NodeTreeService({
+    clock,
+    nodes,
+    tree: context.tree,
+    lists: context.lists,
+    outbox: context.outbox,
+    organizations: directory,
+    inOtherRegion: async (nodeId) => {
+      for (const other of platform.openedRegions()) {
+        if (other.region !== context.region && (await other.nodes.findById(nodeId))) return true;
+      }
+      return false;
+    },
+    maxHierarchyDepth: config.maxHierarchyDepth,
+    trashRetentionDays: config.trashRetentionDays,
+  });
+  return { nodes, tree };
+}
+
+/** Gives and takes roles on nodes: what the memberships API, the users API and `rdp admin` share. */
+export function membershipChanges(platform: Platform, context: RegionContext): MembershipChanges {
+  const { memberships, roles, tree, audit } = context;
+  return new MembershipChanges({ clock: platform.clock, members: platform.members, memberships, roles, tree, audit });
+}
+
+/** SCIM tokens, listed and changed by the organization's administrators (nodes) or `rdp admin`. */
+export function scimTokenService(platform: Platform, nodes: NodeAccess): ScimTokenService {
+  return new ScimTokenService({
+    clock: platform.clock,
+    nodes,
+    tokens: platform.scimTokens,
+    organizations: platform.directory,
+    auditIn: (region) => platform.region(region),
+    scimUrl: scimBaseUrl(platform.config.publicUrl),
+  });
+}
+
+/** A region's people and permissions (memberships, roles, users, groups, invitations, the audit trail) and its webhooks. */
+function peopleServices(platform: Platform, context: RegionContext, nodes: NodeService) {
+  const { clock, config, directory, members } = platform;
+  const { audit, transaction } = context;
+  const changes = membershipChanges(platform, context);
+  return {
+    audit: new AuditService(nodes, audit),
+    invitations: new InvitationService({
+      clock,
+      nodes,
+      invitations: context.invitations,
+      nodeRows: context.nodes,
+      roles: context.roles,
+      memberships: context.memberships,
+      audit,
+      organizations: directory,
+      members,
+      mailer: platform.mailer,
+      publicUrl: config.publicUrl,
+    }),
+    scimTokens: scimTokenService(platform, nodes),
+    roles: new RoleService({ clock, nodes, roles: context.roles, audit, transaction }),
+    memberships: new MembershipService({ nodes, changes, memberships: context.memberships, members }),
+    users: new UserService({
+      clock,
+      nodes,
+      members,
+      users: platform.users,
+      administrators: changes,
+      audit,
+      transaction,
+      principalChanged: (userId) => platform.principalChanges.changed(userId),
+      forgetApplication: (clientId, serviceUserId) => platform.recentDirectory.forgetApplication(clientId, serviceUserId),
+    }),
+    groups: new GroupService({ clock, nodes, groups: context.groups, people: members, audit, transaction }),
+    webhooks: new WebhookService({
+      clock,
+      nodes,
+      webhooks: context.webhooks,
+      outbox: context.outbox,
+      transaction,
+      allowPrivateAddresses: config.webhooks.allowPrivate,
+      secretsKey: platform.secrets.webhookSecrets,
+    }),
+  };
+}
+
 export function regionServices(platform: Platform, region: Region): RegionServices {
   const context = platform.region(region);
-  const nodes = new NodeService(platform, context);
+  const { nodes, tree } = nodeServices(platform, context);
   const { clock, blobs, jobs } = platform;
   const apiUrl = platform.config.regionUrls[region];
   const lifecycles = regionLifecycles(platform, context);
@@ -127,7 +224,6 @@ export function regionServices(platform: Platform, region: Region): RegionServic
     thumbnails: context.nodes,
     outbox: context.outbox,
   });
-  const memberships = new MembershipService(platform, context, nodes);
   const metadataTypes = new MetadataTypeRepository(context.store.db, context.store.dialect);
   const libraryModels = context.libraryModels;
   const twins = new TwinService(
@@ -143,7 +239,7 @@ export function regionServices(platform: Platform, region: Region): RegionServic
   const planning = new PlanningService(platform, context, nodes, planningRows);
   return {
     nodes,
-    tree: new NodeTreeService(platform, context, nodes),
+    tree,
     uploads,
     siteFiles: new SiteFileService({ ...uploadWork, nodes, nodeRows: context.nodes, outbox: context.outbox }),
     bundles,
@@ -155,13 +251,7 @@ export function regionServices(platform: Platform, region: Region): RegionServic
     }),
     tilesets: new TilesetService({ blobs, storedObjects: context.uploads, nodes }),
     attachments: new AttachmentService({ ...uploadWork, twins }),
-    audit: new AuditService(context, nodes),
-    invitations: new InvitationService(platform, context, nodes),
-    scimTokens: new ScimTokenService(platform, nodes),
-    roles: new RoleService(platform, context, nodes),
-    memberships,
-    users: new UserService(platform, context, nodes, memberships.changes),
-    groups: new GroupService(platform, context, nodes, new GroupRepository(context.store.db, context.store.dialect)),
+    ...peopleServices(platform, context, nodes),
     metadataTypes: new MetadataTypeService(platform, context, nodes, metadataTypes),
     twins,
     twinLayers: new TwinLayerService(platform, context, nodes, twins, new TwinLayerRepository(context.store.db)),
@@ -197,6 +287,5 @@ export function regionServices(platform: Platform, region: Region): RegionServic
     }),
     planning,
     embedSessions: new EmbedSessionService(platform, context, twins, planning, new EmbedSessionRepository(context.store.db)),
-    webhooks: new WebhookService(platform, context, nodes),
   };
 }

@@ -3,7 +3,7 @@ import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config/config.js';
 import { openPlatform } from '../../src/platform.js';
-import { AdminService } from '../../src/services/admin-service.js';
+import { adminService } from '../../src/services/platform-services.js';
 import { administratorClient } from '../support/fixtures.js';
 import { freePort } from '../support/ports.js';
 import { type ServerProcess, startServer } from '../support/server-process.js';
@@ -48,7 +48,7 @@ describe.skipIf(!databaseUrl)('a server whose PostgreSQL connections are termina
     const platform = await openPlatform(loadConfig(storeEnv));
     let basic: string;
     try {
-      const admin = new AdminService(platform);
+      const admin = adminService(platform);
       orgId = (await admin.createOrganization({ name: 'Lost', region: 'eu' })).id;
       basic = await administratorClient(admin, orgId, 'Load', ['read:hierarchy', 'write:hierarchy']);
     } finally {

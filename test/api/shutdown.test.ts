@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { dropPostgresSchemas } from '../../src/adapters/db/database.js';
 import { loadConfig } from '../../src/config/config.js';
 import { openPlatform } from '../../src/platform.js';
-import { AdminService } from '../../src/services/admin-service.js';
+import { adminService } from '../../src/services/platform-services.js';
 import { administratorClient } from '../support/fixtures.js';
 import { buildServerInto } from '../support/fresh-build.js';
 import { freePort } from '../support/ports.js';
@@ -141,7 +141,7 @@ describe('a stop on SIGTERM under load', () => {
 
     const platform = await openPlatform(loadConfig({ ...storeEnv, RDP_LOG_LEVEL: 'silent' }));
     try {
-      const admin = new AdminService(platform);
+      const admin = adminService(platform);
       const org = await admin.createOrganization({ name: 'Draining', region: 'eu' });
       orgId = org.id;
       credentials = await administratorClient(admin, org.id, 'Load', ['read:hierarchy', 'write:hierarchy']);

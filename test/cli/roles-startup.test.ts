@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { dropPostgresSchemas } from '../../src/adapters/db/database.js';
 import { loadConfig } from '../../src/config/config.js';
 import { openPlatform } from '../../src/platform.js';
-import { AdminService } from '../../src/services/admin-service.js';
+import { adminService } from '../../src/services/platform-services.js';
 import { administratorClient } from '../support/fixtures.js';
 import { freePort } from '../support/ports.js';
 import { type ServerProcess, spawnServer, startServer } from '../support/server-process.js';
@@ -31,7 +31,7 @@ describe('roles started as separate processes', () => {
   beforeAll(async () => {
     const platform = await openPlatform(loadConfig({ ...storeEnv, RDP_LOG_LEVEL: 'silent' }));
     try {
-      const admin = new AdminService(platform);
+      const admin = adminService(platform);
       orgId = (await admin.createOrganization({ name: 'Apart', region: 'eu' })).id;
       basic = await administratorClient(admin, orgId, 'Caller', ['read:hierarchy']);
     } finally {

@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { dropPostgresSchemas } from '../../src/adapters/db/database.js';
 import { loadConfig } from '../../src/config/config.js';
 import { openPlatform } from '../../src/platform.js';
-import { AdminService } from '../../src/services/admin-service.js';
+import { adminService } from '../../src/services/platform-services.js';
 import { buildServerInto } from '../support/fresh-build.js';
 import { freePort } from '../support/ports.js';
 
@@ -51,7 +51,7 @@ describe('the server started as `npm start` starts it', () => {
 
     // An existing store: migrated, with an organization in it.
     const platform = await openPlatform(loadConfig({ ...storeEnv, RDP_LOG_LEVEL: 'silent' }));
-    await new AdminService(platform).createOrganization({ name: 'Existing', region: 'eu' });
+    await adminService(platform).createOrganization({ name: 'Existing', region: 'eu' });
     await platform.close();
   }, 120_000);
 

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { ApplicationService } from '../../src/services/application-service.js';
+import { applicationService } from '../../src/services/platform-services.js';
 import { createOrg, type OrgFixture } from '../support/fixtures.js';
 import { createMember } from '../support/oauth-flow.js';
 import { auditEvents, peopleSnapshot, place, serviceApp, setSeatLimit, signedInPerson } from '../support/people-users.js';
@@ -191,7 +191,7 @@ describe('users: GET /v1/users[/{userId}|/me], PATCH /v1/users/{userId}', () => 
     it('leaves a service user whose application is gone deactivated', async () => {
       const service = await serviceApp(t, org);
       await org.admin.patch(`/v1/users/${service.userId}`, { active: false });
-      await new ApplicationService(t.platform).delete(service.clientId);
+      await applicationService(t.platform).delete(service.clientId);
       const response = await org.admin.patch(`/v1/users/${service.userId}`, { active: true });
       expect(response.status).toBe(200);
       expect(response.body.active).toBe(false);

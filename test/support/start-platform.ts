@@ -15,7 +15,8 @@ import { startWebhookDispatcher, type WebhookDispatcher } from '../../src/jobs/w
 import type { JobWorkerLog } from '../../src/jobs/worker.js';
 import { openPlatform, type Platform, type RegionContext } from '../../src/platform.js';
 import { ManualClock } from '../../src/ports/clock.js';
-import { AdminService } from '../../src/services/admin-service.js';
+import type { AdminService } from '../../src/services/admin-service.js';
+import { adminService } from '../../src/services/platform-services.js';
 import { freePort } from './ports.js';
 
 /**
@@ -89,7 +90,7 @@ export async function startPlatform(
   return {
     platform: platform as AllRegionsPlatform,
     app,
-    admin: new AdminService(platform),
+    admin: adminService(platform),
     clock,
     webhooks,
     origin,

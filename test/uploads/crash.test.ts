@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { dropPostgresSchemas } from '../../src/adapters/db/database.js';
 import { loadConfig } from '../../src/config/config.js';
 import { openPlatform } from '../../src/platform.js';
-import { AdminService } from '../../src/services/admin-service.js';
+import { adminService } from '../../src/services/platform-services.js';
 import { administratorClient } from '../support/fixtures.js';
 import { buildServerInto } from '../support/fresh-build.js';
 import { freePort } from '../support/ports.js';
@@ -135,7 +135,7 @@ describe('kill -9 during uploads and finalizes', () => {
     await buildServerInto(buildDir);
     server = new CrashingServer(await freePort(), storeEnv, buildDir);
     const platform = await openPlatform(loadConfig({ ...storeEnv, RDP_LOG_LEVEL: 'silent', PORT: String(server.port) }));
-    const admin = new AdminService(platform);
+    const admin = adminService(platform);
     const org = await admin.createOrganization({ name: 'Crash', region: 'eu', storageQuota: 1024 * 1024 * 1024 });
     orgId = org.id;
     basic = await administratorClient(admin, orgId, 'Uploader', ['read:hierarchy', 'write:hierarchy']);
@@ -261,7 +261,7 @@ describe('kill -9 during uploads and finalizes', () => {
     await server.kill();
     const platform = await openPlatform(loadConfig({ ...storeEnv, RDP_LOG_LEVEL: 'silent', PORT: String(server.port) }));
     try {
-      const use = await new AdminService(platform).storageUse(orgId);
+      const use = await adminService(platform).storageUse(orgId);
       const stored = [...finalized.values()].reduce((sum, bytes) => sum + bytes.length, 0);
       expect(use.activeBytes).toBe(stored);
       for (const [id, bytes] of finalized) {

@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import SQLite from 'better-sqlite3';
-import { Kysely, PostgresDialect, sql } from 'kysely';
+import { Kysely, PostgresDialect, sql, type Transaction } from 'kysely';
 import pg from 'pg';
 import type { Config } from '../../config/config.js';
 import { REGIONS, type Region } from '../../domain/regions.js';
@@ -26,6 +26,16 @@ export interface Store<Schema> {
   /** The pool's connections (PostgreSQL): what the metrics report. Undefined on SQLite. */
   poolUse?: () => PoolUse;
   close(): Promise<void>;
+}
+
+/**
+ * Runs work in one transaction of a store: what a service is given instead of the store, when its
+ * change spans several repositories' writes.
+ */
+export type InTransaction<Schema> = <T>(work: (tx: Transaction<Schema>) => Promise<T>) => Promise<T>;
+
+export function transactionsOf<Schema>(db: Kysely<Schema>): InTransaction<Schema> {
+  return (work) => db.transaction().execute(work);
 }
 
 export interface Stores {

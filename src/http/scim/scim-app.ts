@@ -1,11 +1,8 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { ApiError } from '../../domain/errors.js';
 import { ScimError } from '../../domain/scim/scim-error.js';
-import type { Platform } from '../../platform.js';
-import { ScimAuthenticator } from '../../services/scim/scim-authenticator.js';
+import type { ScimServices } from '../../services/platform-services.js';
 import type { ScimContext } from '../../services/scim/scim-context.js';
-import { ScimGroupService } from '../../services/scim/scim-group-service.js';
-import { ScimUserService } from '../../services/scim/scim-user-service.js';
 import discoveryRoutes from './discovery-routes.js';
 import groupRoutes from './group-routes.js';
 import { SCIM_MEDIA_TYPE, sendScimError, toScimError } from './scim-errors.js';
@@ -24,11 +21,6 @@ declare module 'fastify' {
  */
 const SCIM_BODY_LIMIT_BYTES = 1024 * 1024;
 
-export interface ScimServices {
-  users: ScimUserService;
-  groups: ScimGroupService;
-}
-
 export type ScimApp = FastifyInstance & { scimServices: ScimServices };
 
 /**
@@ -36,13 +28,12 @@ export type ScimApp = FastifyInstance & { scimServices: ScimServices };
  * with the authorization server. Every request carries a SCIM token (Authorization: Bearer),
  * which names the organization; every answer, errors included, is application/scim+json.
  */
-export async function scimApp(instance: FastifyInstance, options: { platform: Platform }) {
+export async function scimApp(instance: FastifyInstance, options: { services: ScimServices; jsonBodyLimitBytes: number }) {
   const app = instance as ScimApp;
-  const { platform } = options;
-  const authenticator = new ScimAuthenticator(platform);
-  app.decorate('scimServices', { users: new ScimUserService(platform), groups: new ScimGroupService(platform) });
+  const { authenticator } = options.services;
+  app.decorate('scimServices', options.services);
   app.decorateRequest('scim', undefined as unknown as ScimContext);
-  const bodyLimit = Math.max(platform.config.jsonBodyLimitBytes, SCIM_BODY_LIMIT_BYTES);
+  const bodyLimit = Math.max(options.jsonBodyLimitBytes, SCIM_BODY_LIMIT_BYTES);
   app.addHook('onRoute', (route) => {
     route.bodyLimit ??= bodyLimit;
   });

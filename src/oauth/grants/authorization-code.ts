@@ -11,7 +11,7 @@ import { revokeGrant } from './revoke-grant.js';
  * about the code itself is invalid_grant with one message, so codes cannot be probed.
  */
 export async function authorizationCodeGrant(context: GrantContext): Promise<TokenSet> {
-  const { application, form, platform } = context;
+  const { application, form, tokens, clock, principals } = context;
   if (application.flow !== 'authorization-code') {
     throw new OAuthError('unauthorized_client', 'This application may not use the authorization_code grant');
   }
@@ -23,7 +23,6 @@ export async function authorizationCodeGrant(context: GrantContext): Promise<Tok
     throw new OAuthError('invalid_request', 'code_verifier must be 43 to 128 characters of A-Z, a-z, 0-9, "-", ".", "_" and "~"');
   }
 
-  const { tokens, clock } = platform;
   const codeHash = hashToken(code);
   const row = await tokens.findAuthorizationCode(codeHash);
   const invalid = new OAuthError('invalid_grant', 'The authorization code is invalid, expired or already used');
@@ -33,18 +32,18 @@ export async function authorizationCodeGrant(context: GrantContext): Promise<Tok
   const now = at.toISOString();
   if (row.used_at !== null) {
     // RFC 6749 section 4.1.2: a code used twice was probably stolen; revoke what the first use issued.
-    await revokeGrant(platform, row.family_id, row.client_id, at);
+    await revokeGrant(context, row.family_id, row.client_id, at);
     throw invalid;
   }
   if (row.expires_at <= now) throw invalid;
   if (row.redirect_uri !== redirectUri) throw invalid;
   if (s256Challenge(verifier) !== row.code_challenge) throw invalid;
   if (!(await tokens.consumeAuthorizationCode(codeHash, now))) {
-    await revokeGrant(platform, row.family_id, row.client_id, at);
+    await revokeGrant(context, row.family_id, row.client_id, at);
     throw invalid;
   }
 
-  if (!(await platform.directory.isActiveIn(row.user_id, row.org_id))) throw invalid;
+  if (!(await principals.isActiveIn(row.user_id, row.org_id))) throw invalid;
   return context.issueTokens(
     {
       userId: row.user_id,

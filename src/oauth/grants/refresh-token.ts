@@ -2,10 +2,9 @@ import type { RefreshTokenUseRow } from '../../adapters/db/schema.js';
 import { hashToken } from '../../crypto/secrets.js';
 import { normalizeScopes, parseScopeString } from '../../domain/access/scopes.js';
 import { isRevoked, notBeforeMs } from '../../domain/oauth/revocation.js';
-import type { Platform } from '../../platform.js';
 import { OAuthError } from '../oauth-error.js';
 import { openRefreshToken, type RefreshTokenClaims } from '../refresh-tokens.js';
-import type { GrantContext, TokenSet } from '../token-endpoint.js';
+import type { GrantContext, GrantStores, TokenSet } from '../token-endpoint.js';
 import { revokeGrant } from './revoke-grant.js';
 
 const INVALID = 'The refresh token is invalid, expired or revoked';
@@ -14,11 +13,11 @@ const INVALID = 'The refresh token is invalid, expired or revoked';
  * A used token presented again. Within the grace period it is taken as a retry whose response
  * was lost; otherwise it was probably stolen, and the whole family is revoked (RFC 9700 4.14.2).
  */
-async function reuse(platform: Platform, claims: RefreshTokenClaims, use: RefreshTokenUseRow | undefined, now: Date) {
-  const graceMs = platform.config.refreshReuseGraceSeconds * 1000;
+async function reuse(grants: GrantStores, claims: RefreshTokenClaims, use: RefreshTokenUseRow | undefined, now: Date) {
+  const graceMs = grants.refreshReuseGraceSeconds * 1000;
   const usedAt = use ? Date.parse(use.used_at) : now.getTime();
   if (graceMs > 0 && now.getTime() - usedAt <= graceMs) return;
-  await revokeGrant(platform, claims.familyId, claims.clientId, now);
+  await revokeGrant(grants, claims.familyId, claims.clientId, now);
   throw new OAuthError('invalid_grant', INVALID);
 }
 
@@ -41,20 +40,20 @@ function narrowedScopes(claims: RefreshTokenClaims, applicationScopes: string[],
  * its use, its family's revocation, and the application's grants_not_before.
  */
 export async function refreshTokenGrant(context: GrantContext): Promise<TokenSet> {
-  const { application, form, platform } = context;
+  const { application, form, tokens, principals } = context;
   const presented = form.refresh_token;
   if (!presented) throw new OAuthError('invalid_request', 'refresh_token is required');
 
-  const now = platform.clock.now();
-  const claims = openRefreshToken(platform.secrets.refreshTokens, presented);
+  const now = context.clock.now();
+  const claims = openRefreshToken(context.refreshTokenKey, presented);
   // Another client's token is refused without effect: it cannot revoke the owner's family.
   if (!claims || claims.clientId !== application.client_id) throw new OAuthError('invalid_grant', INVALID);
   if (claims.expiresAtMs <= now.getTime()) throw new OAuthError('invalid_grant', INVALID);
   // The user must still be active in the organization, and the token younger than its last
   // deactivation there and the application's "not before"; its family not revoked.
   const [familyRevoked, status] = await Promise.all([
-    platform.tokens.familyRevoked(claims.familyId),
-    platform.directory.principalStatus(claims.userId, claims.orgId),
+    tokens.familyRevoked(claims.familyId),
+    principals.principalStatus(claims.userId, claims.orgId),
   ]);
   const facts = {
     active: status?.active ?? false,
@@ -66,11 +65,11 @@ export async function refreshTokenGrant(context: GrantContext): Promise<TokenSet
 
   const tokenHash = hashToken(presented);
   // Reuse is judged first, so a replay is detected whatever else the request gets wrong.
-  const earlierUse = await platform.tokens.findRefreshTokenUse(tokenHash);
-  if (earlierUse) await reuse(platform, claims, earlierUse, now);
+  const earlierUse = await tokens.findRefreshTokenUse(tokenHash);
+  if (earlierUse) await reuse(context, claims, earlierUse, now);
   const scopes = narrowedScopes(claims, parseScopeString(application.scopes), form.scope);
   if (!earlierUse) {
-    const recorded = await platform.tokens.recordRefreshTokenUse({
+    const recorded = await tokens.recordRefreshTokenUse({
       token_hash: tokenHash,
       family_id: claims.familyId,
       client_id: claims.clientId,
@@ -78,7 +77,7 @@ export async function refreshTokenGrant(context: GrantContext): Promise<TokenSet
       expires_at: new Date(claims.expiresAtMs).toISOString(),
     });
     // Two requests raced with one token: the loser is a reuse, judged by the winner's time.
-    if (!recorded) await reuse(platform, claims, await platform.tokens.findRefreshTokenUse(tokenHash), now);
+    if (!recorded) await reuse(context, claims, await tokens.findRefreshTokenUse(tokenHash), now);
   }
 
   return context.issueTokens(

@@ -1,9 +1,9 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { DirectoryRepository } from '../../adapters/db/repositories/directory-repository.js';
 import type { Scope } from '../../domain/access/scopes.js';
 import { issuerOf } from '../../domain/oauth/issuer.js';
-import type { Platform } from '../../platform.js';
 import type { SignInGate } from '../../services/sign-in.js';
-import { AuthorizationEndpoint } from '../authorization-endpoint.js';
+import type { AuthorizationEndpoint } from '../authorization-endpoint.js';
 import { type ConsentNotice, consentPage, isConsentNotice, signInPage } from './consent-pages.js';
 import { errorPage, PAGE_HEADERS } from './html.js';
 import type { Sessions } from './sessions.js';
@@ -33,11 +33,17 @@ function sendPage(reply: FastifyReply, status: number, body: string) {
  */
 export async function consentRoutes(
   app: FastifyInstance,
-  options: { platform: Platform; sessions: Sessions; signIns: SignInGate },
+  options: {
+    endpoint: AuthorizationEndpoint;
+    /** The signed-in user and the organizations they may grant access to. */
+    directory: Pick<DirectoryRepository, 'findUser' | 'organizationsOf'>;
+    publicUrl: string;
+    sessions: Sessions;
+    signIns: SignInGate;
+  },
 ) {
-  const { platform, sessions, signIns } = options;
-  const endpoint = new AuthorizationEndpoint(platform);
-  const consentUrl = `${issuerOf(platform.config.publicUrl)}/consent`;
+  const { endpoint, directory, sessions, signIns } = options;
+  const consentUrl = `${issuerOf(options.publicUrl)}/consent`;
   const cookiePath = new URL(consentUrl).pathname;
 
   const backToConsent = (reply: FastifyReply, requestQuery: string, notice?: ConsentNotice) => {
@@ -66,8 +72,8 @@ export async function consentRoutes(
     };
     if (!session) return sendPage(reply, 200, signInPage({ ...base, action: `${consentUrl}/sign-in` }));
     const [user, organizations] = await Promise.all([
-      platform.directory.findUser(session.user_id),
-      platform.directory.organizationsOf(session.user_id),
+      directory.findUser(session.user_id),
+      directory.organizationsOf(session.user_id),
     ]);
     return sendPage(
       reply,
@@ -114,7 +120,7 @@ export async function consentRoutes(
       return reply.code(303).headers(PAGE_HEADERS).header('location', endpoint.deny(authorization)).send();
     }
     const orgId = field(form, 'org_id');
-    const organizations = await platform.directory.organizationsOf(session.user_id);
+    const organizations = await directory.organizationsOf(session.user_id);
     if (!orgId || !organizations.some((org) => org.id === orgId)) return backToConsent(reply, requestQuery, 'no-organization');
     // The user may approve a subset of what was asked, never more.
     const posted = ([] as (string | undefined)[]).concat(form.scopes);

@@ -4,10 +4,10 @@ import { hashPassword } from '../../crypto/secrets.js';
 import { CONSOLE_PATH } from '../../domain/console/console-config.js';
 import { ApiError } from '../../domain/errors.js';
 import { newAccountProblem } from '../../domain/people/invitation-rules.js';
-import type { Platform } from '../../platform.js';
+import type { Mailer } from '../../ports/mailer.js';
 import {
   AccountExists,
-  InvitationAcceptance,
+  type InvitationAcceptance,
   InvitationClosed,
   type Invitee,
   type OpenedInvitation,
@@ -46,12 +46,18 @@ function factsOf(opened: Open): InvitationFacts {
  */
 export async function invitationRoutes(
   app: FastifyInstance,
-  options: { platform: Platform; sessions: Sessions; signIns: SignInGate },
+  options: {
+    acceptance: InvitationAcceptance;
+    /** The outbox page is served when the mail stays in the store (no SMTP). */
+    mailer: Mailer;
+    publicUrl: string;
+    sessions: Sessions;
+    signIns: SignInGate;
+  },
 ) {
-  const { platform, sessions, signIns } = options;
-  const acceptance = new InvitationAcceptance(platform);
+  const { acceptance, mailer, sessions, signIns } = options;
   const authPath = '/auth';
-  const consoleUrl = `${platform.config.publicUrl.replace(/\/+$/, '')}${CONSOLE_PATH}`;
+  const consoleUrl = `${options.publicUrl.replace(/\/+$/, '')}${CONSOLE_PATH}`;
 
   const showClosed = (reply: FastifyReply, reason: Exclude<OpenedInvitation['status'], 'open'>) => {
     const closed = closedInvitationPage(reason);
@@ -154,7 +160,6 @@ export async function invitationRoutes(
   });
 
   // The outbox exists only without SMTP: with a mail server, mail leaves and /outbox is 404.
-  const { mailer } = platform;
   if (mailer instanceof OutboxMailer) {
     app.get('/outbox', async (_request, reply) =>
       sendPage(reply, 200, outboxPage(await mailer.list(OUTBOX_PAGE_SIZE), OUTBOX_PAGE_SIZE)),

@@ -1,8 +1,8 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { DirectoryRepository } from '../../adapters/db/repositories/directory-repository.js';
 import type { SessionRow, UserRow } from '../../adapters/db/schema.js';
 import { ApiError } from '../../domain/errors.js';
-import type { Platform } from '../../platform.js';
-import { ApplicationService, type ApplicationView } from '../../services/application-service.js';
+import type { ApplicationService, ApplicationView } from '../../services/application-service.js';
 import type { SignInGate } from '../../services/sign-in.js';
 import { rememberSecretOnce, takeSecretOnce } from './one-time-secret.js';
 import { type Form, field, fields, lines, seeOther, sendPage } from './page-replies.js';
@@ -27,11 +27,17 @@ function validationMessage(error: unknown): string {
 
 export async function settingsRoutes(
   app: FastifyInstance,
-  options: { platform: Platform; sessions: Sessions; signIns: SignInGate },
+  options: {
+    applications: ApplicationService;
+    /** The signed-in user and the organizations they administer. */
+    directory: Pick<DirectoryRepository, 'findUser' | 'listAdministeredOrganizations'>;
+    publicUrl: string;
+    sessions: Sessions;
+    signIns: SignInGate;
+  },
 ) {
-  const { platform, sessions, signIns } = options;
-  const applications = new ApplicationService(platform);
-  const secureCookies = platform.config.publicUrl.startsWith('https:');
+  const { applications, directory, sessions, signIns } = options;
+  const secureCookies = options.publicUrl.startsWith('https:');
 
   interface Admin {
     session: SessionRow;
@@ -45,7 +51,7 @@ export async function settingsRoutes(
    */
   async function admin(request: FastifyRequest, reply: FastifyReply): Promise<Admin | undefined> {
     const session = await sessions.current(request);
-    const user = session && (await platform.directory.findUser(session.user_id));
+    const user = session && (await directory.findUser(session.user_id));
     if (!session || !user || user.deactivated_at !== null) {
       await seeOther(reply, '/auth/sign-in');
       return undefined;
@@ -58,7 +64,7 @@ export async function settingsRoutes(
       );
       return undefined;
     }
-    const orgs = await platform.directory.listAdministeredOrganizations(user.id);
+    const orgs = await directory.listAdministeredOrganizations(user.id);
     if (orgs.length === 0) {
       await sendPage(
         reply,

@@ -1,7 +1,12 @@
 import { randomUUID } from 'node:crypto';
 import type { Transaction } from 'kysely';
+import type { InTransaction } from '../../adapters/db/database.js';
+import type { AuditRepository } from '../../adapters/db/repositories/audit-repository.js';
 import type { GroupFilter, GroupRepository, GroupWithCount } from '../../adapters/db/repositories/group-repository.js';
-import type { OrganizationMember } from '../../adapters/db/repositories/organization-member-repository.js';
+import type {
+  OrganizationMember,
+  OrganizationMemberRepository,
+} from '../../adapters/db/repositories/organization-member-repository.js';
 import type { GroupRow, NodeRow, RegionalSchema } from '../../adapters/db/schema.js';
 import { isUniqueViolation } from '../../adapters/db/unique-violation.js';
 import type { Principal } from '../../domain/access/principal.js';
@@ -16,10 +21,21 @@ import {
   type GroupState,
   groupNameKey,
 } from '../../domain/people/group-rules.js';
-import type { Platform, RegionContext } from '../../platform.js';
+import type { Clock } from '../../ports/clock.js';
 import { type NodeService, requireAccess } from '../node-service.js';
 
 type Tx = Transaction<RegionalSchema>;
+
+export interface GroupServiceOptions {
+  clock: Clock;
+  /** Manage on the organization node; a division read with the caller's access to it. */
+  nodes: Pick<NodeService, 'authorize' | 'findWithAccess'>;
+  groups: GroupRepository;
+  /** Members must be users of the organization. */
+  people: Pick<OrganizationMemberRepository, 'find' | 'findMany'>;
+  audit: AuditRepository;
+  transaction: InTransaction<RegionalSchema>;
+}
 
 export interface GroupChanges {
   name?: string;
@@ -38,15 +54,24 @@ function stateOf(group: GroupRow): GroupState {
  * reads need only an active member's token (the verifier checked that).
  */
 export class GroupService {
-  constructor(
-    private readonly platform: Platform,
-    private readonly region: RegionContext,
-    private readonly nodes: NodeService,
-    private readonly groups: GroupRepository,
-  ) {}
+  private readonly clock: Clock;
+  private readonly nodes: Pick<NodeService, 'authorize' | 'findWithAccess'>;
+  private readonly groups: GroupRepository;
+  private readonly people: Pick<OrganizationMemberRepository, 'find' | 'findMany'>;
+  private readonly audit: AuditRepository;
+  private readonly transaction: InTransaction<RegionalSchema>;
+
+  constructor(options: GroupServiceOptions) {
+    this.clock = options.clock;
+    this.nodes = options.nodes;
+    this.groups = options.groups;
+    this.people = options.people;
+    this.audit = options.audit;
+    this.transaction = options.transaction;
+  }
 
   private now(): string {
-    return this.platform.clock.now().toISOString();
+    return this.clock.now().toISOString();
   }
 
   private actor(principal: Principal) {
@@ -55,7 +80,7 @@ export class GroupService {
 
   /** The active division of the caller's organization with that id, with the caller's access to it; 400 otherwise. */
   private async division(principal: Principal, divisionId: string) {
-    const found = await this.region.nodes.findWithAccess(principal.orgId, divisionId, principal.userId);
+    const found = await this.nodes.findWithAccess(principal, divisionId);
     if (found?.node.kind !== 'division' || found.node.trashed_at !== null) {
       throw validationError('divisionId: not a division of the organization');
     }
@@ -81,7 +106,7 @@ export class GroupService {
    * permission was checked on: if another request moved the group since, it is checked again.
    */
   private async withLockedGroup<T>(principal: Principal, seen: GroupRow, change: (tx: Tx, group: GroupRow) => Promise<T>) {
-    return this.region.store.db.transaction().execute(async (tx) => {
+    return this.transaction(async (tx) => {
       const group = await this.groups.lock(tx, principal.orgId, seen.id);
       if (!group) throw new ApiError('NotFound', 'Group not found');
       if (group.division_id !== seen.division_id) await this.requireManage(principal, group.division_id);
@@ -122,10 +147,10 @@ export class GroupService {
       updated_at: now,
     };
     try {
-      await this.region.store.db.transaction().execute(async (tx) => {
+      await this.transaction(async (tx) => {
         await this.checkName(row.org_id, row.name_key, undefined, tx);
         await this.groups.insert(tx, row);
-        await this.region.audit.record(tx, {
+        await this.audit.record(tx, {
           orgId: row.org_id,
           actor: this.actor(principal),
           action: 'group.created',
@@ -172,7 +197,7 @@ export class GroupService {
           updated_at: now,
         };
         await this.groups.update(tx, group.id, fields);
-        await this.region.audit.record(tx, {
+        await this.audit.record(tx, {
           orgId: group.org_id,
           actor: this.actor(principal),
           action: 'group.updated',
@@ -196,7 +221,7 @@ export class GroupService {
     await this.withLockedGroup(principal, seen, async (tx, group) => {
       checkGroupRemoval(stateOf(group));
       await this.groups.delete(tx, group.id);
-      await this.region.audit.record(tx, {
+      await this.audit.record(tx, {
         orgId: group.org_id,
         actor: this.actor(principal),
         action: 'group.deleted',
@@ -209,7 +234,7 @@ export class GroupService {
 
   /** A user or service user of the organization, or 404. */
   private async requireMember(orgId: string, userId: string): Promise<OrganizationMember> {
-    const member = await this.platform.members.find(orgId, userId);
+    const member = await this.people.find(orgId, userId);
     if (!member) throw new ApiError('NotFound', 'User not found');
     return member;
   }
@@ -223,7 +248,7 @@ export class GroupService {
       await this.withLockedGroup(principal, seen, async (tx, group) => {
         checkMemberAddition(stateOf(group), await this.groups.isMember(tx, group.id, member.id));
         await this.groups.addMember(tx, { group_id: group.id, user_id: member.id, created_at: now });
-        await this.region.audit.record(tx, {
+        await this.audit.record(tx, {
           orgId: group.org_id,
           actor: this.actor(principal),
           action: 'group.member-added',
@@ -247,7 +272,7 @@ export class GroupService {
     await this.withLockedGroup(principal, seen, async (tx, group) => {
       checkMemberRemoval(stateOf(group), await this.groups.isMember(tx, group.id, userId));
       await this.groups.removeMember(tx, group.id, userId);
-      await this.region.audit.record(tx, {
+      await this.audit.record(tx, {
         orgId: group.org_id,
         actor: this.actor(principal),
         action: 'group.member-removed',
@@ -264,7 +289,7 @@ export class GroupService {
     const page = await this.groups.memberPage(group.id, limit, offset);
     const found = new Map(
       (
-        await this.platform.members.findMany(
+        await this.people.findMany(
           principal.orgId,
           page.map((row) => row.user_id),
         )

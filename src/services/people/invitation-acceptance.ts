@@ -1,11 +1,38 @@
 import { randomUUID } from 'node:crypto';
-import { InvitationRepository } from '../../adapters/db/repositories/invitation-repository.js';
+import type { AuditRepository } from '../../adapters/db/repositories/audit-repository.js';
+import type { DirectoryRepository } from '../../adapters/db/repositories/directory-repository.js';
+import type { InvitationRepository } from '../../adapters/db/repositories/invitation-repository.js';
+import type { MembershipRepository } from '../../adapters/db/repositories/membership-repository.js';
+import type { NodeRepository } from '../../adapters/db/repositories/node-repository.js';
+import type { OrganizationMemberRepository } from '../../adapters/db/repositories/organization-member-repository.js';
+import type { RoleRepository } from '../../adapters/db/repositories/role-repository.js';
 import type { InvitationRow, NodeRow, OrganizationRow, RoleRow, UserRow } from '../../adapters/db/schema.js';
 import { isUniqueViolation } from '../../adapters/db/unique-violation.js';
 import { hashToken } from '../../crypto/secrets.js';
 import { ORGANIZATION_ADMINISTRATOR_ROLE_ID } from '../../domain/people/roles.js';
 import { checkSeatFree } from '../../domain/people/user-rules.js';
-import type { Platform, RegionContext } from '../../platform.js';
+import type { Clock } from '../../ports/clock.js';
+import type { WebhookOutbox } from '../webhooks/webhook-outbox.js';
+
+/** What an acceptance reads and writes in the invitation's region. */
+export interface InvitationRegion {
+  invitations: InvitationRepository;
+  nodes: Pick<NodeRepository, 'findById'>;
+  roles: Pick<RoleRepository, 'find'>;
+  memberships: Pick<MembershipRepository, 'find' | 'upsert'>;
+  audit: AuditRepository;
+  outbox: Pick<WebhookOutbox, 'record'>;
+}
+
+export interface InvitationAcceptanceOptions {
+  clock: Clock;
+  /** The organization and whether the invited address has an account. */
+  directory: Pick<DirectoryRepository, 'findOrganization' | 'findUserByEmail'>;
+  /** People's places in organizations, under the organization's seat count. */
+  members: OrganizationMemberRepository;
+  /** Every region this process opened: a link does not name its region. */
+  regions(): InvitationRegion[];
+}
 
 /** What a link leads to: an open invitation with what its page shows, or why it is closed. */
 export type OpenedInvitation =
@@ -13,7 +40,7 @@ export type OpenedInvitation =
   | {
       status: 'open';
       invitation: InvitationRow;
-      region: RegionContext;
+      region: InvitationRegion;
       organization: OrganizationRow;
       node: NodeRow;
       role: RoleRow;
@@ -40,22 +67,32 @@ const TOKEN = /^[A-Za-z0-9_-]{43}$/;
  * pending and the same link completes it (the account now exists, so it asks for the password).
  */
 export class InvitationAcceptance {
-  constructor(private readonly platform: Platform) {}
+  private readonly clock: Clock;
+  private readonly directory: Pick<DirectoryRepository, 'findOrganization' | 'findUserByEmail'>;
+  private readonly members: OrganizationMemberRepository;
+  private readonly regions: () => InvitationRegion[];
+
+  constructor(options: InvitationAcceptanceOptions) {
+    this.clock = options.clock;
+    this.directory = options.directory;
+    this.members = options.members;
+    this.regions = options.regions;
+  }
 
   async open(token: string): Promise<OpenedInvitation> {
     if (!TOKEN.test(token)) return { status: 'unknown' };
     const tokenHash = hashToken(token);
     // The link does not name its region: the hash is unique, so at most one region has it.
-    for (const region of this.platform.openedRegions()) {
-      const invitation = await new InvitationRepository(region.store.db).findByTokenHash(tokenHash);
+    for (const region of this.regions()) {
+      const invitation = await region.invitations.findByTokenHash(tokenHash);
       if (!invitation) continue;
       if (invitation.state === 'sending') return { status: 'unknown' };
       if (invitation.state !== 'pending') return { status: invitation.state };
       const [organization, node, role, account] = await Promise.all([
-        this.platform.directory.findOrganization(invitation.org_id),
+        this.directory.findOrganization(invitation.org_id),
         region.nodes.findById(invitation.node_id),
         region.roles.find(invitation.org_id, invitation.role_id),
-        this.platform.directory.findUserByEmail(invitation.email),
+        this.directory.findUserByEmail(invitation.email),
       ]);
       if (!organization || !node || node.trashed_at !== null || !role) return { status: 'gone' };
       return { status: 'open', invitation, region, organization, node, role, account };
@@ -71,21 +108,21 @@ export class InvitationAcceptance {
     const { invitation, region, node, role } = opened;
     const orgId = invitation.org_id;
     const givesAdmin = role.id === ORGANIZATION_ADMINISTRATOR_ROLE_ID;
-    const now = this.platform.clock.now().toISOString();
-    const { members } = this.platform;
+    const now = this.clock.now().toISOString();
+    const { members } = this;
 
     const joined = await this.join(opened, invitee, now);
 
-    const repository = new InvitationRepository(region.store.db);
+    const { invitations: repository, memberships, audit, outbox } = region;
     try {
       await repository.transaction(async (tx) => {
         const accepted = { state: 'accepted' as const, accepted_by: joined.userId, accepted_at: now, updated_at: now };
         if (!(await repository.transition(tx, invitation.id, 'pending', accepted))) throw new InvitationClosed();
         // An invitation never takes the Organization Administrator role away (the last one's, say).
-        const existing = await region.memberships.find(tx, node.id, joined.userId);
+        const existing = await memberships.find(node.id, joined.userId, tx);
         const keepsAdministrator = existing?.role_id === ORGANIZATION_ADMINISTRATOR_ROLE_ID && !givesAdmin;
         if (!keepsAdministrator) {
-          await region.memberships.upsert(tx, {
+          await memberships.upsert(tx, {
             node_id: node.id,
             principal_id: joined.userId,
             principal_type: 'user',
@@ -93,7 +130,7 @@ export class InvitationAcceptance {
             created_at: now,
           });
         }
-        await region.audit.record(tx, {
+        await audit.record(tx, {
           orgId,
           actor: { type: 'invitee', id: joined.userId },
           action: 'invitation.accepted',
@@ -108,7 +145,7 @@ export class InvitationAcceptance {
           at: now,
         });
         const event = { invitationId: invitation.id, nodeId: node.id, userId: joined.userId };
-        await region.outbox.record(tx, orgId, 'invitation.accepted', event);
+        await outbox.record(tx, orgId, 'invitation.accepted', event);
       });
     } catch (error) {
       if (!(error instanceof InvitationClosed)) throw error;
@@ -130,7 +167,7 @@ export class InvitationAcceptance {
     const { invitation } = opened;
     const orgId = invitation.org_id;
     const givesAdmin = opened.role.id === ORGANIZATION_ADMINISTRATOR_ROLE_ID;
-    const { members } = this.platform;
+    const { members } = this;
     try {
       return await members.withSeats(orgId, async (tx, seats) => {
         let userId: string;

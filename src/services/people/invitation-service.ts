@@ -1,6 +1,14 @@
 import { randomUUID } from 'node:crypto';
-import { type InvitationFilter, InvitationRepository } from '../../adapters/db/repositories/invitation-repository.js';
-import type { OrganizationMember } from '../../adapters/db/repositories/organization-member-repository.js';
+import type { AuditRepository } from '../../adapters/db/repositories/audit-repository.js';
+import type { DirectoryRepository } from '../../adapters/db/repositories/directory-repository.js';
+import type { InvitationFilter, InvitationRepository } from '../../adapters/db/repositories/invitation-repository.js';
+import type { MembershipRepository } from '../../adapters/db/repositories/membership-repository.js';
+import type { NodeRepository } from '../../adapters/db/repositories/node-repository.js';
+import type {
+  OrganizationMember,
+  OrganizationMemberRepository,
+} from '../../adapters/db/repositories/organization-member-repository.js';
+import type { RoleRepository } from '../../adapters/db/repositories/role-repository.js';
 import type { InvitationRow } from '../../adapters/db/schema.js';
 import { hashToken, randomToken } from '../../crypto/secrets.js';
 import type { Principal } from '../../domain/access/principal.js';
@@ -16,13 +24,32 @@ import {
 } from '../../domain/people/invitation-rules.js';
 import { checkRoleAssignment } from '../../domain/people/roles.js';
 import { checkSeatFree } from '../../domain/people/user-rules.js';
-import type { Platform, RegionContext } from '../../platform.js';
-import { MailFailure } from '../../ports/mailer.js';
-import type { NodeService } from '../node-service.js';
+import type { Clock } from '../../ports/clock.js';
+import { type Mailer, MailFailure } from '../../ports/mailer.js';
+import type { NodeAccess } from '../node-service.js';
 
 /** The address of an invitation's page: the link its mail carries. */
 export function invitationLink(publicUrl: string, token: string): string {
   return `${issuerOf(publicUrl)}/invitations/${token}`;
+}
+
+export interface InvitationServiceOptions {
+  clock: Clock;
+  nodes: NodeAccess;
+  invitations: InvitationRepository;
+  /** Whether a revoked invitation's node still exists (trashed or not). */
+  nodeRows: Pick<NodeRepository, 'findById'>;
+  roles: Pick<RoleRepository, 'find'>;
+  /** Whether the invited person already holds a membership on the node. */
+  memberships: Pick<MembershipRepository, 'find'>;
+  audit: AuditRepository;
+  /** The organization's name and allowed e-mail domains. */
+  organizations: Pick<DirectoryRepository, 'findOrganization'>;
+  /** Whether the address is a member already, and whether a seat is free. */
+  members: Pick<OrganizationMemberRepository, 'findByEmail' | 'seats'>;
+  mailer: Mailer;
+  /** Where the invitation's page is (its link). */
+  publicUrl: string;
 }
 
 /**
@@ -31,18 +58,34 @@ export function invitationLink(publicUrl: string, token: string): string {
  * persisted and the same request can be sent again.
  */
 export class InvitationService {
-  readonly repository: InvitationRepository;
+  private readonly clock: Clock;
+  private readonly nodes: NodeAccess;
+  private readonly invitations: InvitationRepository;
+  private readonly nodeRows: Pick<NodeRepository, 'findById'>;
+  private readonly roles: Pick<RoleRepository, 'find'>;
+  private readonly memberships: Pick<MembershipRepository, 'find'>;
+  private readonly audit: AuditRepository;
+  private readonly organizations: Pick<DirectoryRepository, 'findOrganization'>;
+  private readonly members: Pick<OrganizationMemberRepository, 'findByEmail' | 'seats'>;
+  private readonly mailer: Mailer;
+  private readonly publicUrl: string;
 
-  constructor(
-    private readonly platform: Platform,
-    private readonly region: RegionContext,
-    private readonly nodes: NodeService,
-  ) {
-    this.repository = new InvitationRepository(region.store.db);
+  constructor(options: InvitationServiceOptions) {
+    this.clock = options.clock;
+    this.nodes = options.nodes;
+    this.invitations = options.invitations;
+    this.nodeRows = options.nodeRows;
+    this.roles = options.roles;
+    this.memberships = options.memberships;
+    this.audit = options.audit;
+    this.organizations = options.organizations;
+    this.members = options.members;
+    this.mailer = options.mailer;
+    this.publicUrl = options.publicUrl;
   }
 
   private now(): string {
-    return this.platform.clock.now().toISOString();
+    return this.clock.now().toISOString();
   }
 
   /** Invites an address to a node (the organization node when nodeId is absent). */
@@ -71,7 +114,7 @@ export class InvitationService {
       accepted_at: null,
     };
     const staleBefore = new Date(Date.parse(created) - STALE_SENDING_MS).toISOString();
-    if (!(await this.repository.insertSending(row, staleBefore))) {
+    if (!(await this.invitations.insertSending(row, staleBefore))) {
       throw new ApiError('UserAlreadyInvited', `A pending invitation exists for ${email} on this node`);
     }
 
@@ -80,22 +123,22 @@ export class InvitationService {
       nodeName: node.name,
       toOrganization: node.kind === 'organization',
       roleName: role.name,
-      link: invitationLink(this.platform.config.publicUrl, token),
+      link: invitationLink(this.publicUrl, token),
     });
     try {
-      await this.platform.mailer.send({ to: email, ...mail });
+      await this.mailer.send({ to: email, ...mail });
     } catch (error) {
-      await this.repository.deleteSending(row.id);
+      await this.invitations.deleteSending(row.id);
       throw mailError(error);
     }
 
     const updated = this.now();
-    await this.repository.transaction(async (tx) => {
+    await this.invitations.transaction(async (tx) => {
       // Housekeeping removes a row left `sending` too long: its link then leads nowhere, so ask again.
-      if (!(await this.repository.transition(tx, row.id, 'sending', { state: 'pending', updated_at: updated }))) {
+      if (!(await this.invitations.transition(tx, row.id, 'sending', { state: 'pending', updated_at: updated }))) {
         throw new ApiError('InvitationEmailNotSent', 'The invitation took too long to send; retry the same request');
       }
-      await this.region.audit.record(tx, {
+      await this.audit.record(tx, {
         orgId: org.id,
         actor: { type: 'principal', id: principal.userId },
         action: 'invitation.created',
@@ -110,15 +153,15 @@ export class InvitationService {
   /** The checks of docs/people.md, in its order: who may invite, role and node, domain, seat, member. */
   private async check(principal: Principal, nodeId: string, email: string, roleId: string) {
     const node = await this.nodes.authorize(principal, nodeId, 'manage');
-    const role = await this.region.roles.find(principal.orgId, roleId);
+    const role = await this.roles.find(principal.orgId, roleId);
     checkRoleAssignment(roleId, role, node.kind as NodeKind);
-    const org = await this.platform.directory.findOrganization(principal.orgId);
+    const org = await this.organizations.findOrganization(principal.orgId);
     // Neither is missing here (checkRoleAssignment refused a missing role); this tells the compiler.
     if (!org || !role) throw new ApiError('NotFound', 'Node not found');
     checkEmailDomain(email, allowedDomains(org.email_domains));
-    const member = await this.platform.members.findByEmail(org.id, email);
+    const member = await this.members.findByEmail(org.id, email);
     // A read without the lock: acceptance checks the seat again under it.
-    if (!member) checkSeatFree(await this.platform.members.seats(org.id));
+    if (!member) checkSeatFree(await this.members.seats(org.id));
     if (member) await this.checkNotMember(member, node);
     return { node, role, org };
   }
@@ -135,7 +178,7 @@ export class InvitationService {
         member.member_deactivated_at === null && member.deactivated_at === null ? '' : ' (deactivated: reactivate them instead)';
       throw new ApiError('UserAlreadyMember', `${member.email} is already a member of the organization${state}`);
     }
-    if (await this.region.memberships.find(this.region.store.db, node.id, member.id)) {
+    if (await this.memberships.find(node.id, member.id)) {
       throw new ApiError('UserAlreadyMember', `${member.email} already has a role on this node`);
     }
   }
@@ -143,7 +186,7 @@ export class InvitationService {
   /** The organization's invitations (manage on its node), or one node's (manage on that node). */
   async list(principal: Principal, filter: InvitationFilter, limit: number, offset: number): Promise<InvitationRow[]> {
     const node = await this.nodes.authorize(principal, filter.nodeId ?? principal.orgId, 'manage');
-    return this.repository.list(
+    return this.invitations.list(
       principal.orgId,
       { ...filter, ...(filter.nodeId !== undefined ? { nodeId: node.id } : {}) },
       limit,
@@ -153,20 +196,20 @@ export class InvitationService {
 
   /** A pending invitation becomes revoked: its link stops working and the address may be invited again. */
   async revoke(principal: Principal, invitationId: string): Promise<void> {
-    const invitation = await this.repository.find(principal.orgId, invitationId);
+    const invitation = await this.invitations.find(principal.orgId, invitationId);
     if (!invitation || invitation.state === 'sending') throw new ApiError('NotFound', 'Invitation not found');
     // Manage on its node, trashed or not; on the organization node once the node is gone.
-    const nodeExists = (await this.region.nodes.findById(invitation.node_id)) !== undefined;
+    const nodeExists = (await this.nodeRows.findById(invitation.node_id)) !== undefined;
     await this.nodes.authorize(principal, nodeExists ? invitation.node_id : principal.orgId, 'manage', 'any');
     const now = this.now();
-    await this.repository.transaction(async (tx) => {
-      if (!(await this.repository.transition(tx, invitation.id, 'pending', { state: 'revoked', updated_at: now }))) {
+    await this.invitations.transaction(async (tx) => {
+      if (!(await this.invitations.transition(tx, invitation.id, 'pending', { state: 'revoked', updated_at: now }))) {
         throw new ApiError(
           'InvitationNotPending',
-          `The invitation is ${(await this.repository.find(principal.orgId, invitation.id, tx))?.state}`,
+          `The invitation is ${(await this.invitations.find(principal.orgId, invitation.id, tx))?.state}`,
         );
       }
-      await this.region.audit.record(tx, {
+      await this.audit.record(tx, {
         orgId: principal.orgId,
         actor: { type: 'principal', id: principal.userId },
         action: 'invitation.revoked',

@@ -1,13 +1,15 @@
-import type { Kysely, Transaction } from 'kysely';
-import type { AuditActor } from '../../adapters/db/repositories/audit-repository.js';
+import type { Transaction } from 'kysely';
+import type { AuditActor, AuditRepository } from '../../adapters/db/repositories/audit-repository.js';
 import type { MembershipRepository } from '../../adapters/db/repositories/membership-repository.js';
+import type { NodeTreeRepository } from '../../adapters/db/repositories/node-tree-repository.js';
+import type { OrganizationMemberRepository } from '../../adapters/db/repositories/organization-member-repository.js';
 import type { RoleRepository } from '../../adapters/db/repositories/role-repository.js';
 import type { GlobalSchema, MembershipRow, NodeRow, RegionalSchema } from '../../adapters/db/schema.js';
 import { ApiError } from '../../domain/errors.js';
 import type { NodeKind } from '../../domain/nodes/hierarchy.js';
 import { checkGroupScope, checkNotLastAdministrator, isAdministration } from '../../domain/people/membership-rules.js';
 import { checkRoleAssignment, ORGANIZATION_ADMINISTRATOR_ROLE_ID } from '../../domain/people/roles.js';
-import type { Platform, RegionContext } from '../../platform.js';
+import type { Clock } from '../../ports/clock.js';
 
 type Tx = Transaction<RegionalSchema>;
 type GlobalTx = Transaction<GlobalSchema>;
@@ -23,22 +25,38 @@ type GlobalTx = Transaction<GlobalSchema>;
  * administrator cannot be removed by two changes at once, and the settings pages' flag
  * (user_organizations.is_admin) is written in that global transaction.
  */
-export class MembershipChanges {
-  readonly memberships: MembershipRepository;
-  readonly roles: RoleRepository;
+export interface MembershipChangesOptions {
+  clock: Clock;
+  /** People's places in organizations (global): the organization's lock and the administrator flag. */
+  members: OrganizationMemberRepository;
+  memberships: MembershipRepository;
+  roles: RoleRepository;
+  /** The regional transaction and the node's lock. */
+  tree: NodeTreeRepository;
+  audit: AuditRepository;
+}
 
-  constructor(
-    private readonly platform: Platform,
-    private readonly region: RegionContext,
-  ) {
-    this.memberships = region.memberships;
-    this.roles = region.roles;
+export class MembershipChanges {
+  private readonly clock: Clock;
+  private readonly members: OrganizationMemberRepository;
+  private readonly memberships: MembershipRepository;
+  private readonly roles: RoleRepository;
+  private readonly tree: NodeTreeRepository;
+  private readonly audit: AuditRepository;
+
+  constructor(options: MembershipChangesOptions) {
+    this.clock = options.clock;
+    this.members = options.members;
+    this.memberships = options.memberships;
+    this.roles = options.roles;
+    this.tree = options.tree;
+    this.audit = options.audit;
   }
 
   /** Creates or replaces the principal's membership on the node. */
   async give(orgId: string, nodeId: string, principalId: string, roleId: string, actor: AuditActor): Promise<MembershipRow> {
     if (nodeId !== orgId) return this.giveInRegion(orgId, nodeId, principalId, roleId, actor);
-    return this.platform.members.lockOrganization(orgId, async (globalTx) => {
+    return this.members.lockOrganization(orgId, async (globalTx) => {
       const row = await this.giveInRegion(orgId, nodeId, principalId, roleId, actor, globalTx);
       // Also when nothing changed: a retry repairs a flag that a failed commit left behind.
       if (row.principal_type !== 'group') {
@@ -59,7 +77,7 @@ export class MembershipChanges {
       await this.takeInRegion(orgId, nodeId, principalId, actor);
       return;
     }
-    await this.platform.members.lockOrganization(orgId, async (globalTx) => {
+    await this.members.lockOrganization(orgId, async (globalTx) => {
       const taken = await this.takeInRegion(orgId, nodeId, principalId, actor);
       if (taken.principal_type !== 'group' && taken.role_id === ORGANIZATION_ADMINISTRATOR_ROLE_ID) {
         await this.markAdministrator(globalTx, orgId, principalId, false);
@@ -71,9 +89,9 @@ export class MembershipChanges {
    * The active people holding the Organization Administrator role directly on the organization
    * node. Exact while the caller holds the organization's lock (members.lockOrganization).
    */
-  async activeAdministrators(orgId: string, db: Kysely<RegionalSchema> | Tx = this.region.store.db): Promise<string[]> {
-    const ids = await this.memberships.usersWithRole(db, orgId, ORGANIZATION_ADMINISTRATOR_ROLE_ID);
-    const members = await this.platform.members.findMany(orgId, ids);
+  async activeAdministrators(orgId: string, tx?: Tx): Promise<string[]> {
+    const ids = await this.memberships.usersWithRole(orgId, ORGANIZATION_ADMINISTRATOR_ROLE_ID, tx);
+    const members = await this.members.findMany(orgId, ids);
     return members
       .filter((member) => member.kind === 'user' && member.deactivated_at === null && member.member_deactivated_at === null)
       .map((member) => member.id);
@@ -87,15 +105,15 @@ export class MembershipChanges {
     actor: AuditActor,
     globalTx?: GlobalTx,
   ): Promise<MembershipRow> {
-    const member = await this.platform.members.find(orgId, principalId, globalTx);
-    return this.region.tree.transaction(async (tx) => {
+    const member = await this.members.find(orgId, principalId, globalTx);
+    return this.tree.transaction(async (tx) => {
       const node = await this.lockNode(tx, orgId, nodeId);
       const group = member ? undefined : await this.memberships.lockGroup(tx, orgId, principalId);
       if (!member && !group) throw new ApiError('NotFound', `principal ${principalId} not found`);
       const role = checkRoleAssignment(roleId, await this.roles.lock(tx, orgId, roleId, 'share'), node.kind as NodeKind);
       if (group) checkGroupScope(group, node.path);
 
-      const previous = await this.memberships.find(tx, node.id, principalId);
+      const previous = await this.memberships.find(node.id, principalId, tx);
       if (previous?.role_id === role.id) return previous;
       if (previous) await this.checkKeepsAdministrator(tx, node, previous);
       const row: MembershipRow = {
@@ -106,7 +124,7 @@ export class MembershipChanges {
         created_at: previous?.created_at ?? this.now(),
       };
       await this.memberships.upsert(tx, row);
-      await this.region.audit.record(tx, {
+      await this.audit.record(tx, {
         orgId,
         actor,
         action: 'membership.set',
@@ -125,13 +143,13 @@ export class MembershipChanges {
   }
 
   private takeInRegion(orgId: string, nodeId: string, principalId: string, actor: AuditActor): Promise<MembershipRow> {
-    return this.region.tree.transaction(async (tx) => {
+    return this.tree.transaction(async (tx) => {
       const node = await this.lockNode(tx, orgId, nodeId);
-      const previous = await this.memberships.find(tx, node.id, principalId);
+      const previous = await this.memberships.find(node.id, principalId, tx);
       if (!previous) throw new ApiError('NotFound', `No membership of ${principalId} on this node`);
       await this.checkKeepsAdministrator(tx, node, previous);
       await this.memberships.delete(tx, node.id, principalId);
-      await this.region.audit.record(tx, {
+      await this.audit.record(tx, {
         orgId,
         actor,
         action: 'membership.removed',
@@ -144,7 +162,7 @@ export class MembershipChanges {
   }
 
   private async lockNode(tx: Tx, orgId: string, nodeId: string): Promise<NodeRow> {
-    const node = await this.region.tree.lock(tx, nodeId);
+    const node = await this.tree.lock(tx, nodeId);
     if (!node || node.org_id !== orgId || node.trashed_at !== null) throw new ApiError('NotFound', 'Node not found');
     return node;
   }
@@ -157,12 +175,12 @@ export class MembershipChanges {
   }
 
   private async markAdministrator(globalTx: GlobalTx, orgId: string, userId: string, administrator: boolean) {
-    const member = await this.platform.members.find(orgId, userId, globalTx);
+    const member = await this.members.find(orgId, userId, globalTx);
     if (!member || (member.is_admin === 1) === administrator) return;
-    await this.platform.members.update(orgId, userId, { is_admin: administrator ? 1 : 0, updated_at: this.now() }, globalTx);
+    await this.members.update(orgId, userId, { is_admin: administrator ? 1 : 0, updated_at: this.now() }, globalTx);
   }
 
   private now(): string {
-    return this.platform.clock.now().toISOString();
+    return this.clock.now().toISOString();
   }
 }

@@ -1,8 +1,9 @@
+import type { MembershipRepository } from '../../adapters/db/repositories/membership-repository.js';
+import type { OrganizationMemberRepository } from '../../adapters/db/repositories/organization-member-repository.js';
 import type { MembershipRow } from '../../adapters/db/schema.js';
 import type { Principal } from '../../domain/access/principal.js';
-import type { Platform, RegionContext } from '../../platform.js';
-import type { NodeService } from '../node-service.js';
-import { MembershipChanges } from './membership-changes.js';
+import type { NodeAccess } from '../node-service.js';
+import type { MembershipChanges } from './membership-changes.js';
 
 /** Who holds a membership, when the list is asked to expand it. */
 export interface PrincipalSummary {
@@ -12,16 +13,27 @@ export interface PrincipalSummary {
 
 export type ListedMembership = MembershipRow & { principal?: PrincipalSummary };
 
+export interface MembershipServiceOptions {
+  nodes: NodeAccess;
+  changes: Pick<MembershipChanges, 'give' | 'take'>;
+  /** The list and the groups' names. */
+  memberships: MembershipRepository;
+  /** The users' names. */
+  members: Pick<OrganizationMemberRepository, 'findMany'>;
+}
+
 /** The memberships API: manage on the node, then MembershipChanges' rules. */
 export class MembershipService {
-  readonly changes: MembershipChanges;
+  private readonly nodes: NodeAccess;
+  private readonly changes: Pick<MembershipChanges, 'give' | 'take'>;
+  private readonly memberships: MembershipRepository;
+  private readonly members: Pick<OrganizationMemberRepository, 'findMany'>;
 
-  constructor(
-    private readonly platform: Platform,
-    region: RegionContext,
-    private readonly nodes: NodeService,
-  ) {
-    this.changes = new MembershipChanges(platform, region);
+  constructor(options: MembershipServiceOptions) {
+    this.nodes = options.nodes;
+    this.changes = options.changes;
+    this.memberships = options.memberships;
+    this.members = options.members;
   }
 
   async list(
@@ -30,14 +42,14 @@ export class MembershipService {
     options: { limit: number; offset: number; expandPrincipal: boolean },
   ): Promise<ListedMembership[]> {
     const node = await this.nodes.authorize(principal, nodeId, 'manage');
-    const rows = await this.changes.memberships.listOnNode(node.id, options.limit, options.offset);
+    const rows = await this.memberships.listOnNode(node.id, options.limit, options.offset);
     if (!options.expandPrincipal) return rows;
 
     const userIds = rows.filter((row) => row.principal_type !== 'group').map((row) => row.principal_id);
     const groupIds = rows.filter((row) => row.principal_type === 'group').map((row) => row.principal_id);
     const [users, groups] = await Promise.all([
-      this.platform.members.findMany(principal.orgId, userIds),
-      this.changes.memberships.groupNames(principal.orgId, groupIds),
+      this.members.findMany(principal.orgId, userIds),
+      this.memberships.groupNames(principal.orgId, groupIds),
     ]);
     const summaries = new Map<string, PrincipalSummary>([...groups].map(([id, name]) => [id, { name }]));
     for (const user of users) {

@@ -1,26 +1,41 @@
 import { randomUUID } from 'node:crypto';
+import type { Transaction } from 'kysely';
+import type { InTransaction } from '../../adapters/db/database.js';
+import type { AuditRepository } from '../../adapters/db/repositories/audit-repository.js';
 import type { RoleRepository } from '../../adapters/db/repositories/role-repository.js';
-import type { RoleRow } from '../../adapters/db/schema.js';
+import type { RegionalSchema, RoleRow } from '../../adapters/db/schema.js';
 import type { Principal } from '../../domain/access/principal.js';
 import { ApiError } from '../../domain/errors.js';
 import { checkRoleEditable, checkRoleUnused } from '../../domain/people/role-rules.js';
 import { normalizePermissions } from '../../domain/people/roles.js';
-import type { Platform, RegionContext } from '../../platform.js';
-import type { NodeService } from '../node-service.js';
+import type { Clock } from '../../ports/clock.js';
+import type { NodeAccess } from '../node-service.js';
+
+export interface RoleServiceOptions {
+  clock: Clock;
+  nodes: NodeAccess;
+  roles: RoleRepository;
+  audit: AuditRepository;
+  transaction: InTransaction<RegionalSchema>;
+}
 
 /**
  * An organization's roles. Reading needs only membership of the organization; writing needs
  * manage on the organization node. Each change is one regional transaction with its audit event.
  */
 export class RoleService {
+  private readonly clock: Clock;
+  private readonly nodes: NodeAccess;
   private readonly roles: RoleRepository;
+  private readonly auditTrail: AuditRepository;
+  private readonly transaction: InTransaction<RegionalSchema>;
 
-  constructor(
-    private readonly platform: Platform,
-    private readonly region: RegionContext,
-    private readonly nodes: NodeService,
-  ) {
-    this.roles = region.roles;
+  constructor(options: RoleServiceOptions) {
+    this.clock = options.clock;
+    this.nodes = options.nodes;
+    this.roles = options.roles;
+    this.auditTrail = options.audit;
+    this.transaction = options.transaction;
   }
 
   async list(principal: Principal): Promise<RoleRow[]> {
@@ -41,7 +56,7 @@ export class RoleService {
       created_at: now,
       updated_at: now,
     };
-    await this.region.tree.transaction(async (tx) => {
+    await this.transaction(async (tx) => {
       if (await this.roles.nameTaken(tx, principal.orgId, input.name)) throw duplicate(input.name);
       if (!(await this.roles.insert(tx, row))) throw duplicate(input.name);
       await this.audit(tx, principal, 'role.created', row.id, { name: row.name, permissions });
@@ -52,7 +67,7 @@ export class RoleService {
   async update(principal: Principal, roleId: string, input: { name?: string; permissions?: string[] }): Promise<RoleRow> {
     await this.nodes.authorize(principal, principal.orgId, 'manage');
     const permissions = input.permissions === undefined ? undefined : normalizePermissions(input.permissions);
-    return this.region.tree.transaction(async (tx) => {
+    return this.transaction(async (tx) => {
       const role = await this.roles.lock(tx, principal.orgId, roleId, 'update');
       if (!role) throw new ApiError('NotFound', `No role ${roleId} in this organization`);
       checkRoleEditable(role);
@@ -75,7 +90,7 @@ export class RoleService {
 
   async remove(principal: Principal, roleId: string): Promise<void> {
     await this.nodes.authorize(principal, principal.orgId, 'manage');
-    await this.region.tree.transaction(async (tx) => {
+    await this.transaction(async (tx) => {
       // Held first: a membership or invitation giving the role meanwhile waits, then finds it gone.
       const role = await this.roles.lock(tx, principal.orgId, roleId, 'update');
       if (!role) throw new ApiError('NotFound', `No role ${roleId} in this organization`);
@@ -87,13 +102,13 @@ export class RoleService {
   }
 
   private audit(
-    tx: Parameters<RegionContext['audit']['record']>[0],
+    tx: Transaction<RegionalSchema>,
     principal: Principal,
     action: string,
     roleId: string,
     details: Record<string, unknown>,
   ) {
-    return this.region.audit.record(tx, {
+    return this.auditTrail.record(tx, {
       orgId: principal.orgId,
       actor: { type: 'principal', id: principal.userId },
       action,
@@ -104,7 +119,7 @@ export class RoleService {
   }
 
   private now(): string {
-    return this.platform.clock.now().toISOString();
+    return this.clock.now().toISOString();
   }
 }
 

@@ -1,5 +1,12 @@
-import type { MemberFilter, OrganizationMember } from '../../adapters/db/repositories/organization-member-repository.js';
-import { UserRepository } from '../../adapters/db/repositories/user-repository.js';
+import type { InTransaction } from '../../adapters/db/database.js';
+import type { AuditRepository } from '../../adapters/db/repositories/audit-repository.js';
+import type {
+  MemberFilter,
+  OrganizationMember,
+  OrganizationMemberRepository,
+} from '../../adapters/db/repositories/organization-member-repository.js';
+import type { UserRepository } from '../../adapters/db/repositories/user-repository.js';
+import type { RegionalSchema } from '../../adapters/db/schema.js';
 import type { Principal } from '../../domain/access/principal.js';
 import { ApiError } from '../../domain/errors.js';
 import type { ListPage } from '../../domain/listing/cursor.js';
@@ -11,33 +18,61 @@ import {
   planUserChange,
   type UserChange,
 } from '../../domain/people/user-rules.js';
-import type { Platform, RegionContext } from '../../platform.js';
-import type { NodeService } from '../node-service.js';
+import type { Clock } from '../../ports/clock.js';
+import type { NodeAccess } from '../node-service.js';
 import type { MembershipChanges } from './membership-changes.js';
+
+export interface UserServiceOptions {
+  clock: Clock;
+  nodes: NodeAccess;
+  /** People's places in organizations (global), under the organization's seat lock. */
+  members: OrganizationMemberRepository;
+  /** The users' own rows and their applications' grants. */
+  users: UserRepository;
+  /** The last active administrator may not be deactivated. */
+  administrators: Pick<MembershipChanges, 'activeAdministrators'>;
+  audit: AuditRepository;
+  transaction: InTransaction<RegionalSchema>;
+  /** Tells this process's token caches that a user was deactivated or reactivated. */
+  principalChanged(userId: string): void;
+  /** Tells the token endpoint's cache that a service user's application changed. */
+  forgetApplication(clientId: string, serviceUserId: string): void;
+}
 
 /**
  * The organization's users and service users: global rows, seen through their place in the
- * organization (platform.members). Any active member may read them; changing others, or
+ * organization (members). Any active member may read them; changing others, or
  * anyone's activation, needs manage on the organization node.
  */
 export class UserService {
+  private readonly clock: Clock;
+  private readonly nodes: NodeAccess;
+  private readonly members: OrganizationMemberRepository;
   private readonly users: UserRepository;
+  private readonly administrators: Pick<MembershipChanges, 'activeAdministrators'>;
+  private readonly audit: AuditRepository;
+  private readonly transaction: InTransaction<RegionalSchema>;
+  private readonly principalChanged: (userId: string) => void;
+  private readonly forgetApplication: (clientId: string, serviceUserId: string) => void;
 
-  constructor(
-    private readonly platform: Platform,
-    private readonly region: RegionContext,
-    private readonly nodes: NodeService,
-    private readonly memberships: MembershipChanges,
-  ) {
-    this.users = new UserRepository(platform.stores.global.db);
+  constructor(options: UserServiceOptions) {
+    this.clock = options.clock;
+    this.nodes = options.nodes;
+    this.members = options.members;
+    this.users = options.users;
+    this.administrators = options.administrators;
+    this.audit = options.audit;
+    this.transaction = options.transaction;
+    this.principalChanged = options.principalChanged;
+    this.forgetApplication = options.forgetApplication;
   }
 
   list(principal: Principal, filter: MemberFilter, page: ListPage): Promise<OrganizationMember[]> {
-    return this.platform.members.list(principal.orgId, filter, page);
+    return this.members.list(principal.orgId, filter, page);
   }
 
   async get(principal: Principal, userId: string): Promise<OrganizationMember> {
-    const member = await this.platform.members.find(principal.orgId, userId);
+    const member = await this.members.find(principal.orgId, userId);
     if (!member) throw new ApiError('NotFound', `No user ${userId} in this organization`);
     return member;
   }
@@ -55,8 +90,8 @@ export class UserService {
     if (change.active === false) checkDeactivation(principal.userId, userId);
 
     const now = this.now();
-    const plan = await this.platform.members.withSeats(orgId, async (tx, seats) => {
-      const current = await this.platform.members.find(orgId, userId, tx);
+    const plan = await this.members.withSeats(orgId, async (tx, seats) => {
+      const current = await this.members.find(orgId, userId, tx);
       if (!current) throw new ApiError('NotFound', `No user ${userId} in this organization`);
       const clientId = current.kind === 'service' ? await this.users.applicationOf(tx, userId) : undefined;
       const plan = planUserChange(
@@ -72,21 +107,21 @@ export class UserService {
         clientId !== undefined,
       );
       if (plan.deactivates && current.kind === 'user') {
-        checkNotLastAdministrator(userId, await this.memberships.activeAdministrators(orgId));
+        checkNotLastAdministrator(userId, await this.administrators.activeAdministrators(orgId));
       }
       if (plan.reactivates && current.kind === 'user') checkSeatFree(seats);
       if (Object.keys(plan.user).length > 0) await this.users.update(tx, userId, { ...plan.user, updated_at: now });
       if (Object.keys(plan.member).length > 0) {
-        await this.platform.members.update(orgId, userId, { ...plan.member, updated_at: now }, tx);
+        await this.members.update(orgId, userId, { ...plan.member, updated_at: now }, tx);
       }
       if (plan.endApplicationGrants && clientId) await this.users.endApplicationGrants(tx, clientId, now);
       return { ...plan, clientId };
     });
 
     if (plan.events.length > 0) {
-      await this.region.tree.transaction(async (tx) => {
+      await this.transaction(async (tx) => {
         for (const event of plan.events) {
-          await this.region.audit.record(tx, {
+          await this.audit.record(tx, {
             orgId,
             actor: { type: 'principal', id: principal.userId },
             action: event.action,
@@ -97,12 +132,12 @@ export class UserService {
         }
       });
     }
-    if (plan.deactivates || plan.reactivates) this.platform.principalChanges.changed(userId);
-    if (plan.endApplicationGrants && plan.clientId) this.platform.recentDirectory.forgetApplication(plan.clientId, userId);
+    if (plan.deactivates || plan.reactivates) this.principalChanged(userId);
+    if (plan.endApplicationGrants && plan.clientId) this.forgetApplication(plan.clientId, userId);
     return this.get(principal, userId);
   }
 
   private now(): string {
-    return this.platform.clock.now().toISOString();
+    return this.clock.now().toISOString();
   }
 }

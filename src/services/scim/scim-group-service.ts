@@ -1,8 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Transaction } from 'kysely';
-import { GroupRepository } from '../../adapters/db/repositories/group-repository.js';
-import { ScimGroupRepository } from '../../adapters/db/repositories/scim-group-repository.js';
-import { ScimUserRepository } from '../../adapters/db/repositories/scim-user-repository.js';
+import type { OrganizationMemberRepository } from '../../adapters/db/repositories/organization-member-repository.js';
+import type { ScimUserRepository } from '../../adapters/db/repositories/scim-user-repository.js';
 import type { GroupRow, RegionalSchema } from '../../adapters/db/schema.js';
 import { isUniqueViolation } from '../../adapters/db/unique-violation.js';
 import { groupNameKey } from '../../domain/people/group-rules.js';
@@ -12,11 +11,19 @@ import type { Paging } from '../../domain/scim/listing.js';
 import type { PatchOperation } from '../../domain/scim/patch.js';
 import { badRequest, conflict, notFound } from '../../domain/scim/scim-error.js';
 import { displayNameOf } from '../../domain/scim/user-resource.js';
-import type { Platform } from '../../platform.js';
+import type { Clock } from '../../ports/clock.js';
 import { type ScimContext, scimActor } from './scim-context.js';
 
 const nameTaken = (name: string) => conflict(`A group named ${name} exists in the organization`);
 const noGroup = () => notFound('No SCIM group with this id in the organization');
+
+export interface ScimGroupServiceOptions {
+  clock: Clock;
+  /** Members must be people of the organization. */
+  members: Pick<OrganizationMemberRepository, 'findMany'>;
+  /** The members' names. */
+  scimUsers: Pick<ScimUserRepository, 'names'>;
+}
 
 /**
  * Groups over SCIM: organization groups (no owning division) the identity provider creates and
@@ -24,28 +31,23 @@ const noGroup = () => notFound('No SCIM group with this id in the organization')
  * made there are not visible here. Members must be people of the organization.
  */
 export class ScimGroupService {
-  private readonly users: ScimUserRepository;
+  private readonly clock: Clock;
+  private readonly members: Pick<OrganizationMemberRepository, 'findMany'>;
+  private readonly users: Pick<ScimUserRepository, 'names'>;
 
-  constructor(private readonly platform: Platform) {
-    this.users = new ScimUserRepository(platform.stores.global.db);
+  constructor(options: ScimGroupServiceOptions) {
+    this.clock = options.clock;
+    this.members = options.members;
+    this.users = options.scimUsers;
   }
 
   private now(): string {
-    return this.platform.clock.now().toISOString();
-  }
-
-  /** What only SCIM reads and writes of groups: its visible groups, members in batches. */
-  private groups(context: ScimContext): ScimGroupRepository {
-    return new ScimGroupRepository(context.region.store.db);
-  }
-
-  /** The group rows themselves, as the regional API writes them. */
-  private groupRows(context: ScimContext): GroupRepository {
-    return new GroupRepository(context.region.store.db, context.region.store.dialect);
+    return this.clock.now().toISOString();
   }
 
   private async records(context: ScimContext, rows: GroupRow[], withMembers: boolean): Promise<ScimGroupRecord[]> {
-    const memberIds = withMembers ? await this.groups(context).memberIds(rows.map((row) => row.id)) : new Map<string, string[]>();
+    const { scimGroups } = context.region;
+    const memberIds = withMembers ? await scimGroups.memberIds(rows.map((row) => row.id)) : new Map<string, string[]>();
     return this.recordsWith(rows, memberIds);
   }
 
@@ -70,21 +72,23 @@ export class ScimGroupService {
   async list(context: ScimContext, filter: string | undefined, paging: Paging, withMembers: boolean) {
     const query = parseGroupFilter(filter);
     if (query.none) return { total: 0, records: [] };
-    const groups = this.groups(context);
+    const { scimGroups: groups } = context.region;
     const total = await groups.count(context.orgId, query.where);
     const rows = paging.count === 0 ? [] : await groups.list(context.orgId, query.where, paging.count, paging.startIndex - 1);
     return { total, records: await this.records(context, rows, withMembers) };
   }
 
   async get(context: ScimContext, groupId: string, withMembers = true): Promise<ScimGroupRecord> {
-    const row = await this.groups(context).find(context.orgId, groupId);
+    const { scimGroups } = context.region;
+    const row = await scimGroups.find(context.orgId, groupId);
     if (!row) throw noGroup();
     return (await this.records(context, [row], withMembers))[0] as ScimGroupRecord;
   }
 
   /** The group held for a change in the transaction: 404 when it is gone or not SCIM's. */
   private async lock(context: ScimContext, tx: Transaction<RegionalSchema>, groupId: string): Promise<GroupRow> {
-    const row = await this.groupRows(context).lock(tx, context.orgId, groupId);
+    const { groups } = context.region;
+    const row = await groups.lock(tx, context.orgId, groupId);
     if (row?.scim_managed !== 1) throw noGroup();
     return row;
   }
@@ -92,7 +96,7 @@ export class ScimGroupService {
   /** Members must be people of the organization: 400 invalidValue names the first that is not. */
   private async requirePeople(context: ScimContext, userIds: string[]): Promise<void> {
     if (userIds.length === 0) return;
-    const members = await this.platform.members.findMany(context.orgId, userIds);
+    const members = await this.members.findMany(context.orgId, userIds);
     const people = new Set(members.filter((member) => member.kind === 'user').map((member) => member.id));
     const stranger = userIds.find((id) => !people.has(id));
     if (stranger !== undefined) throw badRequest('invalidValue', `members: ${stranger} is not a user of the organization`);
@@ -100,8 +104,7 @@ export class ScimGroupService {
 
   async create(context: ScimContext, fields: ScimGroupFields): Promise<ScimGroupRecord> {
     await this.requirePeople(context, fields.memberIds);
-    const groups = this.groups(context);
-    const groupRows = this.groupRows(context);
+    const { scimGroups: groups, groups: groupRows } = context.region;
     const now = this.now();
     const row: GroupRow = {
       id: randomUUID(),
@@ -143,8 +146,7 @@ export class ScimGroupService {
    * adding different members at once both count.
    */
   private async change(context: ScimContext, groupId: string, next: (current: ScimGroupFields) => ScimGroupFields) {
-    const groups = this.groups(context);
-    const groupRows = this.groupRows(context);
+    const { scimGroups: groups, groups: groupRows } = context.region;
     const row = await groups.find(context.orgId, groupId);
     if (!row) throw noGroup();
     const currentIds = (await groups.memberIds([groupId])).get(groupId) ?? [];
@@ -195,9 +197,10 @@ export class ScimGroupService {
   }
 
   async delete(context: ScimContext, groupId: string): Promise<void> {
-    await context.region.store.db.transaction().execute(async (tx) => {
+    const { groups, transaction } = context.region;
+    await transaction(async (tx) => {
       const row = await this.lock(context, tx, groupId);
-      await this.groupRows(context).delete(tx, groupId);
+      await groups.delete(tx, groupId);
       await this.record(tx, context, groupId, 'group.deleted', { displayName: row.name }, this.now());
     });
   }
@@ -205,7 +208,7 @@ export class ScimGroupService {
   /** A regional transaction in which a concurrent taker of the name shows as 409 uniqueness. */
   private async inTransaction(context: ScimContext, name: string, work: (tx: Transaction<RegionalSchema>) => Promise<void>) {
     try {
-      await context.region.store.db.transaction().execute(work);
+      await context.region.transaction(work);
     } catch (error) {
       if (isUniqueViolation(error)) throw nameTaken(name);
       throw error;
@@ -220,7 +223,8 @@ export class ScimGroupService {
     details: Record<string, unknown>,
     at: string,
   ) {
-    return context.region.audit.record(tx, {
+    const { audit } = context.region;
+    return audit.record(tx, {
       orgId: context.orgId,
       actor: scimActor(context),
       action,

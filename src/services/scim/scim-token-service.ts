@@ -1,15 +1,16 @@
 import { randomUUID } from 'node:crypto';
-import type { AuditActor } from '../../adapters/db/repositories/audit-repository.js';
-import { ScimTokenRepository } from '../../adapters/db/repositories/scim-token-repository.js';
-import type { ScimTokenRow } from '../../adapters/db/schema.js';
+import type { InTransaction } from '../../adapters/db/database.js';
+import type { AuditActor, AuditRepository } from '../../adapters/db/repositories/audit-repository.js';
+import type { DirectoryRepository } from '../../adapters/db/repositories/directory-repository.js';
+import type { ScimTokenRepository } from '../../adapters/db/repositories/scim-token-repository.js';
+import type { RegionalSchema, ScimTokenRow } from '../../adapters/db/schema.js';
 import { hashToken, randomToken } from '../../crypto/secrets.js';
 import type { Principal } from '../../domain/access/principal.js';
 import { ApiError, validationError } from '../../domain/errors.js';
 import { checkNameLength } from '../../domain/nodes/hierarchy.js';
 import type { Region } from '../../domain/regions.js';
-import type { Platform } from '../../platform.js';
-import type { NodeService } from '../node-service.js';
-import { scimBaseUrl } from './scim-context.js';
+import type { Clock } from '../../ports/clock.js';
+import type { NodeAccess } from '../node-service.js';
 
 /** Tokens start with this, so a leaked one is recognizable (secret scanners, logs). */
 export const SCIM_TOKEN_PREFIX = 'rdp_scim_';
@@ -22,23 +23,45 @@ export interface ScimTokenView {
   lastUsedAt: string | null;
 }
 
+/** Where a token's creation and deletion are recorded: the organization's regional audit trail. */
+export interface ScimTokenAudit {
+  audit: AuditRepository;
+  transaction: InTransaction<RegionalSchema>;
+}
+
+export interface ScimTokenServiceOptions {
+  clock: Clock;
+  /** Manage on the organization node, for the regional API's callers. */
+  nodes: NodeAccess;
+  tokens: ScimTokenRepository;
+  /** The organization and its region. */
+  organizations: Pick<DirectoryRepository, 'findOrganization'>;
+  /** An organization region's audit trail. */
+  auditIn(region: Region): ScimTokenAudit;
+  /** The SCIM endpoint's address, shown with each token (scimBaseUrl). */
+  scimUrl: string;
+}
+
 /**
  * Bearer tokens an organization's identity provider uses on /scim/v2. The token is shown once,
  * at creation; the store keeps its SHA-256 (256 random bits need no slow hash). ScimAuthenticator
  * looks it up on every SCIM request.
  */
 export class ScimTokenService {
+  private readonly clock: Clock;
+  private readonly nodes: NodeAccess;
   private readonly tokens: ScimTokenRepository;
+  private readonly organizations: Pick<DirectoryRepository, 'findOrganization'>;
+  private readonly auditIn: (region: Region) => ScimTokenAudit;
+  readonly scimUrl: string;
 
-  constructor(
-    private readonly platform: Platform,
-    private readonly nodes: NodeService,
-  ) {
-    this.tokens = new ScimTokenRepository(platform.stores.global.db);
-  }
-
-  get scimUrl(): string {
-    return scimBaseUrl(this.platform.config.publicUrl);
+  constructor(options: ScimTokenServiceOptions) {
+    this.clock = options.clock;
+    this.nodes = options.nodes;
+    this.tokens = options.tokens;
+    this.organizations = options.organizations;
+    this.auditIn = options.auditIn;
+    this.scimUrl = options.scimUrl;
   }
 
   private view(row: ScimTokenRow): ScimTokenView {
@@ -68,10 +91,10 @@ export class ScimTokenService {
     // The field as the API's validation errors name it, e.g. "body.name: must not be empty".
     const problem = checkNameLength('body.name:', name) ?? (name.trim() === '' ? 'body.name: must not be blank' : null);
     if (problem) throw validationError(problem);
-    const org = await this.platform.directory.findOrganization(orgId);
+    const org = await this.organizations.findOrganization(orgId);
     if (!org) throw new ApiError('NotFound', `organization ${orgId} not found`);
     const token = `${SCIM_TOKEN_PREFIX}${randomToken()}`;
-    const now = this.platform.clock.now().toISOString();
+    const now = this.clock.now().toISOString();
     const row: ScimTokenRow = {
       id: randomUUID(),
       org_id: orgId,
@@ -83,28 +106,27 @@ export class ScimTokenService {
     };
     await this.tokens.insert(row);
     // A global-store change: its audit event follows in the organization's regional store.
-    const region = this.platform.region(org.region as Region);
-    await region.audit.record(region.store.db, {
-      orgId,
-      actor,
-      action: 'scim-token.created',
-      target: { type: 'scim-token', id: row.id },
-      details: { name },
-      at: now,
-    });
+    const { audit, transaction } = this.auditIn(org.region as Region);
+    await transaction((tx) =>
+      audit.record(tx, {
+        orgId,
+        actor,
+        action: 'scim-token.created',
+        target: { type: 'scim-token', id: row.id },
+        details: { name },
+        at: now,
+      }),
+    );
     return { ...this.view(row), token };
   }
 
   async delete(orgId: string, tokenId: string, actor: AuditActor): Promise<void> {
-    const org = await this.platform.directory.findOrganization(orgId);
+    const org = await this.organizations.findOrganization(orgId);
     if (!org || !(await this.tokens.delete(orgId, tokenId))) throw new ApiError('NotFound', 'No SCIM token with this id');
-    const region = this.platform.region(org.region as Region);
-    await region.audit.record(region.store.db, {
-      orgId,
-      actor,
-      action: 'scim-token.deleted',
-      target: { type: 'scim-token', id: tokenId },
-      at: this.platform.clock.now().toISOString(),
-    });
+    const { audit, transaction } = this.auditIn(org.region as Region);
+    const at = this.clock.now().toISOString();
+    await transaction((tx) =>
+      audit.record(tx, { orgId, actor, action: 'scim-token.deleted', target: { type: 'scim-token', id: tokenId }, at }),
+    );
   }
 }

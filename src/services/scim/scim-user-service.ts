@@ -1,9 +1,13 @@
 import { randomUUID } from 'node:crypto';
 import type { Transaction } from 'kysely';
-import type { OrganizationMember } from '../../adapters/db/repositories/organization-member-repository.js';
-import { ScimGroupRepository } from '../../adapters/db/repositories/scim-group-repository.js';
-import { ScimUserRepository } from '../../adapters/db/repositories/scim-user-repository.js';
-import { UserRepository } from '../../adapters/db/repositories/user-repository.js';
+import type { InTransaction } from '../../adapters/db/database.js';
+import type { DirectoryRepository } from '../../adapters/db/repositories/directory-repository.js';
+import type {
+  OrganizationMember,
+  OrganizationMemberRepository,
+} from '../../adapters/db/repositories/organization-member-repository.js';
+import type { ScimUserRepository } from '../../adapters/db/repositories/scim-user-repository.js';
+import type { UserRepository } from '../../adapters/db/repositories/user-repository.js';
 import type { GlobalSchema } from '../../adapters/db/schema.js';
 import { isUniqueViolation } from '../../adapters/db/unique-violation.js';
 import { type CursorKey, decodeCursor, encodeCursor } from '../../domain/listing/cursor.js';
@@ -14,7 +18,7 @@ import type { Paging } from '../../domain/scim/listing.js';
 import type { PatchOperation } from '../../domain/scim/patch.js';
 import { badRequest, conflict, notFound } from '../../domain/scim/scim-error.js';
 import { applyUserPatch, type ScimUserFields, type ScimUserRecord } from '../../domain/scim/user-resource.js';
-import type { Platform } from '../../platform.js';
+import type { Clock } from '../../ports/clock.js';
 import { type ScimContext, scimActor } from './scim-context.js';
 
 type Seats = { used: number; limit: number | null };
@@ -40,26 +44,50 @@ function fieldsOf(row: OrganizationMember): ScimUserFields {
   };
 }
 
+export interface ScimUserServiceOptions {
+  clock: Clock;
+  /** People's places in organizations, under the organization's seat lock. */
+  members: OrganizationMemberRepository;
+  /** Whether an account has the e-mail. */
+  directory: Pick<DirectoryRepository, 'findUserByEmail'>;
+  users: UserRepository;
+  scimUsers: ScimUserRepository;
+  globalTransaction: InTransaction<GlobalSchema>;
+  /** Tells this process's token caches that a user was deactivated, reactivated or removed. */
+  principalChanged(userId: string): void;
+}
+
 /**
  * Users over SCIM: the people of an organization. Users are global (one person may work for
  * several organizations); what the identity provider owns is the person's place in its
  * organization: active or not, its external id, and membership in its SCIM groups.
  */
 export class ScimUserService {
-  private readonly scimUsers: ScimUserRepository;
+  private readonly clock: Clock;
+  private readonly members: OrganizationMemberRepository;
+  private readonly directory: Pick<DirectoryRepository, 'findUserByEmail'>;
   private readonly users: UserRepository;
+  private readonly scimUsers: ScimUserRepository;
+  private readonly globalTransaction: InTransaction<GlobalSchema>;
+  private readonly principalChanged: (userId: string) => void;
 
-  constructor(private readonly platform: Platform) {
-    this.scimUsers = new ScimUserRepository(platform.stores.global.db);
-    this.users = new UserRepository(platform.stores.global.db);
+  constructor(options: ScimUserServiceOptions) {
+    this.clock = options.clock;
+    this.members = options.members;
+    this.directory = options.directory;
+    this.users = options.users;
+    this.scimUsers = options.scimUsers;
+    this.globalTransaction = options.globalTransaction;
+    this.principalChanged = options.principalChanged;
   }
 
   private now(): string {
-    return this.platform.clock.now().toISOString();
+    return this.clock.now().toISOString();
   }
 
   private async records(context: ScimContext, rows: OrganizationMember[]): Promise<ScimUserRecord[]> {
-    const groups = await new ScimGroupRepository(context.region.store.db).groupsOf(
+    const { scimGroups } = context.region;
+    const groups = await scimGroups.groupsOf(
       context.orgId,
       rows.map((row) => row.id),
     );
@@ -83,7 +111,7 @@ export class ScimUserService {
     if (query.none) return { total: 0, records: [] };
     // Service users never show: SCIM's users are people.
     const where = { ...query.where, kind: 'user' as const };
-    const { members } = this.platform;
+    const { members } = this;
     const total = await members.count(context.orgId, where);
     const page = { limit: paging.count, offset: paging.startIndex - 1, after };
     const rows = paging.count === 0 ? [] : await members.list(context.orgId, where, page, 'joined');
@@ -102,7 +130,7 @@ export class ScimUserService {
 
   /** A person (not a service user) of the organization, or 404. */
   private async person(orgId: string, userId: string, db?: Transaction<GlobalSchema>): Promise<OrganizationMember> {
-    const row = await this.platform.members.find(orgId, userId, db);
+    const row = await this.members.find(orgId, userId, db);
     if (row?.kind !== 'user') throw notFound('No user with this id in the organization');
     return row;
   }
@@ -124,10 +152,10 @@ export class ScimUserService {
     let userId: string;
     let linked: boolean;
     try {
-      ({ userId, linked } = await this.platform.members.withSeats(context.orgId, async (tx, seats) => {
-        const existing = await this.platform.directory.findUserByEmail(fields.userName, tx);
+      ({ userId, linked } = await this.members.withSeats(context.orgId, async (tx, seats) => {
+        const existing = await this.directory.findUserByEmail(fields.userName, tx);
         if (existing?.kind === 'service') throw conflict(`userName ${fields.userName} is taken`);
-        if (existing && (await this.platform.members.find(context.orgId, existing.id, tx))) {
+        if (existing && (await this.members.find(context.orgId, existing.id, tx))) {
           throw conflict(`A user with userName ${fields.userName} is already in the organization`);
         }
         if (fields.active) checkSeatFree(seats);
@@ -149,7 +177,7 @@ export class ScimUserService {
           // A person of no other organization is the provider's to name.
           await this.users.update(tx, id, { first_name: fields.givenName, last_name: fields.familyName, updated_at: now });
         }
-        await this.platform.members.link(tx, {
+        await this.members.link(tx, {
           user_id: id,
           org_id: context.orgId,
           is_admin: 0,
@@ -165,14 +193,17 @@ export class ScimUserService {
       if (isUniqueViolation(error)) throw conflict(`A user with userName ${fields.userName} is already in the organization`);
       throw error;
     }
-    await context.region.audit.record(context.region.store.db, {
-      orgId: context.orgId,
-      actor: scimActor(context),
-      action: 'user.created',
-      target: { type: 'user', id: userId },
-      details: { userName: fields.userName, linked, active: fields.active, externalId: fields.externalId },
-      at: now,
-    });
+    const { audit, transaction } = context.region;
+    await transaction((tx) =>
+      audit.record(tx, {
+        orgId: context.orgId,
+        actor: scimActor(context),
+        action: 'user.created',
+        target: { type: 'user', id: userId },
+        details: { userName: fields.userName, linked, active: fields.active, externalId: fields.externalId },
+        at: now,
+      }),
+    );
     return this.get(context, userId);
   }
 
@@ -210,8 +241,7 @@ export class ScimUserService {
         if ((await this.scimUsers.organizationCount(tx, userId)) > 1) {
           throw badRequest('mutability', 'userName of a person who also belongs to another organization cannot change here');
         }
-        if (await this.platform.directory.findUserByEmail(after.userName, tx))
-          throw conflict(`userName ${after.userName} is taken`);
+        if (await this.directory.findUserByEmail(after.userName, tx)) throw conflict(`userName ${after.userName} is taken`);
       }
       const names = { email: after.userName, first_name: after.givenName, last_name: after.familyName };
       const userChanged = emailChanged || after.givenName !== before.givenName || after.familyName !== before.familyName;
@@ -222,7 +252,7 @@ export class ScimUserService {
         scim_external_id: after.externalId,
         updated_at: now,
       };
-      await this.platform.members.update(context.orgId, userId, member, tx);
+      await this.members.update(context.orgId, userId, member, tx);
       return {
         ...current,
         ...(userChanged ? { ...names, updated_at: now } : {}),
@@ -237,15 +267,15 @@ export class ScimUserService {
       // Reactivation takes a seat again: counted under the seat lock.
       stored =
         after.active && !before.active
-          ? await this.platform.members.withSeats(context.orgId, (tx, seats) => write(tx, seats))
-          : await this.platform.stores.global.db.transaction().execute((tx) => write(tx));
+          ? await this.members.withSeats(context.orgId, (tx, seats) => write(tx, seats))
+          : await this.globalTransaction((tx) => write(tx));
     } catch (error) {
       if (isUniqueViolation(error)) throw conflict(`userName ${after.userName} is taken`);
       throw error;
     }
     // This process's caches forget the user at once (a deactivation bites on the next request, a
     // reactivation is honoured on it); other copies follow within a second.
-    this.platform.principalChanges.changed(userId);
+    this.principalChanged(userId);
     await this.recordChange(context, userId, before, after, now);
     return this.record(context, stored);
   }
@@ -260,9 +290,10 @@ export class ScimUserService {
     }
     if (before.active !== after.active) events.push({ action: after.active ? 'user.reactivated' : 'user.deactivated' });
     if (events.length === 0) return;
-    await context.region.store.db.transaction().execute(async (tx) => {
+    const { audit, transaction } = context.region;
+    await transaction(async (tx) => {
       for (const event of events) {
-        await context.region.audit.record(tx, {
+        await audit.record(tx, {
           orgId: context.orgId,
           actor: scimActor(context),
           action: event.action,
@@ -281,10 +312,10 @@ export class ScimUserService {
    */
   async delete(context: ScimContext, userId: string): Promise<void> {
     const row = await this.person(context.orgId, userId);
-    const groups = new ScimGroupRepository(context.region.store.db);
-    await context.region.store.db.transaction().execute(async (tx) => {
-      await groups.removePerson(tx, context.orgId, userId);
-      await context.region.audit.record(tx, {
+    const { scimGroups, audit, transaction } = context.region;
+    await transaction(async (tx) => {
+      await scimGroups.removePerson(tx, context.orgId, userId);
+      await audit.record(tx, {
         orgId: context.orgId,
         actor: scimActor(context),
         action: 'user.removed',
@@ -293,7 +324,7 @@ export class ScimUserService {
         at: this.now(),
       });
     });
-    await this.platform.members.unlink(context.orgId, userId);
-    this.platform.principalChanges.changed(userId);
+    await this.members.unlink(context.orgId, userId);
+    this.principalChanged(userId);
   }
 }

@@ -1,14 +1,16 @@
 import { randomUUID } from 'node:crypto';
-import type { WebhookDeliveryRow, WebhookEndpointRow } from '../../adapters/db/schema.js';
+import type { InTransaction } from '../../adapters/db/database.js';
+import type { WebhookRepository } from '../../adapters/db/repositories/webhook-repository.js';
+import type { RegionalSchema, WebhookDeliveryRow, WebhookEndpointRow } from '../../adapters/db/schema.js';
 import { sealText } from '../../crypto/sealed-text.js';
 import type { Principal } from '../../domain/access/principal.js';
 import { ApiError, validationError } from '../../domain/errors.js';
 import { ALL_EVENTS, isWebhookEventType } from '../../domain/webhooks/events.js';
 import { newWebhookSecret } from '../../domain/webhooks/signing.js';
-import type { Platform, RegionContext } from '../../platform.js';
-import type { NodeService } from '../node-service.js';
+import type { Clock } from '../../ports/clock.js';
+import type { NodeAccess } from '../node-service.js';
 import { checkEndpointAddress } from './endpoint-address.js';
-import { newDeliveryRow } from './webhook-outbox.js';
+import { newDeliveryRow, type WebhookOutbox } from './webhook-outbox.js';
 
 /** After a rotation, deliveries carry the old secret's signature too for this long (docs/webhooks.md). */
 export const ROTATION_GRACE_MS = 24 * 3_600_000;
@@ -20,16 +22,41 @@ export interface EndpointInput {
   enabled?: boolean;
 }
 
+export interface WebhookServiceOptions {
+  clock: Clock;
+  nodes: NodeAccess;
+  webhooks: WebhookRepository;
+  /** Writes webhook.test events. */
+  outbox: Pick<WebhookOutbox, 'write'>;
+  transaction: InTransaction<RegionalSchema>;
+  /** Whether endpoints may be private addresses (RDP_WEBHOOK_ALLOW_PRIVATE). */
+  allowPrivateAddresses: boolean;
+  /** Seals the endpoints' signing secrets in the store (crypto/sealed-text.ts). */
+  secretsKey: Buffer;
+}
+
 /** Webhook endpoints of an organization, for its administrators (manage on the organization node). */
 export class WebhookService {
-  constructor(
-    private readonly platform: Platform,
-    private readonly region: RegionContext,
-    private readonly nodes: NodeService,
-  ) {}
+  private readonly clock: Clock;
+  private readonly nodes: NodeAccess;
+  private readonly webhooks: WebhookRepository;
+  private readonly outbox: Pick<WebhookOutbox, 'write'>;
+  private readonly transaction: InTransaction<RegionalSchema>;
+  private readonly allowPrivateAddresses: boolean;
+  private readonly secretsKey: Buffer;
+
+  constructor(options: WebhookServiceOptions) {
+    this.clock = options.clock;
+    this.nodes = options.nodes;
+    this.webhooks = options.webhooks;
+    this.outbox = options.outbox;
+    this.transaction = options.transaction;
+    this.allowPrivateAddresses = options.allowPrivateAddresses;
+    this.secretsKey = options.secretsKey;
+  }
 
   private now(): string {
-    return this.platform.clock.now().toISOString();
+    return this.clock.now().toISOString();
   }
 
   private async admin(principal: Principal): Promise<void> {
@@ -37,7 +64,7 @@ export class WebhookService {
   }
 
   private async checkedUrl(raw: string): Promise<string> {
-    const verdict = await checkEndpointAddress(raw, this.platform.config.webhooks.allowPrivate);
+    const verdict = await checkEndpointAddress(raw, this.allowPrivateAddresses);
     if (!verdict.ok) throw validationError(verdict.reason);
     return verdict.url.toString();
   }
@@ -53,7 +80,7 @@ export class WebhookService {
   }
 
   private seal(secret: string): string {
-    return sealText(this.platform.secrets.webhookSecrets, secret);
+    return sealText(this.secretsKey, secret);
   }
 
   /** The new endpoint, with its secret in clear (stored sealed): the one time it is shown. */
@@ -77,18 +104,18 @@ export class WebhookService {
       disabled_at: null,
       disabled_reason: null,
     };
-    await this.region.webhooks.insertEndpoint(row);
+    await this.webhooks.insertEndpoint(row);
     return { ...row, secret };
   }
 
   async list(principal: Principal, limit: number, offset: number) {
     await this.admin(principal);
-    return this.region.webhooks.listEndpoints(principal.orgId, limit, offset);
+    return this.webhooks.listEndpoints(principal.orgId, limit, offset);
   }
 
   async get(principal: Principal, id: string): Promise<WebhookEndpointRow> {
     await this.admin(principal);
-    const row = await this.region.webhooks.findEndpoint(principal.orgId, id);
+    const row = await this.webhooks.findEndpoint(principal.orgId, id);
     if (!row) throw new ApiError('NotFound', 'Webhook not found');
     return row;
   }
@@ -105,19 +132,19 @@ export class WebhookService {
       ...(input.enabled === true ? { disabled_at: null, disabled_reason: null } : {}),
       updated_at: now,
     };
-    await this.region.webhooks.updateEndpoint(principal.orgId, id, changes);
+    await this.webhooks.updateEndpoint(principal.orgId, id, changes);
     return { ...current, ...changes };
   }
 
   async remove(principal: Principal, id: string): Promise<void> {
     await this.admin(principal);
-    if (!(await this.region.webhooks.deleteEndpoint(principal.orgId, id))) throw new ApiError('NotFound', 'Webhook not found');
+    if (!(await this.webhooks.deleteEndpoint(principal.orgId, id))) throw new ApiError('NotFound', 'Webhook not found');
   }
 
   /** A new secret, answered in clear once; the old one keeps signing beside it for ROTATION_GRACE_MS. */
   async rotateSecret(principal: Principal, id: string): Promise<WebhookEndpointRow> {
     const current = await this.get(principal, id);
-    const now = this.platform.clock.now();
+    const now = this.clock.now();
     const secret = newWebhookSecret();
     const changes = {
       secret: this.seal(secret),
@@ -125,31 +152,27 @@ export class WebhookService {
       previous_secret_until: new Date(now.getTime() + ROTATION_GRACE_MS).toISOString(),
       updated_at: now.toISOString(),
     };
-    await this.region.webhooks.updateEndpoint(principal.orgId, id, changes);
+    await this.webhooks.updateEndpoint(principal.orgId, id, changes);
     return { ...current, ...changes, secret };
   }
 
   /** A webhook.test event for this endpoint alone, sent like any other (also when disabled: it waits). */
   async sendTest(principal: Principal, id: string): Promise<{ eventId: string; deliveryId: string }> {
     const endpoint = await this.get(principal, id);
-    const { eventId, deliveryIds } = await this.region.outbox.write(
-      this.region.store.db,
-      principal.orgId,
-      'webhook.test',
-      { webhookId: endpoint.id },
-      [endpoint.id],
+    const { eventId, deliveryIds } = await this.transaction((tx) =>
+      this.outbox.write(tx, principal.orgId, 'webhook.test', { webhookId: endpoint.id }, [endpoint.id]),
     );
     return { eventId, deliveryId: deliveryIds[0] as string };
   }
 
   async deliveries(principal: Principal, id: string, limit: number, offset: number) {
     const endpoint = await this.get(principal, id);
-    return this.region.webhooks.listDeliveries(endpoint.id, limit, offset);
+    return this.webhooks.listDeliveries(endpoint.id, limit, offset);
   }
 
   async delivery(principal: Principal, id: string, deliveryId: string): Promise<WebhookDeliveryRow> {
     const endpoint = await this.get(principal, id);
-    const row = await this.region.webhooks.findDelivery(endpoint.id, deliveryId);
+    const row = await this.webhooks.findDelivery(endpoint.id, deliveryId);
     if (!row) throw new ApiError('NotFound', 'Delivery not found');
     return row;
   }
@@ -159,7 +182,7 @@ export class WebhookService {
     const previous = await this.delivery(principal, id, deliveryId);
     const endpoint = { id: previous.endpoint_id };
     const row = newDeliveryRow(endpoint.id, principal.orgId, previous.event_id, previous.event_type, this.now());
-    await this.region.webhooks.insertDelivery(row);
+    await this.webhooks.insertDelivery(row);
     return row;
   }
 }

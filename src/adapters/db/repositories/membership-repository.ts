@@ -28,7 +28,7 @@ export class MembershipRepository {
       .execute();
   }
 
-  async find(db: Db, nodeId: string, principalId: string): Promise<MembershipRow | undefined> {
+  async find(nodeId: string, principalId: string, db: Db = this.db): Promise<MembershipRow | undefined> {
     return db
       .selectFrom('memberships')
       .selectAll()
@@ -53,7 +53,7 @@ export class MembershipRepository {
   }
 
   /** The users (principal type user) holding a role directly on a node. */
-  async usersWithRole(db: Db, nodeId: string, roleId: string): Promise<string[]> {
+  async usersWithRole(nodeId: string, roleId: string, db: Db = this.db): Promise<string[]> {
     const rows = await db
       .selectFrom('memberships')
       .select('principal_id')

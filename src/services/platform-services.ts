@@ -1,0 +1,74 @@
+import type { Platform } from '../platform.js';
+import { AdminService } from './admin-service.js';
+import { ApplicationService } from './application-service.js';
+import { InvitationAcceptance } from './people/invitation-acceptance.js';
+import { membershipChanges, nodeServices, scimTokenService } from './region-services.js';
+import { ScimAuthenticator } from './scim/scim-authenticator.js';
+import { scimBaseUrl } from './scim/scim-context.js';
+import { ScimGroupService } from './scim/scim-group-service.js';
+import { ScimUserService } from './scim/scim-user-service.js';
+
+/*
+ * The services that span the regions, built over the platform: what the authorization server's
+ * pages, SCIM and `rdp admin` call. A region's services are built in region-services.ts. Each is
+ * given what it uses, taken here from the platform; none is given the platform.
+ */
+
+export function applicationService(platform: Platform): ApplicationService {
+  return new ApplicationService({
+    clock: platform.clock,
+    directory: platform.directory,
+    forgetApplication: (clientId, serviceUserId) => platform.recentDirectory.forgetApplication(clientId, serviceUserId),
+  });
+}
+
+export function invitationAcceptance(platform: Platform): InvitationAcceptance {
+  return new InvitationAcceptance({
+    clock: platform.clock,
+    directory: platform.directory,
+    members: platform.members,
+    regions: () => platform.openedRegions(),
+  });
+}
+
+export interface ScimServices {
+  authenticator: ScimAuthenticator;
+  users: ScimUserService;
+  groups: ScimGroupService;
+}
+
+export function scimServices(platform: Platform): ScimServices {
+  const { clock, members, scimUsers } = platform;
+  return {
+    authenticator: new ScimAuthenticator({
+      clock,
+      tokens: platform.scimTokens,
+      regionOf: (region) => platform.region(region),
+      baseUrl: scimBaseUrl(platform.config.publicUrl),
+    }),
+    users: new ScimUserService({
+      clock,
+      members,
+      directory: platform.directory,
+      users: platform.users,
+      scimUsers,
+      globalTransaction: platform.globalTransaction,
+      principalChanged: (userId) => platform.principalChanges.changed(userId),
+    }),
+    groups: new ScimGroupService({ clock, members, scimUsers }),
+  };
+}
+
+/** What `rdp admin` and the tests provision with. */
+export function adminService(platform: Platform): AdminService {
+  return new AdminService({
+    clock: platform.clock,
+    directory: platform.directory,
+    regionUrls: platform.config.regionUrls,
+    region: (name) => platform.region(name),
+    openedRegions: () => platform.openedRegions(),
+    applications: applicationService(platform),
+    scimTokensIn: (region) => scimTokenService(platform, nodeServices(platform, platform.region(region)).nodes),
+    membershipChangesIn: (region) => membershipChanges(platform, platform.region(region)),
+  });
+}
