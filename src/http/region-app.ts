@@ -72,7 +72,7 @@ export async function regionApp(
   const services = app.services;
   const embedTokens = new EmbedTokenVerifier({
     region,
-    sessions: services.embedSessions.sessions,
+    sessionOfToken: (tokenHash) => services.embedSessions.sessionOfToken(tokenHash),
     layerNodeIds: async (siteId) => (await services.twinLayers.ofSite(siteId)).map((layer) => layer.nodeId),
     planningReach: (orgId, target) => services.planning.embedReach(orgId, target),
     creatorRevoked: (userId, orgId, issuedAtMs) => options.verifier.userRevoked(userId, orgId, issuedAtMs),
