@@ -9,7 +9,7 @@ import type { CreateOf, FieldsOf, TwinObjectType } from './twin-objects.js';
 export type KindOf<K extends TwinObjectType> = ObjectKind<K, FieldsOf<K>, CreateOf<K>>;
 
 /** Every kind of twin object, by its type: the table the object services are built from. */
-export const OBJECT_KINDS: { [K in TwinObjectType]: KindOf<K> } = {
+export const TWIN_OBJECT_KINDS: { [K in TwinObjectType]: KindOf<K> } = {
   asset: ASSET,
   pointOfInterest: POINT_OF_INTEREST,
   zone: ZONE,

@@ -13,7 +13,7 @@ import {
   applyMetadataPatch,
   type MetadataSections,
 } from '../../domain/metadata/metadata-values.js';
-import { OBJECT_KINDS } from '../../domain/twins/object-kinds.js';
+import { TWIN_OBJECT_KINDS } from '../../domain/twins/object-kinds.js';
 import type { TwinObject, TwinObjectType } from '../../domain/twins/twin-objects.js';
 import type { TwinObjectService, TwinObjectServices } from './twin-object-service.js';
 import type { TwinContext, TwinService } from './twin-service.js';
@@ -145,7 +145,7 @@ export class ObjectMetadataService {
   ): Promise<TwinObjectService<TwinObjectType>> {
     const change = context.draft ? await this.store.change(context.draft.id, id) : undefined;
     const type = change?.objectType ?? (await this.store.objectsByIds(context.site.id, [id]))[0]?.objectType;
-    if (onlyKind !== undefined && type !== onlyKind) throw new ApiError('NotFound', OBJECT_KINDS[onlyKind].notFound);
+    if (onlyKind !== undefined && type !== onlyKind) throw new ApiError('NotFound', TWIN_OBJECT_KINDS[onlyKind].notFound);
     if (type === undefined || !(type in this.objects)) throw new ApiError('NotFound', 'Object not found');
     return this.objects[type];
   }

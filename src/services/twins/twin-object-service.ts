@@ -4,7 +4,7 @@ import type { TwinRepository } from '../../adapters/db/repositories/twin-reposit
 import type { RegionalSchema } from '../../adapters/db/schema.js';
 import type { Principal } from '../../domain/access/principal.js';
 import { ApiError } from '../../domain/errors.js';
-import { type KindOf, OBJECT_KINDS } from '../../domain/twins/object-kinds.js';
+import { type KindOf, TWIN_OBJECT_KINDS } from '../../domain/twins/object-kinds.js';
 import {
   applyPatch,
   byCreation,
@@ -295,8 +295,8 @@ export class TwinObjectService<K extends TwinObjectType> {
 /** Each kind's object service, by its type. */
 export type TwinObjectServices = { [K in TwinObjectType]: TwinObjectService<K> };
 
-/** An object service for every kind of OBJECT_KINDS, over one store: the kinds' services and the object metadata share them. */
+/** An object service for every kind of TWIN_OBJECT_KINDS, over one store: the kinds' services and the object metadata share them. */
 export function twinObjectServices(options: Omit<TwinObjectServiceOptions<TwinObjectType>, 'kind'>): TwinObjectServices {
-  const services = Object.values(OBJECT_KINDS).map((kind) => [kind.objectType, new TwinObjectService({ ...options, kind })]);
+  const services = Object.values(TWIN_OBJECT_KINDS).map((kind) => [kind.objectType, new TwinObjectService({ ...options, kind })]);
   return Object.fromEntries(services) as TwinObjectServices;
 }
