@@ -31,7 +31,7 @@ export type TrailFields = {
  * object kind"): its names, the fields a create stores, and which writes hold the twin's row. The
  * rules that read the twin or other stores are the kind's service's (e.g. a point of interest's zone).
  */
-export interface ObjectKind<Type extends string, Fields extends SharedFields, Create> {
+export interface TwinObjectKind<Type extends string, Fields extends SharedFields, Create> {
   objectType: Type;
   /** The audit actions' and target's name: `<auditName>.created`, `.updated`, `.deleted`, `.metadata-updated`. */
   auditName: string;

@@ -173,7 +173,7 @@ export class TwinObjectService<K extends TwinObjectType> {
    * A PATCH whose changes depend on the object as the transaction reads it (held on PostgreSQL
    * through the live twin; through a draft, the draft's row is held): `change` answers the
    * fields to patch and the audit details; the event is `<auditName>.<what>`. lockTwin: the
-   * twin's row is held first (see ObjectKind.locksTwin).
+   * twin's row is held first (see TwinObjectKind.locksTwin).
    */
   async updateWith(
     principal: Principal,

@@ -1,4 +1,4 @@
-import type { ObjectKind, SharedFields, Volume } from '../object-fields.js';
+import type { SharedFields, TwinObjectKind, Volume } from '../object-fields.js';
 import { normalizedVolume } from '../volume-rules.js';
 
 /** An asset: a named volume drawn on the scan (DESIGN.md section 11). */
@@ -12,7 +12,7 @@ function checked<F extends { volume?: Volume }>(fields: F): F {
   return { ...fields, volume: normalizedVolume(fields.volume, 'body.volume') };
 }
 
-export const ASSET: ObjectKind<'asset', AssetFields, NewAsset> = {
+export const ASSET: TwinObjectKind<'asset', AssetFields, NewAsset> = {
   objectType: 'asset',
   auditName: 'asset',
   notFound: 'Asset not found',

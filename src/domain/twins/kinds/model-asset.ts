@@ -1,4 +1,4 @@
-import type { ObjectKind, SharedFields, Vector3 } from '../object-fields.js';
+import type { SharedFields, TwinObjectKind, Vector3 } from '../object-fields.js';
 import { normalizedRotation, type Quaternion } from '../volume-rules.js';
 
 /** A model asset: a model of the organization's library placed in a twin or a planning layout (docs/twins.md). */
@@ -21,7 +21,7 @@ export function withNormalizedRotation<F extends { rotation?: Quaternion }>(fiel
   return { ...fields, rotation: normalizedRotation(fields.rotation, 'body.rotation') };
 }
 
-export const MODEL_ASSET: ObjectKind<'modelAsset', ModelAssetFields, NewModelAsset> = {
+export const MODEL_ASSET: TwinObjectKind<'modelAsset', ModelAssetFields, NewModelAsset> = {
   objectType: 'modelAsset',
   auditName: 'model-asset',
   notFound: 'Model asset not found',

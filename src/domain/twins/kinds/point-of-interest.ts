@@ -1,4 +1,4 @@
-import type { ObjectKind, SharedFields, Vector3, Viewpoint } from '../object-fields.js';
+import type { SharedFields, TwinObjectKind, Vector3, Viewpoint } from '../object-fields.js';
 
 /** A point of interest: a named point of the twin, perhaps in a zone (DESIGN.md section 11). */
 export type PointOfInterestFields = SharedFields & {
@@ -15,7 +15,7 @@ export type PointOfInterestFields = SharedFields & {
 export type NewPointOfInterest = Pick<PointOfInterestFields, 'name' | 'position'> &
   Partial<Omit<PointOfInterestFields, 'name' | 'position' | 'metadata'>>;
 
-export const POINT_OF_INTEREST: ObjectKind<'pointOfInterest', PointOfInterestFields, NewPointOfInterest> = {
+export const POINT_OF_INTEREST: TwinObjectKind<'pointOfInterest', PointOfInterestFields, NewPointOfInterest> = {
   objectType: 'pointOfInterest',
   auditName: 'point-of-interest',
   notFound: 'Point of interest not found',

@@ -1,4 +1,4 @@
-import type { ObjectKind, SharedFields, Volume } from '../object-fields.js';
+import type { SharedFields, TwinObjectKind, Volume } from '../object-fields.js';
 import { normalizedVolume } from '../volume-rules.js';
 
 /** A zone: a named volume that holds points of interest and nests in another (DESIGN.md section 11, docs/twins.md). */
@@ -11,7 +11,7 @@ export type ZoneFields = SharedFields & {
 
 export type NewZone = Pick<ZoneFields, 'name' | 'volume'> & Partial<Omit<ZoneFields, 'name' | 'volume' | 'metadata'>>;
 
-export const ZONE: ObjectKind<'zone', ZoneFields, NewZone> = {
+export const ZONE: TwinObjectKind<'zone', ZoneFields, NewZone> = {
   objectType: 'zone',
   auditName: 'zone',
   notFound: 'Zone not found',
