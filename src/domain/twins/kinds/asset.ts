@@ -1,7 +1,7 @@
 import type { SharedFields, TwinObjectKind, Volume } from '../object-fields.js';
 import { normalizedVolume } from '../volume-rules.js';
 
-/** An asset: a named volume drawn on the scan (DESIGN.md section 11). */
+/** An asset: a named volume drawn on the scan (docs/twins.md, "Assets"). */
 export type AssetFields = SharedFields & { description: string; volume: Volume };
 
 export type NewAsset = { name: string; description?: string; metadataTypeId?: string | null; volume: Volume };

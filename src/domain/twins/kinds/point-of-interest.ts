@@ -1,6 +1,6 @@
 import type { SharedFields, TwinObjectKind, Vector3, Viewpoint } from '../object-fields.js';
 
-/** A point of interest: a named point of the twin, perhaps in a zone (DESIGN.md section 11). */
+/** A point of interest: a named point of the twin, perhaps in a zone (docs/twins.md). */
 export type PointOfInterestFields = SharedFields & {
   description: string;
   position: Vector3;

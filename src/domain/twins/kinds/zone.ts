@@ -1,7 +1,7 @@
 import type { SharedFields, TwinObjectKind, Volume } from '../object-fields.js';
 import { normalizedVolume } from '../volume-rules.js';
 
-/** A zone: a named volume that holds points of interest and nests in another (DESIGN.md section 11, docs/twins.md). */
+/** A zone: a named volume that holds points of interest and nests in another (docs/twins.md, "Zones"). */
 export type ZoneFields = SharedFields & {
   description: string;
   volume: Volume;
