@@ -1,9 +1,10 @@
 import { randomUUID } from 'node:crypto';
 import type { Kysely } from 'kysely';
 import { newNodeRow } from '../../src/adapters/db/repositories/node-rows.js';
+import { rowOfObject } from '../../src/adapters/db/repositories/twin-object-rows.js';
 import type { NodeRow, RegionalSchema, TwinDraftChangeRow, TwinObjectRow } from '../../src/adapters/db/schema.js';
 import { ORGANIZATION_ADMINISTRATOR_ROLE_ID } from '../../src/domain/people/roles.js';
-import { type ObjectFields, rowOfObject } from '../../src/domain/twins/twin-objects.js';
+import type { Patch, StoredFields } from '../../src/domain/twins/twin-objects.js';
 import type { Platform } from '../../src/platform.js';
 import { adminService } from '../../src/services/platform-services.js';
 import type { BenchClient } from './permission-store.js';
@@ -41,7 +42,7 @@ export async function insertNodes(platform: Platform, rows: NodeRow[]): Promise<
 }
 
 /** A point of interest's fields as the API stores them, created at `createdAt`. */
-export function pointOfInterestFields(name: string, by: string, createdAt: string, i: number): ObjectFields {
+export function pointOfInterestFields(name: string, by: string, createdAt: string, i: number): StoredFields<'pointOfInterest'> {
   return {
     name,
     description: `Bench point ${i}`,
@@ -72,7 +73,7 @@ export async function insertPointsOfInterest(
   for (let i = 0; i < count; i += 1) {
     const createdAt = new Date(from + i).toISOString();
     const fields = pointOfInterestFields(`Point ${String(i).padStart(5, '0')}`, by, createdAt, i);
-    rows.push(rowOfObject({ id: randomUUID(), objectType: 'pointOfInterest', fields }, site.org_id, site.id));
+    rows.push(rowOfObject({ id: randomUUID(), objectType: 'pointOfInterest', fields }, site));
   }
   await inBatches(rows, (batch) => regionDb(platform).insertInto('twin_objects').values(batch).execute());
   return rows;
@@ -129,7 +130,7 @@ export async function insertModelAssets(
   const rows: TwinObjectRow[] = [];
   for (let i = 0; i < count; i += 1) {
     const createdAt = new Date(from + i).toISOString();
-    const fields: ObjectFields = {
+    const fields: StoredFields<'modelAsset'> = {
       libraryModelId,
       name: `Pump ${String(i).padStart(5, '0')}`,
       position: { x: i % 100, y: Math.floor(i / 100), z: 1.5 },
@@ -142,7 +143,7 @@ export async function insertModelAssets(
       createdAt,
       updatedAt: createdAt,
     };
-    rows.push(rowOfObject({ id: randomUUID(), objectType: 'modelAsset', fields }, site.org_id, site.id));
+    rows.push(rowOfObject({ id: randomUUID(), objectType: 'modelAsset', fields }, site));
   }
   await inBatches(rows, (batch) => regionDb(platform).insertInto('twin_objects').values(batch).execute());
   return rows;
@@ -152,7 +153,7 @@ export async function insertModelAssets(
 export async function insertDraftChanges(
   platform: Platform,
   draftId: string,
-  changes: { objectId: string; kind: 'added' | 'modified' | 'removed'; fields: ObjectFields | null }[],
+  changes: { objectId: string; kind: 'added' | 'modified' | 'removed'; fields: Patch<'pointOfInterest'> | null }[],
   now: string,
 ): Promise<void> {
   const rows: TwinDraftChangeRow[] = changes.map((change) => ({

@@ -33,14 +33,11 @@ import processingRoutes from './routes/processing/processing-routes.js';
 import type { RegionApp } from './routes/region-app-type.js';
 import { ErrorSchema } from './routes/responses.js';
 import scimTokenRoutes from './routes/scim-tokens/scim-token-routes.js';
-import assetRoutes from './routes/twins/asset-routes.js';
 import businessObjectRoutes from './routes/twins/business-object-routes.js';
-import modelAssetRoutes from './routes/twins/model-asset-routes.js';
 import objectMetadataRoutes from './routes/twins/object-metadata-routes.js';
-import pointOfInterestRoutes from './routes/twins/point-of-interest-routes.js';
 import twinLayerRoutes from './routes/twins/twin-layer-routes.js';
+import twinObjectKindRoutes from './routes/twins/twin-object-kinds.js';
 import twinRoutes from './routes/twins/twin-routes.js';
-import zoneRoutes from './routes/twins/zone-routes.js';
 import attachmentRoutes from './routes/uploads/attachment-routes.js';
 import bundleRoutes from './routes/uploads/bundle-routes.js';
 import siteFileRoutes from './routes/uploads/site-file-routes.js';
@@ -72,7 +69,7 @@ export async function regionApp(
   const services = app.services;
   const embedTokens = new EmbedTokenVerifier({
     region,
-    sessions: services.embedSessions.sessions,
+    sessionOfToken: (tokenHash) => services.embedSessions.sessionOfToken(tokenHash),
     layerNodeIds: async (siteId) => (await services.twinLayers.ofSite(siteId)).map((layer) => layer.nodeId),
     planningReach: (orgId, target) => services.planning.embedReach(orgId, target),
     creatorRevoked: (userId, orgId, issuedAtMs) => options.verifier.userRevoked(userId, orgId, issuedAtMs),
@@ -108,10 +105,7 @@ export async function regionApp(
   await metadataTypeRoutes(app);
   await twinRoutes(app);
   await twinLayerRoutes(app);
-  await pointOfInterestRoutes(app);
-  await assetRoutes(app);
-  await modelAssetRoutes(app);
-  await zoneRoutes(app);
+  await twinObjectKindRoutes(app);
   await objectMetadataRoutes(app);
   await businessObjectRoutes(app);
   await libraryTagRoutes(app);

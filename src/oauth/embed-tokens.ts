@@ -1,4 +1,3 @@
-import type { EmbedSessionRepository } from '../adapters/db/repositories/embed-session-repository.js';
 import type { EmbedSessionRow } from '../adapters/db/schema.js';
 import { hashToken } from '../crypto/secrets.js';
 import type { Principal } from '../domain/access/principal.js';
@@ -22,7 +21,8 @@ export interface EmbedRequest {
 
 export interface EmbedTokenDependencies {
   region: Region;
-  sessions: EmbedSessionRepository;
+  /** The session a token's hash names, revoked or expired ones too: EmbedSessionService.sessionOfToken. */
+  sessionOfToken(tokenHash: string): Promise<EmbedSessionRow | undefined>;
   /** The derivative node ids a site's twin shows as layers (its layers' tilesets). */
   layerNodeIds(siteId: string): Promise<string[]>;
   /** A planning target's {ctx} values (a project and its layouts, or a layout) and the derivatives it shows. */
@@ -102,7 +102,7 @@ export class EmbedTokenVerifier {
   private async session(tokenHash: string, nowMs: number): Promise<EmbedSessionRow | undefined> {
     const cached = this.sessions.get(tokenHash);
     if (cached && nowMs - cached.checkedAt < RECHECK_MS && nowMs >= cached.checkedAt) return cached.value;
-    const value = await this.deps.sessions.findByTokenHash(tokenHash);
+    const value = await this.deps.sessionOfToken(tokenHash);
     remember(this.sessions, tokenHash, { checkedAt: nowMs, value });
     return value;
   }

@@ -28,13 +28,14 @@ import { ProcessingService } from './processing/processing-service.js';
 import { TilesetService } from './processing/tileset-service.js';
 import { scimBaseUrl } from './scim/scim-context.js';
 import { ScimTokenService } from './scim/scim-token-service.js';
-import { AssetService } from './twins/asset-service.js';
 import { BusinessObjectSearchService } from './twins/business-object-search-service.js';
 import { ModelAssetService } from './twins/model-asset-service.js';
 import { ModelPlacementRules } from './twins/model-placement.js';
+import { ObjectKindService } from './twins/object-kind-service.js';
 import { ObjectMetadataService } from './twins/object-metadata-service.js';
-import { PointOfInterestService } from './twins/point-of-interest-service.js';
+import { namedZoneCheck } from './twins/point-of-interest-rules.js';
 import { TwinLayerService } from './twins/twin-layer-service.js';
+import { twinObjectServices } from './twins/twin-object-service.js';
 import { TwinService } from './twins/twin-service.js';
 import { ZoneService } from './twins/zone-service.js';
 import { AttachmentService } from './uploads/attachment-service.js';
@@ -66,8 +67,8 @@ export interface RegionServices {
   metadataTypes: MetadataTypeService;
   twins: TwinService;
   twinLayers: TwinLayerService;
-  pointsOfInterest: PointOfInterestService;
-  assets: AssetService;
+  pointsOfInterest: ObjectKindService<'pointOfInterest'>;
+  assets: ObjectKindService<'asset'>;
   zones: ZoneService;
   modelAssets: ModelAssetService;
   objectMetadata: ObjectMetadataService;
@@ -226,17 +227,27 @@ export function regionServices(platform: Platform, region: Region): RegionServic
   });
   const metadataTypes = new MetadataTypeRepository(context.store.db, context.store.dialect);
   const libraryModels = context.libraryModels;
-  const twins = new TwinService(
-    platform,
-    context,
-    nodes,
-    new TwinRepository(context.store.db, context.store.dialect),
-    libraryModels,
-  );
-  const objectMetadata = new ObjectMetadataService(twins, metadataTypes, context.uploads);
-  const placements = new ModelPlacementRules(metadataTypes, libraryModels, objectMetadata);
+  const twinRows = new TwinRepository(context.store.db, context.store.dialect);
+  const twins = new TwinService({ clock, twins: twinRows, libraryModels, nodes, audit: context.audit, outbox: context.outbox });
+  const twinObjects = twinObjectServices({ clock, twins: twinRows, drafts: twins });
+  const objectMetadata = new ObjectMetadataService({
+    objects: twinObjects,
+    twins,
+    store: twinRows,
+    metadataTypes,
+    uploads: context.uploads,
+  });
+  const placements = new ModelPlacementRules({ metadataTypes, libraryModels, objectMetadata });
   const planningRows = new PlanningRepository(context.store.db, context.store.dialect);
-  const planning = new PlanningService(platform, context, nodes, planningRows);
+  const planning = new PlanningService({
+    clock,
+    planning: planningRows,
+    nodes,
+    tree: context.tree,
+    nodeRows: context.nodes,
+    bundles: context.bundles,
+    audit: context.audit,
+  });
   return {
     nodes,
     tree,
@@ -252,19 +263,43 @@ export function regionServices(platform: Platform, region: Region): RegionServic
     tilesets: new TilesetService({ blobs, storedObjects: context.uploads, nodes }),
     attachments: new AttachmentService({ ...uploadWork, twins }),
     ...peopleServices(platform, context, nodes),
-    metadataTypes: new MetadataTypeService(platform, context, nodes, metadataTypes),
+    metadataTypes: new MetadataTypeService({ clock, types: metadataTypes, nodes, audit: context.audit }),
     twins,
-    twinLayers: new TwinLayerService(platform, context, nodes, twins, new TwinLayerRepository(context.store.db)),
-    pointsOfInterest: new PointOfInterestService(twins, metadataTypes),
-    assets: new AssetService(twins, metadataTypes),
-    zones: new ZoneService(twins, metadataTypes),
-    modelAssets: new ModelAssetService(twins, placements, planning, new LayoutModelAssetService(planningRows, twins, placements)),
-    objectMetadata,
-    businessObjects: new BusinessObjectSearchService(
-      context,
+    twinLayers: new TwinLayerService({
+      clock,
+      apiUrl: platform.config.regionUrls[region],
+      layers: new TwinLayerRepository(context.store.db),
+      tree: context.tree,
+      nodes,
       twins,
-      new BusinessObjectRepository(context.store.db, context.store.dialect),
-    ),
+    }),
+    pointsOfInterest: new ObjectKindService({
+      objects: twinObjects.pointOfInterest,
+      contexts: twins,
+      metadataTypes,
+      references: namedZoneCheck(twinObjects.zone),
+    }),
+    assets: new ObjectKindService({ objects: twinObjects.asset, contexts: twins, metadataTypes }),
+    zones: new ZoneService({
+      zones: twinObjects.zone,
+      pointsOfInterest: twinObjects.pointOfInterest,
+      twins,
+      store: twinRows,
+      metadataTypes,
+    }),
+    modelAssets: new ModelAssetService({
+      objects: twinObjects.modelAsset,
+      twins,
+      rules: placements,
+      planning,
+      layouts: new LayoutModelAssetService({ clock, planning: planningRows, rules: placements, twins }),
+    }),
+    objectMetadata,
+    businessObjects: new BusinessObjectSearchService({
+      objects: new BusinessObjectRepository(context.store.db, context.store.dialect),
+      twins,
+      lists: context.lists,
+    }),
     libraryTags: new LibraryTagService({
       clock,
       nodes,
@@ -286,6 +321,13 @@ export function regionServices(platform: Platform, region: Region): RegionServic
       previews: lifecycles.previews,
     }),
     planning,
-    embedSessions: new EmbedSessionService(platform, context, twins, planning, new EmbedSessionRepository(context.store.db)),
+    embedSessions: new EmbedSessionService({
+      clock,
+      publicUrl: platform.config.publicUrl,
+      accessTokenTtlSeconds: platform.config.accessTokenTtlSeconds,
+      sessions: new EmbedSessionRepository(context.store.db),
+      twins,
+      planning,
+    }),
   };
 }

@@ -1,8 +1,7 @@
-import { type ApiResponse, createNode, type OrgFixture } from './fixtures.js';
+import { createNode, type OrgFixture } from './fixtures.js';
 import type { TestPlatform } from './platform.js';
-import { expectRefused } from './refusals.js';
 
-/** Every row a twin write may touch: twins, drafts, their changes, live objects, and the audit trail. */
+/** Every row a twin write may touch: twins, drafts, their changes, live objects, and the audit trail (a refusal's snapshot: refuser(() => twinSnapshot(t, org))). */
 export async function twinSnapshot(t: TestPlatform, org: OrgFixture) {
   const db = t.platform.regions[org.region].store.db;
   return {
@@ -12,18 +11,6 @@ export async function twinSnapshot(t: TestPlatform, org: OrgFixture) {
     objects: await db.selectFrom('twin_objects').selectAll().orderBy('id').execute(),
     audit: await db.selectFrom('audit_events').selectAll().where('org_id', '=', org.orgId).orderBy('id').execute(),
   };
-}
-
-/** Sends a request that must be refused, checks its answer and that no twin row changed. */
-export function refusedTwinRequest(
-  t: TestPlatform,
-  org: OrgFixture,
-  send: () => Promise<ApiResponse>,
-  status: number,
-  error: string,
-  message?: string | RegExp,
-): Promise<ApiResponse> {
-  return expectRefused(send, { status, error, message }, () => twinSnapshot(t, org));
 }
 
 /** A new site (under a new division) and its id. */

@@ -1,8 +1,10 @@
 import { randomUUID } from 'node:crypto';
 import { beforeAll, describe, expect, it } from 'vitest';
+import { twinObjectAccessTests } from '../support/access-matrix.js';
 import { createOrg, type OrgFixture } from '../support/fixtures.js';
 import { type TestPlatform, withPlatformAndOrg } from '../support/platform.js';
-import { auditOf, createSite, openDraft, refusedTwinRequest } from '../support/twins.js';
+import { refuser } from '../support/refusals.js';
+import { auditOf, createSite, openDraft, twinSnapshot } from '../support/twins.js';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 const identity = { x: 0, y: 0, z: 0, w: 1 };
@@ -29,8 +31,7 @@ describe('assets: /v1/twin/{ctx}/assets', () => {
     siteId = await createSite(org);
   });
 
-  const refused = (send: () => Promise<any>, status: number, error: string, message?: string | RegExp) =>
-    refusedTwinRequest(t, org, send, status, error, message);
+  const refused = refuser(() => twinSnapshot(t, org));
 
   async function create(ctx: string, body: object = { name: 'A', volume }, owner: OrgFixture = org) {
     const response = await owner.admin.post(`/v1/twin/${ctx}/assets`, body);
@@ -311,46 +312,14 @@ describe('assets: /v1/twin/{ctx}/assets', () => {
     expect(ids).not.toContain(poi.id);
   });
 
-  it('answers an asset of another site or organization like a missing one', async () => {
-    const mine = await create(siteId);
-    const otherSite = await createSite(org);
-    const other = await createOrg(t);
-    const foreignSite = await createSite(other);
-    const foreign = await create(foreignSite, { name: 'F', volume }, other);
-    await refused(() => org.admin.get(`/v1/twin/${otherSite}/assets/${mine.id}`), 404, 'Not Found');
-    await refused(() => org.admin.patch(`/v1/twin/${otherSite}/assets/${mine.id}`, { name: 'X' }), 404, 'Not Found');
-    await refused(() => org.admin.delete(`/v1/twin/${otherSite}/assets/${mine.id}`), 404, 'Not Found');
-    for (const ctx of [siteId, foreignSite]) {
-      await refused(() => org.admin.get(`/v1/twin/${ctx}/assets/${foreign.id}`), 404, 'Not Found');
-      await refused(() => org.admin.patch(`/v1/twin/${ctx}/assets/${foreign.id}`, { name: 'X' }), 404, 'Not Found');
-      await refused(() => org.admin.delete(`/v1/twin/${ctx}/assets/${foreign.id}`), 404, 'Not Found');
-    }
-    await refused(() => org.admin.get(`/v1/twin/${foreignSite}/assets`), 404, 'Not Found');
-    await refused(() => org.admin.post(`/v1/twin/${foreignSite}/assets`, { name: 'X', volume }), 404, 'Not Found');
-    expect((await other.admin.get(`/v1/twin/${foreignSite}/assets/${foreign.id}`)).body).toEqual(foreign);
-  });
-
-  it('needs read:hierarchy and read to read, write:hierarchy and edit to write', async () => {
-    const created = await create(siteId);
-    const draft = await openDraft(org, siteId);
-    const noRead = await org.serviceClient({ scopes: 'read:basic write:hierarchy', roleName: 'Organization Administrator' });
-    const noWrite = await org.serviceClient({ scopes: 'read:hierarchy', roleName: 'Organization Administrator' });
-    const viewer = await org.serviceClient({ roleName: 'Viewer', nodeId: siteId });
-    for (const ctx of [siteId, draft.id]) {
-      const list = `/v1/twin/${ctx}/assets`;
-      const one = `${list}/${created.id}`;
-      await refused(() => org.admin.withToken(undefined).get(list), 401, 'not_authenticated');
-      await refused(() => org.admin.withToken(undefined).post(list, { name: 'A', volume }), 401, 'not_authenticated');
-      await refused(() => noRead.client.get(list), 403, 'Forbidden', 'Insufficient OAuth scopes');
-      await refused(() => noRead.client.get(one), 403, 'Forbidden', 'Insufficient OAuth scopes');
-      await refused(() => noWrite.client.post(list, { name: 'A', volume }), 403, 'Forbidden', 'Insufficient OAuth scopes');
-      await refused(() => noWrite.client.patch(one, { name: 'A' }), 403, 'Forbidden', 'Insufficient OAuth scopes');
-      await refused(() => noWrite.client.delete(one), 403, 'Forbidden', 'Insufficient OAuth scopes');
-      expect((await viewer.client.get(one)).status).toBe(200);
-      expect((await viewer.client.get(list)).status).toBe(200);
-      await refused(() => viewer.client.post(list, { name: 'A', volume }), 403, 'Forbidden', 'Forbidden resource');
-      await refused(() => viewer.client.patch(one, { name: 'A' }), 403, 'Forbidden', 'Forbidden resource');
-      await refused(() => viewer.client.delete(one), 403, 'Forbidden', 'Forbidden resource');
-    }
-  });
+  twinObjectAccessTests(
+    {
+      one: 'an asset',
+      segment: 'assets',
+      body: () => ({ name: 'A', volume }),
+      patch: { name: 'A' },
+      create: (owner, ctx) => create(ctx, { name: owner === org ? 'A' : 'F', volume }, owner),
+    },
+    () => ({ t, org, siteId }),
+  );
 });

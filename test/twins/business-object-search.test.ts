@@ -2,7 +2,8 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { float4Decimal, similarity } from '../../src/domain/search/trigrams.js';
 import { type ApiClient, createNode, createOrg, type OrgFixture } from '../support/fixtures.js';
 import { type TestPlatform, withPlatformAndOrg } from '../support/platform.js';
-import { createSite, openDraft, refusedTwinRequest } from '../support/twins.js';
+import { refuser } from '../support/refusals.js';
+import { createSite, openDraft, twinSnapshot } from '../support/twins.js';
 
 const identity = { x: 0, y: 0, z: 0, w: 1 };
 const volume = { boxes: [{ center: { x: 0, y: 0, z: 0 }, size: { x: 1, y: 1, z: 1 }, rotation: identity }] };
@@ -31,6 +32,7 @@ describe('business-object search: GET /v1/business-objects', () => {
   /** Every object of the organization's live twins, by name. */
   const objects = new Map<string, Item>();
   withPlatformAndOrg((started) => ({ t, org } = started));
+  const refused = refuser(() => twinSnapshot(t, org));
 
   /** Creates an object through its kind's route, one second after the one before (distinct instants). */
   async function make(ctx: string, type: Kind, name: string, client: ApiClient = org.admin, tick = 1000): Promise<Item> {
@@ -243,37 +245,37 @@ describe('business-object search: GET /v1/business-objects', () => {
   });
 
   it('bounds and malformed values: 400 ValidationError naming the parameter, nothing stored', async () => {
-    const refused = (query: string, message: RegExp) =>
-      refusedTwinRequest(t, org, () => org.admin.get(`/v1/business-objects?${query}`), 400, 'ValidationError', message);
-    await refused('page=0', /^querystring\.page: /);
-    await refused('page=1.5', /^querystring\.page: /);
-    await refused('page=abc', /^querystring\.page: /);
-    await refused('page=10000001', /^querystring\.page: /);
-    await refused('limit=0', /^querystring\.limit: /);
-    await refused('limit=101', /^querystring\.limit: /);
-    await refused('sortBy=size', /^querystring\.sortBy: /);
-    await refused('sortOrder=up', /^querystring\.sortOrder: /);
-    await refused('sortBy=nameCloseness', /^querystring\.sortBy: nameCloseness needs searchNameQuery/);
-    await refused('sortBy=nameCloseness&searchNameQuery=', /^querystring\.sortBy: /);
-    await refused('types=zone', /^querystring\.types\.0: /);
-    await refused('types=asset&types=modelAsset', /^querystring\.types\.1: /);
-    await refused('searchNameMatch=regex', /^querystring\.searchNameMatch: /);
-    await refused('nameMatch=similar', /^querystring\.nameMatch: /);
-    await refused(`searchNameQuery=${'a'.repeat(256)}`, /^querystring\.searchNameQuery: /);
-    await refused(`nameQuery=${'a'.repeat(256)}`, /^querystring\.nameQuery: /);
-    await refused(`createdBy=${'u'.repeat(65)}`, /^querystring\.createdBy\.0: /);
-    await refused(Array.from({ length: 101 }, (_, i) => `createdBy=u${i}`).join('&'), /^querystring\.createdBy: /);
+    const refusedQuery = (query: string, message: RegExp) =>
+      refused(() => org.admin.get(`/v1/business-objects?${query}`), 400, 'ValidationError', message);
+    await refusedQuery('page=0', /^querystring\.page: /);
+    await refusedQuery('page=1.5', /^querystring\.page: /);
+    await refusedQuery('page=abc', /^querystring\.page: /);
+    await refusedQuery('page=10000001', /^querystring\.page: /);
+    await refusedQuery('limit=0', /^querystring\.limit: /);
+    await refusedQuery('limit=101', /^querystring\.limit: /);
+    await refusedQuery('sortBy=size', /^querystring\.sortBy: /);
+    await refusedQuery('sortOrder=up', /^querystring\.sortOrder: /);
+    await refusedQuery('sortBy=nameCloseness', /^querystring\.sortBy: nameCloseness needs searchNameQuery/);
+    await refusedQuery('sortBy=nameCloseness&searchNameQuery=', /^querystring\.sortBy: /);
+    await refusedQuery('types=zone', /^querystring\.types\.0: /);
+    await refusedQuery('types=asset&types=modelAsset', /^querystring\.types\.1: /);
+    await refusedQuery('searchNameMatch=regex', /^querystring\.searchNameMatch: /);
+    await refusedQuery('nameMatch=similar', /^querystring\.nameMatch: /);
+    await refusedQuery(`searchNameQuery=${'a'.repeat(256)}`, /^querystring\.searchNameQuery: /);
+    await refusedQuery(`nameQuery=${'a'.repeat(256)}`, /^querystring\.nameQuery: /);
+    await refusedQuery(`createdBy=${'u'.repeat(65)}`, /^querystring\.createdBy\.0: /);
+    await refusedQuery(Array.from({ length: 101 }, (_, i) => `createdBy=u${i}`).join('&'), /^querystring\.createdBy: /);
     for (const field of ['createdAfter', 'createdBefore', 'updatedAfter', 'updatedBefore']) {
       for (const value of ['yesterday', '2026-01-01', '2026-13-01T00:00:00Z', '2026-02-30T00:00:00Z', '2026-01-01T00:00:00']) {
-        await refused(`${field}=${q(value)}`, new RegExp(`^querystring\\.${field}: `));
+        await refusedQuery(`${field}=${q(value)}`, new RegExp(`^querystring\\.${field}: `));
       }
     }
-    await refused('contextId=', /^querystring\.contextId: /);
-    await refused(`contextId=${'c'.repeat(65)}`, /^querystring\.contextId: /);
-    await refused('unknown=1', /^querystring: unknown property "unknown"/);
+    await refusedQuery('contextId=', /^querystring\.contextId: /);
+    await refusedQuery(`contextId=${'c'.repeat(65)}`, /^querystring\.contextId: /);
+    await refusedQuery('unknown=1', /^querystring: unknown property "unknown"/);
     // A draft id: the search reads live twins only.
     const draft = await openDraft(org, siteA, 'Search draft');
-    await refused(`contextId=${draft.id}`, /^querystring\.contextId: names a draft/);
+    await refusedQuery(`contextId=${draft.id}`, /^querystring\.contextId: names a draft/);
     // Largest values accepted.
     expect(await search('page=10000000&limit=100')).toEqual({ items: [], page: 10_000_000, limit: 100, total: 7 });
   });
@@ -283,10 +285,10 @@ describe('business-object search: GET /v1/business-objects', () => {
     const otherSite = await createSite(other);
     const folder = await createNode(org, siteA, 'folder', 'Folder');
     for (const id of ['no-such-node', folder, otherSite, org.orgId]) {
-      await refusedTwinRequest(t, org, () => org.admin.get(`/v1/business-objects?contextId=${id}`), 404, 'Not Found');
+      await refused(() => org.admin.get(`/v1/business-objects?contextId=${id}`), 404, 'Not Found');
     }
     const reader = await org.serviceClient({ roleName: 'Viewer', nodeId: siteA });
-    await refusedTwinRequest(t, org, () => reader.client.get(`/v1/business-objects?contextId=${siteB}`), 403, 'Forbidden');
+    await refused(() => reader.client.get(`/v1/business-objects?contextId=${siteB}`), 403, 'Forbidden');
   });
 
   it('only sites the caller reads: a Viewer of one site, a caller with no role, another organization', async () => {
@@ -357,20 +359,7 @@ describe('business-object search: GET /v1/business-objects', () => {
 
   it('scopes: read:hierarchy is needed (403), a token too (401)', async () => {
     const writerOnly = await org.serviceClient({ scopes: 'write:hierarchy', roleName: 'Organization Administrator' });
-    await refusedTwinRequest(
-      t,
-      org,
-      () => writerOnly.client.get('/v1/business-objects'),
-      403,
-      'Forbidden',
-      /Insufficient OAuth scopes/,
-    );
-    await refusedTwinRequest(
-      t,
-      org,
-      () => org.admin.withToken(undefined).get('/v1/business-objects'),
-      401,
-      expect.any(String) as never,
-    );
+    await refused(() => writerOnly.client.get('/v1/business-objects'), 403, 'Forbidden', /Insufficient OAuth scopes/);
+    await refused(() => org.admin.withToken(undefined).get('/v1/business-objects'), 401, expect.any(String) as never);
   });
 });

@@ -1,9 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type ApiResponse, createOrg, type OrgFixture, snapshot } from '../support/fixtures.js';
+import { createOrg, type OrgFixture, snapshot } from '../support/fixtures.js';
 import { MUNICH_UTM_32N, UTM_32N_WKT } from '../support/georeferencing.js';
 import { startPlatform, type TestPlatform } from '../support/platform.js';
 import { LAS_WKT_BIT, lasWktRecord, sampleBounds, shiftedSource, writeLas } from '../support/point-cloud-samples.js';
 import { processedPointCloud } from '../support/processed-point-cloud.js';
+import { refuser } from '../support/refusals.js';
 import { auditOf, createSite, openDraft, twinSnapshot } from '../support/twins.js';
 import { sampleBytes } from '../support/uploads.js';
 
@@ -47,15 +48,7 @@ describe('twin layers: PUT and DELETE /v1/twin/{siteId}/layers/{bundleId}, layer
   /** Every row a layer change may touch: the twin's, the tree's (links included) and the audit trail. */
   const everything = async () => ({ twin: await twinSnapshot(t, org), tree: await snapshot(t, org) });
 
-  async function refused(send: () => Promise<ApiResponse>, status: number, error: string, message?: string | RegExp) {
-    const before = await everything();
-    const response = await send();
-    expect(response.status, JSON.stringify(response.body)).toBe(status);
-    expect(response.body).toMatchObject({ statusCode: status, error });
-    if (message !== undefined) expect(response.body.message).toMatch(message);
-    expect(await everything()).toEqual(before);
-    return response;
-  }
+  const refused = refuser(everything);
 
   async function layers(ctx = siteId) {
     const response = await org.admin.get(`/v1/twin/${ctx}`);

@@ -1,7 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { type ApiClient, type ApiResponse, createNode, createOrg, type OrgFixture } from '../support/fixtures.js';
+import { type ApiClient, createNode, createOrg, type OrgFixture } from '../support/fixtures.js';
 import { type TestPlatform, withPlatformAndOrg } from '../support/platform.js';
+import { refuser } from '../support/refusals.js';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 
@@ -41,15 +42,7 @@ describe('metadata types: /v1/metadata-types', () => {
   withPlatformAndOrg((started) => ({ t, org } = started));
 
   /** Sends a request that must be refused, checks its answer and that nothing was stored. */
-  async function refused(send: () => Promise<ApiResponse>, status: number, error: string, message?: string | RegExp) {
-    const before = await typeSnapshot(t, org);
-    const response = await send();
-    expect(response.status, JSON.stringify(response.body)).toBe(status);
-    expect(response.body).toMatchObject({ statusCode: status, error });
-    if (message !== undefined) expect(response.body.message).toMatch(message);
-    expect(await typeSnapshot(t, org)).toEqual(before);
-    return response;
-  }
+  const refused = refuser(() => typeSnapshot(t, org));
 
   async function create(client: ApiClient = org.admin, body: object = pumpBody()) {
     const response = await client.post('/v1/metadata-types', body);

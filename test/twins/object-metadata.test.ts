@@ -2,7 +2,8 @@ import { randomUUID } from 'node:crypto';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { createOrg, type OrgFixture } from '../support/fixtures.js';
 import { type TestPlatform, withPlatformAndOrg } from '../support/platform.js';
-import { auditOf, createSite, openDraft, refusedTwinRequest } from '../support/twins.js';
+import { refuser } from '../support/refusals.js';
+import { auditOf, createSite, openDraft, twinSnapshot } from '../support/twins.js';
 import { uploadBytes } from '../support/uploads.js';
 
 const identity = { x: 0, y: 0, z: 0, w: 1 };
@@ -39,8 +40,7 @@ describe('object metadata: /v1/twin/{ctx}/object/{objectId}/metadata', () => {
   let otherTypeId: string;
   withPlatformAndOrg((started) => ({ t, org } = started));
 
-  const refused = (send: () => Promise<any>, status: number, error: string, message?: string | RegExp) =>
-    refusedTwinRequest(t, org, send, status, error, message);
+  const refused = refuser(() => twinSnapshot(t, org));
   const metadataPath = (ctx: string, id: string) => `/v1/twin/${ctx}/object/${id}/metadata`;
   const patch = (ctx: string, id: string, sections: unknown, client = org.admin) =>
     client.patch(metadataPath(ctx, id), { sections });

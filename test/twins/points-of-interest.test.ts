@@ -1,9 +1,11 @@
 import { randomUUID } from 'node:crypto';
 import fc from 'fast-check';
 import { beforeAll, describe, expect, it } from 'vitest';
+import { twinObjectAccessTests } from '../support/access-matrix.js';
 import { createOrg, type OrgFixture } from '../support/fixtures.js';
 import { type TestPlatform, withPlatformAndOrg } from '../support/platform.js';
-import { auditOf, createSite, openDraft, refusedTwinRequest } from '../support/twins.js';
+import { refuser } from '../support/refusals.js';
+import { auditOf, createSite, openDraft, twinSnapshot } from '../support/twins.js';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 const position = { x: 1.5, y: -2, z: 3 };
@@ -28,11 +30,10 @@ describe('points of interest: /v1/twin/{ctx}/points-of-interest', () => {
     siteId = await createSite(org);
   });
 
-  const refused = (send: () => Promise<any>, status: number, error: string, message?: string | RegExp) =>
-    refusedTwinRequest(t, org, send, status, error, message);
+  const refused = refuser(() => twinSnapshot(t, org));
 
-  async function create(ctx: string, body: object = { name: 'P', position }) {
-    const response = await org.admin.post(`/v1/twin/${ctx}/points-of-interest`, body);
+  async function create(ctx: string, body: object = { name: 'P', position }, owner: OrgFixture = org) {
+    const response = await owner.admin.post(`/v1/twin/${ctx}/points-of-interest`, body);
     expect(response.status, JSON.stringify(response.body)).toBe(201);
     return response.body;
   }
@@ -200,44 +201,16 @@ describe('points of interest: /v1/twin/{ctx}/points-of-interest', () => {
     });
   }
 
-  it('answers a point of interest of another site or organization like a missing one', async () => {
-    const mine = await create(siteId);
-    const otherSite = await createSite(org);
-    const other = await createOrg(t);
-    const foreignSite = await createSite(other);
-    const foreign = (await other.admin.post(`/v1/twin/${foreignSite}/points-of-interest`, { name: 'F', position })).body;
-    await refused(() => org.admin.get(`/v1/twin/${otherSite}/points-of-interest/${mine.id}`), 404, 'Not Found');
-    await refused(() => org.admin.patch(`/v1/twin/${otherSite}/points-of-interest/${mine.id}`, { name: 'X' }), 404, 'Not Found');
-    await refused(() => org.admin.delete(`/v1/twin/${otherSite}/points-of-interest/${mine.id}`), 404, 'Not Found');
-    for (const ctx of [siteId, foreignSite]) {
-      await refused(() => org.admin.get(`/v1/twin/${ctx}/points-of-interest/${foreign.id}`), 404, 'Not Found');
-      await refused(() => org.admin.patch(`/v1/twin/${ctx}/points-of-interest/${foreign.id}`, { name: 'X' }), 404, 'Not Found');
-      await refused(() => org.admin.delete(`/v1/twin/${ctx}/points-of-interest/${foreign.id}`), 404, 'Not Found');
-    }
-    expect((await other.admin.get(`/v1/twin/${foreignSite}/points-of-interest/${foreign.id}`)).body).toEqual(foreign);
-  });
-
-  it('needs read:hierarchy and read to read, write:hierarchy and edit to write', async () => {
-    const created = await create(siteId);
-    const draft = await openDraft(org, siteId);
-    const noRead = await org.serviceClient({ scopes: 'read:basic write:hierarchy', roleName: 'Organization Administrator' });
-    const noWrite = await org.serviceClient({ scopes: 'read:hierarchy', roleName: 'Organization Administrator' });
-    const viewer = await org.serviceClient({ roleName: 'Viewer', nodeId: siteId });
-    for (const ctx of [siteId, draft.id]) {
-      const list = `/v1/twin/${ctx}/points-of-interest`;
-      const one = `${list}/${created.id}`;
-      await refused(() => org.admin.withToken(undefined).get(list), 401, 'not_authenticated');
-      await refused(() => noRead.client.get(list), 403, 'Forbidden', 'Insufficient OAuth scopes');
-      await refused(() => noRead.client.get(one), 403, 'Forbidden', 'Insufficient OAuth scopes');
-      await refused(() => noWrite.client.post(list, { name: 'P', position }), 403, 'Forbidden', 'Insufficient OAuth scopes');
-      await refused(() => noWrite.client.patch(one, { name: 'P' }), 403, 'Forbidden', 'Insufficient OAuth scopes');
-      await refused(() => noWrite.client.delete(one), 403, 'Forbidden', 'Insufficient OAuth scopes');
-      expect((await viewer.client.get(one)).status).toBe(200);
-      await refused(() => viewer.client.post(list, { name: 'P', position }), 403, 'Forbidden', 'Forbidden resource');
-      await refused(() => viewer.client.patch(one, { name: 'P' }), 403, 'Forbidden', 'Forbidden resource');
-      await refused(() => viewer.client.delete(one), 403, 'Forbidden', 'Forbidden resource');
-    }
-  });
+  twinObjectAccessTests(
+    {
+      one: 'a point of interest',
+      segment: 'points-of-interest',
+      body: () => ({ name: 'P', position }),
+      patch: { name: 'P' },
+      create: (owner, ctx) => create(ctx, { name: owner === org ? 'P' : 'F', position }, owner),
+    },
+    () => ({ t, org, siteId }),
+  );
 
   describe('against a model of the draft rules (property)', () => {
     type Fields = { name: string; color: string | null; position: { x: number; y: number; z: number } };

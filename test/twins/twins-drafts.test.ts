@@ -2,7 +2,8 @@ import { randomUUID } from 'node:crypto';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { type ApiResponse, createNode, createOrg, type OrgFixture } from '../support/fixtures.js';
 import { type TestPlatform, withPlatformAndOrg } from '../support/platform.js';
-import { auditOf, createSite, openDraft, refusedTwinRequest, twinSnapshot } from '../support/twins.js';
+import { refuser } from '../support/refusals.js';
+import { auditOf, createSite, openDraft, twinSnapshot } from '../support/twins.js';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 const at = (x: number) => ({ position: { x, y: 0, z: 0 } });
@@ -16,8 +17,7 @@ describe('twins and drafts: /v1/twin/{ctx}', () => {
     siteId = await createSite(org, 'North plant');
   });
 
-  const refused = (send: () => Promise<any>, status: number, error: string, message?: string | RegExp) =>
-    refusedTwinRequest(t, org, send, status, error, message);
+  const refused = refuser(() => twinSnapshot(t, org));
 
   async function poi(ctx: string, name: string, x = 0) {
     const response = await org.admin.post(`/v1/twin/${ctx}/points-of-interest`, { name, ...at(x) });

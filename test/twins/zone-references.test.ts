@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import type { OrgFixture } from '../support/fixtures.js';
 import { type TestPlatform, withPlatformAndOrg } from '../support/platform.js';
-import { auditOf, createSite, openDraft, refusedTwinRequest } from '../support/twins.js';
+import { refuser } from '../support/refusals.js';
+import { auditOf, createSite, openDraft, twinSnapshot } from '../support/twins.js';
 
 // docs/twins.md, "Zones" (Locks): no point of interest or zone is left naming a zone that is gone.
 
@@ -13,6 +14,7 @@ describe('zone references: points of interest and zones keep no id of a deleted 
   let t: TestPlatform;
   let org: OrgFixture;
   withPlatformAndOrg((started) => ({ t, org } = started));
+  const refused = refuser(() => twinSnapshot(t, org));
 
   async function post(ctx: string, kind: 'zones' | 'points-of-interest', body: object) {
     const response = await org.admin.post(`/v1/twin/${ctx}/${kind}`, body);
@@ -139,17 +141,13 @@ describe('zone references: points of interest and zones keep no id of a deleted 
       const zone = await post(ctx, 'zones', { name: 'Gone', volume });
       const point = await post(ctx, 'points-of-interest', { name: 'P', position });
       expect((await org.admin.delete(`/v1/twin/${ctx}/zones/${zone.id}`)).status).toBe(204);
-      await refusedTwinRequest(
-        t,
-        org,
+      await refused(
         () => org.admin.post(`/v1/twin/${ctx}/points-of-interest`, { name: 'Q', position, zoneId: zone.id }),
         400,
         'ValidationError',
         /^body\.zoneId: no zone /,
       );
-      await refusedTwinRequest(
-        t,
-        org,
+      await refused(
         () => org.admin.patch(`/v1/twin/${ctx}/points-of-interest/${point.id}`, { zoneId: zone.id }),
         400,
         'ValidationError',

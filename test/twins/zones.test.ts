@@ -1,8 +1,10 @@
 import { randomUUID } from 'node:crypto';
 import { beforeAll, describe, expect, it } from 'vitest';
+import { twinObjectAccessTests } from '../support/access-matrix.js';
 import { createOrg, type OrgFixture } from '../support/fixtures.js';
 import { type TestPlatform, withPlatformAndOrg } from '../support/platform.js';
-import { auditOf, createSite, openDraft, refusedTwinRequest } from '../support/twins.js';
+import { refuser } from '../support/refusals.js';
+import { auditOf, createSite, openDraft, twinSnapshot } from '../support/twins.js';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 const identity = { x: 0, y: 0, z: 0, w: 1 };
@@ -19,11 +21,10 @@ describe('zones: /v1/twin/{ctx}/zones', () => {
     siteId = await createSite(org);
   });
 
-  const refused = (send: () => Promise<any>, status: number, error: string, message?: string | RegExp) =>
-    refusedTwinRequest(t, org, send, status, error, message);
+  const refused = refuser(() => twinSnapshot(t, org));
 
-  async function create(ctx: string, body: object = {}) {
-    const response = await org.admin.post(`/v1/twin/${ctx}/zones`, { name: 'Z', volume, ...body });
+  async function create(ctx: string, body: object = {}, owner: OrgFixture = org) {
+    const response = await owner.admin.post(`/v1/twin/${ctx}/zones`, { name: 'Z', volume, ...body });
     expect(response.status, JSON.stringify(response.body)).toBe(201);
     return response.body;
   }
@@ -347,51 +348,23 @@ describe('zones: /v1/twin/{ctx}/zones', () => {
     }
   });
 
-  it('answers a zone of another site or organization like a missing one', async () => {
-    const mine = await create(siteId);
-    const otherSite = await createSite(org);
-    const other = await createOrg(t);
-    const foreignSite = await createSite(other);
-    const foreign = (await other.admin.post(`/v1/twin/${foreignSite}/zones`, { name: 'F', volume })).body;
-    for (const [ctx, id] of [
-      [otherSite, mine.id],
-      [siteId, foreign.id],
-      [foreignSite, foreign.id],
-    ]) {
-      await refused(() => org.admin.get(`/v1/twin/${ctx}/zones/${id}`), 404, 'Not Found');
-      await refused(() => org.admin.patch(`/v1/twin/${ctx}/zones/${id}`, { name: 'X' }), 404, 'Not Found');
-      await refused(() => org.admin.delete(`/v1/twin/${ctx}/zones/${id}`), 404, 'Not Found');
-    }
-    await refused(() => org.admin.get(`/v1/twin/${foreignSite}/zones`), 404, 'Not Found');
-    await refused(
-      () => org.admin.post(`/v1/twin/${siteId}/zones`, { name: 'Z', volume, parentZoneId: foreign.id }),
-      400,
-      'ValidationError',
-      /parentZoneId/,
-    );
-    expect((await other.admin.get(`/v1/twin/${foreignSite}/zones/${foreign.id}`)).body).toEqual(foreign);
-  });
-
-  it('needs read:hierarchy and read to read, write:hierarchy and edit to write', async () => {
-    const created = await create(siteId);
-    const draft = await openDraft(org, siteId);
-    const noRead = await org.serviceClient({ scopes: 'read:basic write:hierarchy', roleName: 'Organization Administrator' });
-    const noWrite = await org.serviceClient({ scopes: 'read:hierarchy', roleName: 'Organization Administrator' });
-    const viewer = await org.serviceClient({ roleName: 'Viewer', nodeId: siteId });
-    for (const ctx of [siteId, draft.id]) {
-      const list = `/v1/twin/${ctx}/zones`;
-      const one = `${list}/${created.id}`;
-      await refused(() => org.admin.withToken(undefined).get(list), 401, 'not_authenticated');
-      await refused(() => noRead.client.get(list), 403, 'Forbidden', 'Insufficient OAuth scopes');
-      await refused(() => noRead.client.get(one), 403, 'Forbidden', 'Insufficient OAuth scopes');
-      await refused(() => noWrite.client.post(list, { name: 'Z', volume }), 403, 'Forbidden', 'Insufficient OAuth scopes');
-      await refused(() => noWrite.client.patch(one, { name: 'Z' }), 403, 'Forbidden', 'Insufficient OAuth scopes');
-      await refused(() => noWrite.client.delete(one), 403, 'Forbidden', 'Insufficient OAuth scopes');
-      expect((await viewer.client.get(one)).status).toBe(200);
-      expect((await viewer.client.get(`${list}?tree=true`)).status).toBe(200);
-      await refused(() => viewer.client.post(list, { name: 'Z', volume }), 403, 'Forbidden', 'Forbidden resource');
-      await refused(() => viewer.client.patch(one, { name: 'Z' }), 403, 'Forbidden', 'Forbidden resource');
-      await refused(() => viewer.client.delete(one), 403, 'Forbidden', 'Forbidden resource');
-    }
-  });
+  twinObjectAccessTests(
+    {
+      one: 'a zone',
+      segment: 'zones',
+      body: () => ({ name: 'Z', volume }),
+      patch: { name: 'Z' },
+      listQueries: ['?tree=true'],
+      create: (owner, ctx) => create(ctx, { name: owner === org ? 'Z' : 'F' }, owner),
+      // Another organization's zone is no parent either.
+      foreignAlso: (foreign) =>
+        refused(
+          () => org.admin.post(`/v1/twin/${siteId}/zones`, { name: 'Z', volume, parentZoneId: foreign.id }),
+          400,
+          'ValidationError',
+          /parentZoneId/,
+        ),
+    },
+    () => ({ t, org, siteId }),
+  );
 });

@@ -1,4 +1,6 @@
 import type { MetadataTypeRow } from '../records/regional.js';
+import { TWIN_OBJECT_KINDS } from '../twins/object-kinds.js';
+import type { TwinObjectType } from '../twins/twin-objects.js';
 
 /**
  * An organization's metadata types: named, typed property sets that the twin's objects fill in
@@ -7,8 +9,9 @@ import type { MetadataTypeRow } from '../records/regional.js';
  * a schema cannot say, so it holds for input from anywhere.
  */
 
-export const OBJECT_KINDS = ['asset', 'pointOfInterest', 'zone', 'modelAsset'] as const;
-export type ObjectKind = (typeof OBJECT_KINDS)[number];
+/** The kinds of twin object a type may apply to: every kind (src/domain/twins/object-kinds.ts), in its order. */
+export const OBJECT_KINDS = Object.keys(TWIN_OBJECT_KINDS) as readonly TwinObjectType[];
+export type ObjectKind = TwinObjectType;
 
 export const PROPERTY_TYPES = ['number', 'shortText', 'longText', 'boolean', 'attachment', 'link', 'choice'] as const;
 export type PropertyType = (typeof PROPERTY_TYPES)[number];

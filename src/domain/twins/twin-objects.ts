@@ -1,115 +1,103 @@
-import type { TwinChangeKind, TwinObjectRow } from '../records/regional.js';
+import type { TwinChangeKind } from '../records/regional.js';
+import type { AssetFields, NewAsset } from './kinds/asset.js';
+import type { ModelAssetFields, NewModelAsset } from './kinds/model-asset.js';
+import type { NewPointOfInterest, PointOfInterestFields } from './kinds/point-of-interest.js';
+import type { NewZone, ZoneFields } from './kinds/zone.js';
+import type { TrailFields } from './object-fields.js';
+
+/** Each kind of twin object (its rules in ./kinds/): the fields it stores and what a create gives. */
+interface KindTypes {
+  asset: { fields: AssetFields; create: NewAsset };
+  pointOfInterest: { fields: PointOfInterestFields; create: NewPointOfInterest };
+  zone: { fields: ZoneFields; create: NewZone };
+  modelAsset: { fields: ModelAssetFields; create: NewModelAsset };
+}
 
 /** The kinds of twin object, as stored in twin_objects.object_type and named in metadata types. */
-export type TwinObjectType = 'asset' | 'pointOfInterest' | 'zone' | 'modelAsset';
+export type TwinObjectType = keyof KindTypes;
+
+/** A kind's own fields and the shared ones, as a create stores them (before the trail). */
+export type FieldsOf<K extends TwinObjectType> = KindTypes[K]['fields'];
+
+/** A create's body for the kind, as the schema checked it. */
+export type CreateOf<K extends TwinObjectType> = KindTypes[K]['create'];
+
+/** The fields as stored and answered: the kind's (with the shared ones) and the trail. */
+export type StoredFields<K extends TwinObjectType> = FieldsOf<K> & TrailFields;
+
+/** A patch of an object: each field given replaces the stored one whole (null clears an optional field). */
+export type Patch<K extends TwinObjectType> = Partial<FieldsOf<K>> & Partial<TrailFields>;
 
 /**
  * A twin object as drafts and readers see it: its fields by their API names, flat (a kind's own
  * fields beside the shared ones), so a draft's patch replaces whole top-level fields and a live
- * change to a field the draft did not touch still shows through.
+ * change to a field the draft did not touch still shows through. How they are stored is the
+ * repository's (src/adapters/db/repositories/twin-object-rows.ts).
  */
-export type ObjectFields = Record<string, unknown>;
-
-export interface TwinObject {
+export interface TwinObject<K extends TwinObjectType = TwinObjectType> {
   id: string;
-  objectType: TwinObjectType;
-  fields: ObjectFields;
+  objectType: K;
+  fields: StoredFields<K>;
 }
 
-/** The shared fields that have columns of their own; every other field goes into body. */
-const COLUMNS = {
-  name: 'name',
-  description: 'description',
-  parentZoneId: 'parent_zone_id',
-  zoneId: 'zone_id',
-  metadataTypeId: 'metadata_type_id',
-  libraryModelId: 'library_model_id',
-  createdBy: 'created_by',
-  updatedBy: 'updated_by',
-  createdAt: 'created_at',
-  updatedAt: 'updated_at',
-} as const;
-
-const COLUMN_ENTRIES = Object.entries(COLUMNS);
-
-export function objectOfRow(row: TwinObjectRow): TwinObject {
-  // The parsed body is a fresh object: fields go straight onto it. A spread copy of it, then nine
-  // more properties, cost V8 about 10 us a row (a page of 100: 1 ms) against 1 us this way.
-  const fields = JSON.parse(row.body) as ObjectFields;
-  for (const [field, column] of COLUMN_ENTRIES) {
-    if (column === 'parent_zone_id' && row.object_type !== 'zone') continue;
-    if (column === 'zone_id' && row.object_type === 'zone') continue;
-    if (column === 'library_model_id' && row.object_type !== 'modelAsset') continue;
-    fields[field] = row[column];
-  }
-  fields.metadata = row.metadata === null ? {} : JSON.parse(row.metadata);
-  return { id: row.id, objectType: row.object_type as TwinObjectType, fields };
-}
-
-export function rowOfObject(object: TwinObject, orgId: string, siteId: string): TwinObjectRow {
-  const body: ObjectFields = {};
-  for (const [field, value] of Object.entries(object.fields)) {
-    if (!(field in COLUMNS) && field !== 'metadata') body[field] = value;
-  }
-  const { fields } = object;
-  const text = (field: string) => (fields[field] ?? null) as string | null;
-  const name = fields.name as string;
-  return {
-    id: object.id,
-    org_id: orgId,
-    site_id: siteId,
-    object_type: object.objectType,
-    name,
-    name_key: name.toLowerCase(),
-    description: (fields.description as string | undefined) ?? '',
-    body: JSON.stringify(body),
-    parent_zone_id: text('parentZoneId'),
-    zone_id: text('zoneId'),
-    metadata_type_id: text('metadataTypeId'),
-    library_model_id: text('libraryModelId'),
-    metadata: JSON.stringify(fields.metadata ?? {}),
-    created_by: fields.createdBy as string,
-    updated_by: fields.updatedBy as string,
-    created_at: fields.createdAt as string,
-    updated_at: fields.updatedAt as string,
-  };
-}
+/** An object of any kind, told apart by its objectType. */
+export type AnyTwinObject = { [K in TwinObjectType]: TwinObject<K> }[TwinObjectType];
 
 /** A draft's change to one object: the whole object (added), the changed fields (modified), none (removed). */
-export interface FoldedChange {
-  kind: TwinChangeKind;
-  fields: ObjectFields | null;
-}
+export type FoldedChange<K extends TwinObjectType> =
+  | { kind: 'added'; fields: StoredFields<K> }
+  | { kind: 'modified'; fields: Patch<K> }
+  | { kind: 'removed'; fields: null };
+
+/** A draft's change as stored: which object, and what the draft does to it. */
+export type DraftChange<K extends TwinObjectType = TwinObjectType> = FoldedChange<K> & {
+  id: string;
+  objectId: string;
+  objectType: K;
+  /** A model asset's change: the library model it places; null for the other kinds. */
+  libraryModelId: string | null;
+};
+
+/** A change to an object of any kind, told apart by its objectType. */
+export type AnyDraftChange = { [K in TwinObjectType]: DraftChange<K> }[TwinObjectType];
+
+export type { TwinChangeKind };
 
 /** A patch applied: each field given replaces the stored one whole (null clears an optional field). */
-export function applyPatch(fields: ObjectFields, patch: ObjectFields): ObjectFields {
+export function applyPatch<K extends TwinObjectType>(fields: StoredFields<K>, patch: Patch<K>): StoredFields<K> {
   return { ...fields, ...patch };
 }
 
 /** The object as a draft shows it: the live one overlaid by the draft's change; undefined when none. */
-export function overlay(live: ObjectFields | undefined, change: FoldedChange | undefined): ObjectFields | undefined {
+export function overlay<K extends TwinObjectType>(
+  live: StoredFields<K> | undefined,
+  change: FoldedChange<K> | undefined,
+): StoredFields<K> | undefined {
   if (!change) return live;
-  if (change.kind === 'added') return change.fields ?? undefined;
+  if (change.kind === 'added') return change.fields;
   if (change.kind === 'removed' || !live) return undefined;
-  return applyPatch(live, change.fields ?? {});
+  return applyPatch(live, change.fields);
 }
 
 /** The change after a PATCH through the draft of an object the draft's view shows. */
-export function foldUpdate(existing: FoldedChange | undefined, patch: ObjectFields): FoldedChange {
+export function foldUpdate<K extends TwinObjectType>(existing: FoldedChange<K> | undefined, patch: Patch<K>): FoldedChange<K> {
   if (!existing) return { kind: 'modified', fields: patch };
-  return { kind: existing.kind, fields: applyPatch(existing.fields ?? {}, patch) };
+  // A removed object is in no view, so no PATCH reaches it: it stays removed.
+  if (existing.kind === 'removed') return existing;
+  if (existing.kind === 'added') return { kind: 'added', fields: applyPatch(existing.fields, patch) };
+  return { kind: 'modified', fields: { ...existing.fields, ...patch } };
 }
 
 /** The change after a delete through the draft of an object the draft's view shows: undefined drops the row. */
-export function foldDelete(existing: FoldedChange | undefined): FoldedChange | undefined {
+export function foldDelete<K extends TwinObjectType>(existing: FoldedChange<K> | undefined): FoldedChange<K> | undefined {
   if (existing?.kind === 'added') return undefined;
   return { kind: 'removed', fields: null };
 }
 
 /** Objects in list order: createdAt, then id. */
-export function byCreation(a: TwinObject, b: TwinObject): number {
-  const left = a.fields.createdAt as string;
-  const right = b.fields.createdAt as string;
+export function byCreation(a: { id: string; fields: TrailFields }, b: { id: string; fields: TrailFields }): number {
+  const left = a.fields.createdAt;
+  const right = b.fields.createdAt;
   if (left !== right) return left < right ? -1 : 1;
   return a.id < b.id ? -1 : a.id > b.id ? 1 : 0;
 }

@@ -69,12 +69,21 @@ function depthError(): ApiError {
   return new ApiError('MaxDepthExceeded', `Zones nest at most ${MAX_ZONE_DEPTH} levels deep (a top-level zone is level 1)`);
 }
 
-/** A draft's change as publishing sees it: fields as stored (JSON), null for a removal. */
+/** A draft's change as publishing sees it: its fields (the whole object, or the changed ones), null for a removal. */
 export interface PublishedChange {
   id: string;
   objectId: string;
   kind: string;
-  fields: string | null;
+  fields: object | null;
+}
+
+/** The fields that name a zone: a point of interest's zone, a zone's parent. */
+const ZONE_REFERENCES = ['zoneId', 'parentZoneId'] as const;
+
+/** The zone a field of the fields names, if any. */
+function zoneNamed(fields: object, field: (typeof ZONE_REFERENCES)[number]): string | undefined {
+  const value: unknown = (fields as Partial<Record<typeof field, unknown>>)[field];
+  return typeof value === 'string' ? value : undefined;
 }
 
 /**
@@ -88,9 +97,9 @@ export function checkChangeDependencies(all: PublishedChange[], chosen: Publishe
   );
   for (const change of chosen) {
     if (change.fields === null) continue;
-    const fields = JSON.parse(change.fields) as Record<string, unknown>;
-    for (const field of ['parentZoneId', 'zoneId']) {
-      const needed = addedLeftOut.get(fields[field] as string);
+    for (const field of ['parentZoneId', 'zoneId'] as const) {
+      const zoneId = zoneNamed(change.fields, field);
+      const needed = zoneId === undefined ? undefined : addedLeftOut.get(zoneId);
       if (needed !== undefined) {
         throw new ApiError(
           'DraftChangeDependsOn',
@@ -101,20 +110,17 @@ export function checkChangeDependencies(all: PublishedChange[], chosen: Publishe
   }
 }
 
-/** The fields that name a zone: a point of interest's zone, a zone's parent. */
-const ZONE_REFERENCES = ['zoneId', 'parentZoneId'] as const;
-
 /**
  * A published change's fields with each zone reference that names no zone of the live twin after
  * the publish (one the live twin deleted after the draft named it) set to null, as a live zone
  * delete clears them; and the fields so cleared. The deleted zone's own parent is gone with its
  * row, so a child goes to the top level rather than to it.
  */
-export function withoutMissingZones(
-  fields: Record<string, unknown>,
-  zoneIds: ReadonlySet<string>,
-): { fields: Record<string, unknown>; cleared: string[] } {
-  const cleared = ZONE_REFERENCES.filter((field) => typeof fields[field] === 'string' && !zoneIds.has(fields[field]));
+export function withoutMissingZones<F extends object>(fields: F, zoneIds: ReadonlySet<string>): { fields: F; cleared: string[] } {
+  const cleared = ZONE_REFERENCES.filter((field) => {
+    const zoneId = zoneNamed(fields, field);
+    return zoneId !== undefined && !zoneIds.has(zoneId);
+  });
   if (cleared.length === 0) return { fields, cleared };
   return { fields: { ...fields, ...Object.fromEntries(cleared.map((field) => [field, null])) }, cleared };
 }

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { EmbedSessionRepository } from '../../adapters/db/repositories/embed-session-repository.js';
-import type { EmbedSessionRow } from '../../adapters/db/schema.js';
+import type { EmbedSessionRow, NodeRow } from '../../adapters/db/schema.js';
 import { hashToken, randomToken } from '../../crypto/secrets.js';
 import type { Principal } from '../../domain/access/principal.js';
 import {
@@ -14,7 +14,7 @@ import {
   MIN_EXPIRES_IN_SECONDS,
 } from '../../domain/embed/embed-sessions.js';
 import { ApiError, validationError } from '../../domain/errors.js';
-import type { Platform, RegionContext } from '../../platform.js';
+import type { Clock } from '../../ports/clock.js';
 import type { PlanningService } from '../planning/planning-service.js';
 import type { TwinService } from '../twins/twin-service.js';
 
@@ -39,6 +39,17 @@ export interface EmbedSessionView {
 const TARGET_FIELDS = ['twinId', 'twinDraftId', 'projectId', 'layoutId'] as const;
 const NOT_FOUND = 'Embed session not found';
 
+export interface EmbedSessionServiceOptions {
+  clock: Clock;
+  /** The platform's public address: the viewer page's, and the only origin that frames a reader's own viewer. */
+  publicUrl: string;
+  /** How long a reader's own viewer session lasts: as long as an access token. */
+  accessTokenTtlSeconds: number;
+  sessions: EmbedSessionRepository;
+  twins: Pick<TwinService, 'context' | 'draftContext' | 'site' | 'ensureTwin' | 'audit'>;
+  planning: Pick<PlanningService, 'layoutContext' | 'project'>;
+}
+
 /**
  * Embed sessions (DESIGN.md section 13, docs/embedding.md). Making, reading and revoking one needs
  * read on its target's site; the routes add the scope. The token is returned once, at creation.
@@ -47,13 +58,26 @@ export class EmbedSessionService {
   /** Told of each revocation, so this process's token verifier forgets the session at once. */
   private readonly revocationListeners: ((sessionId: string) => void)[] = [];
 
-  constructor(
-    private readonly platform: Platform,
-    private readonly region: RegionContext,
-    private readonly twins: TwinService,
-    private readonly planning: PlanningService,
-    readonly sessions: EmbedSessionRepository,
-  ) {}
+  private readonly clock: Clock;
+  private readonly publicUrl: string;
+  private readonly accessTokenTtlSeconds: number;
+  private readonly sessions: EmbedSessionRepository;
+  private readonly twins: EmbedSessionServiceOptions['twins'];
+  private readonly planning: EmbedSessionServiceOptions['planning'];
+
+  constructor(options: EmbedSessionServiceOptions) {
+    this.clock = options.clock;
+    this.publicUrl = options.publicUrl;
+    this.accessTokenTtlSeconds = options.accessTokenTtlSeconds;
+    this.sessions = options.sessions;
+    this.twins = options.twins;
+    this.planning = options.planning;
+  }
+
+  /** The session a token's hash names, revoked or expired ones too (the embed token verifier tells them apart). */
+  sessionOfToken(tokenHash: string): Promise<EmbedSessionRow | undefined> {
+    return this.sessions.findByTokenHash(tokenHash);
+  }
 
   onRevoked(listener: (sessionId: string) => void): void {
     this.revocationListeners.push(listener);
@@ -80,8 +104,8 @@ export class EmbedSessionService {
     const target = draft
       ? { type: 'twinDraft' as const, id: draft.id, siteId: site.id }
       : { type: 'twin' as const, id: (await this.twins.ensureTwin(site)).id, siteId: site.id };
-    const ttl = Math.min(MAX_EXPIRES_IN_SECONDS, Math.max(MIN_EXPIRES_IN_SECONDS, this.platform.config.accessTokenTtlSeconds));
-    const origin = new URL(this.platform.config.publicUrl).origin;
+    const ttl = Math.min(MAX_EXPIRES_IN_SECONDS, Math.max(MIN_EXPIRES_IN_SECONDS, this.accessTokenTtlSeconds));
+    const origin = new URL(this.publicUrl).origin;
     const view = await this.insert(principal, target, [origin], ttl, false);
     return { url: view.iframeUrl as string, embedHtml: view.embedHtml as string };
   }
@@ -94,7 +118,7 @@ export class EmbedSessionService {
   async revoke(principal: Principal, id: string): Promise<void> {
     const row = await this.readable(principal, id);
     const now = this.now();
-    await this.region.store.db.transaction().execute(async (tx) => {
+    await this.sessions.transaction(async (tx) => {
       if (!(await this.sessions.revoke(tx, row.id, now))) throw new ApiError('NotFound', NOT_FOUND);
       await this.twins.audit(tx, principal, 'embed-session.revoked', row.id, this.details(row), now);
     });
@@ -103,7 +127,7 @@ export class EmbedSessionService {
 
   /** The address of a session's viewer page, without its token. */
   pageUrl(sessionId: string): string {
-    return `${this.platform.config.publicUrl}${EMBED_PAGE_PATH}/${sessionId}`;
+    return `${this.publicUrl}${EMBED_PAGE_PATH}/${sessionId}`;
   }
 
   /** A session of the caller's organization that is not revoked, on a site the caller may read; 404 otherwise. */
@@ -132,7 +156,7 @@ export class EmbedSessionService {
     // A twin by its id, or by its site's id (the {ctx} of the twin routes).
     const twinId = body.twinId as string;
     const siteId = (await this.sessions.twinSite(principal.orgId, twinId)) ?? twinId;
-    let site: Awaited<ReturnType<TwinService['site']>>;
+    let site: NodeRow;
     try {
       site = await this.twins.site(principal, siteId, 'read');
     } catch (error) {
@@ -149,7 +173,7 @@ export class EmbedSessionService {
     expiresInSeconds: number,
     audited: boolean,
   ): Promise<EmbedSessionView> {
-    const nowMs = this.platform.clock.now().getTime();
+    const nowMs = this.clock.now().getTime();
     const token = `${EMBED_TOKEN_PREFIX}${randomToken()}`;
     const row: EmbedSessionRow = {
       id: randomUUID(),
@@ -165,7 +189,7 @@ export class EmbedSessionService {
       expires_at: new Date(nowMs + expiresInSeconds * 1000).toISOString(),
       revoked_at: null,
     };
-    await this.region.store.db.transaction().execute(async (tx) => {
+    await this.sessions.transaction(async (tx) => {
       await this.sessions.insert(tx, row);
       // The viewer address of a signed-in reader is a read, not a change: it is not in the trail.
       if (audited) await this.twins.audit(tx, principal, 'embed-session.created', row.id, this.details(row), row.created_at);
@@ -184,6 +208,6 @@ export class EmbedSessionService {
   }
 
   private now(): string {
-    return this.platform.clock.now().toISOString();
+    return this.clock.now().toISOString();
   }
 }

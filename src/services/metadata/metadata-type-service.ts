@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { Transaction } from 'kysely';
+import type { AuditRepository } from '../../adapters/db/repositories/audit-repository.js';
 import type { MetadataTypeRepository } from '../../adapters/db/repositories/metadata-type-repository.js';
 import type { MetadataTypeRow, RegionalSchema } from '../../adapters/db/schema.js';
 import { isUniqueViolation } from '../../adapters/db/unique-violation.js';
@@ -14,7 +15,7 @@ import {
   normalizeProperty,
   type ObjectKind,
 } from '../../domain/metadata/metadata-types.js';
-import type { Platform, RegionContext } from '../../platform.js';
+import type { Clock } from '../../ports/clock.js';
 import type { NodeService } from '../node-service.js';
 
 type Tx = Transaction<RegionalSchema>;
@@ -41,21 +42,34 @@ function duplicate(name: string): ApiError {
   return new ApiError('DuplicateMetadataTypeName', `A metadata type named "${name}" exists in this organization`);
 }
 
+export interface MetadataTypeServiceOptions {
+  clock: Clock;
+  types: MetadataTypeRepository;
+  /** Writing needs manage on the organization node. */
+  nodes: Pick<NodeService, 'authorize'>;
+  audit: Pick<AuditRepository, 'record'>;
+}
+
 /**
  * An organization's metadata types (docs/twins.md, "Metadata types"). Reading needs only a
  * member's token; writing needs manage on the organization node (Organization Administrator), as
  * roles do. Each change is one regional transaction with its audit event.
  */
 export class MetadataTypeService {
-  constructor(
-    private readonly platform: Platform,
-    private readonly region: RegionContext,
-    private readonly nodes: NodeService,
-    private readonly types: MetadataTypeRepository,
-  ) {}
+  private readonly clock: Clock;
+  private readonly types: MetadataTypeRepository;
+  private readonly nodes: MetadataTypeServiceOptions['nodes'];
+  private readonly auditTrail: MetadataTypeServiceOptions['audit'];
+
+  constructor(options: MetadataTypeServiceOptions) {
+    this.clock = options.clock;
+    this.types = options.types;
+    this.nodes = options.nodes;
+    this.auditTrail = options.audit;
+  }
 
   private now(): string {
-    return this.platform.clock.now().toISOString();
+    return this.clock.now().toISOString();
   }
 
   private requireAdministrator(principal: Principal) {
@@ -133,7 +147,7 @@ export class MetadataTypeService {
   async delete(principal: Principal, id: string): Promise<void> {
     await this.requireAdministrator(principal);
     const now = this.now();
-    await this.region.store.db.transaction().execute(async (tx) => {
+    await this.types.transaction(async (tx) => {
       const row = await this.types.lock(tx, principal.orgId, id);
       if (!row) throw new ApiError('NotFound', 'Metadata type not found');
       await this.types.delete(tx, row.id);
@@ -147,7 +161,7 @@ export class MetadataTypeService {
    */
   private async write<T>(name: string, change: (tx: Tx) => Promise<T>): Promise<T> {
     try {
-      return await this.region.store.db.transaction().execute(change);
+      return await this.types.transaction(change);
     } catch (error) {
       if (isUniqueViolation(error)) throw duplicate(name);
       throw error;
@@ -155,7 +169,7 @@ export class MetadataTypeService {
   }
 
   private audit(tx: Tx, principal: Principal, action: string, id: string, details: Record<string, unknown>, at: string) {
-    return this.region.audit.record(tx, {
+    return this.auditTrail.record(tx, {
       orgId: principal.orgId,
       actor: { type: 'principal', id: principal.userId },
       action,

@@ -1,13 +1,17 @@
 import { randomUUID } from 'node:crypto';
 import type { Transaction } from 'kysely';
+import type { AuditRepository } from '../../adapters/db/repositories/audit-repository.js';
+import type { BundleRepository } from '../../adapters/db/repositories/bundle-repository.js';
+import type { NodeRepository } from '../../adapters/db/repositories/node-repository.js';
 import { newNodeRow } from '../../adapters/db/repositories/node-rows.js';
+import type { NodeTreeRepository } from '../../adapters/db/repositories/node-tree-repository.js';
 import type { PlanningRepository } from '../../adapters/db/repositories/planning-repository.js';
 import type { NodeRow, PlanningLayoutRow, RegionalSchema } from '../../adapters/db/schema.js';
 import type { Permission } from '../../domain/access/permissions.js';
 import type { Principal } from '../../domain/access/principal.js';
 import { ApiError } from '../../domain/errors.js';
 import { projectName } from '../../domain/planning/projects.js';
-import type { Platform, RegionContext } from '../../platform.js';
+import type { Clock } from '../../ports/clock.js';
 import type { NodeService } from '../node-service.js';
 
 type Tx = Transaction<RegionalSchema>;
@@ -25,21 +29,44 @@ export interface LayoutView extends PlanningLayoutRow {
 const DEFAULT_LAYOUT_NAME = 'Default layout';
 const NO_PROJECT = 'No planning project or layout with this id';
 
+export interface PlanningServiceOptions {
+  clock: Clock;
+  planning: PlanningRepository;
+  nodes: Pick<NodeService, 'authorize' | 'checkChild'>;
+  /** A project's creation: its node inserted under the bundle's parent, both branches held. */
+  tree: Pick<NodeTreeRepository, 'transaction' | 'lockBranches'>;
+  nodeRows: Pick<NodeRepository, 'insert'>;
+  /** The bundle must be ready. */
+  bundles: Pick<BundleRepository, 'find'>;
+  audit: Pick<AuditRepository, 'record'>;
+}
+
 /**
  * Planning projects (DESIGN.md section 13, docs/planning.md): a project is a node beside its data
  * bundle, linked to it as a dependant, holding layouts where library models are placed. Access to
  * a project and its layouts is its node's.
  */
 export class PlanningService {
-  constructor(
-    private readonly platform: Platform,
-    private readonly region: RegionContext,
-    private readonly nodes: NodeService,
-    readonly planning: PlanningRepository,
-  ) {}
+  private readonly clock: Clock;
+  private readonly planning: PlanningRepository;
+  private readonly nodes: PlanningServiceOptions['nodes'];
+  private readonly tree: PlanningServiceOptions['tree'];
+  private readonly nodeRows: PlanningServiceOptions['nodeRows'];
+  private readonly bundles: PlanningServiceOptions['bundles'];
+  private readonly audit: PlanningServiceOptions['audit'];
 
-  now(): string {
-    return this.platform.clock.now().toISOString();
+  constructor(options: PlanningServiceOptions) {
+    this.clock = options.clock;
+    this.planning = options.planning;
+    this.nodes = options.nodes;
+    this.tree = options.tree;
+    this.nodeRows = options.nodeRows;
+    this.bundles = options.bundles;
+    this.audit = options.audit;
+  }
+
+  private now(): string {
+    return this.clock.now().toISOString();
   }
 
   /**
@@ -52,7 +79,7 @@ export class PlanningService {
     if (bundle.kind !== 'dataBundle' || !bundle.parent_id) throw new ApiError('NotFound', 'Data bundle not found');
     const parentSeen = await this.nodes.authorize(principal, bundle.parent_id, 'edit');
     await this.checkReady(bundle.id);
-    const { tree } = this.region;
+    const { tree } = this;
     return tree.transaction(async (tx) => {
       // The parent gets a child and the bundle a link: both held (FOR KEY SHARE) against a
       // concurrent delete or move, which then sees the project (NodeHasBundleDependants).
@@ -66,7 +93,7 @@ export class PlanningService {
       this.nodes.checkChild(parent, 'planningProject');
       const now = this.now();
       const project = newNodeRow(parent, { kind: 'planningProject', name: name ?? projectName(source.name), now });
-      await this.region.nodes.insert(project, tx);
+      await this.nodeRows.insert(project, tx);
       await this.planning.insertLink(tx, { kind: 'dependant', from_id: source.id, to_id: project.id, created_at: now });
       const layout: PlanningLayoutRow = {
         id: randomUUID(),
@@ -79,7 +106,7 @@ export class PlanningService {
         updated_at: now,
       };
       await this.planning.insertLayout(tx, layout);
-      await this.region.audit.record(tx, {
+      await this.audit.record(tx, {
         orgId: principal.orgId,
         actor: { type: 'principal', id: principal.userId },
         action: 'planning-project.created',
@@ -92,7 +119,7 @@ export class PlanningService {
   }
 
   private async checkReady(bundleId: string, tx?: Tx): Promise<void> {
-    const row = await this.region.bundles.find(bundleId, tx);
+    const row = await this.bundles.find(bundleId, tx);
     if (!row) throw new ApiError('NotFound', 'Data bundle not found');
     if (row.state !== 'ready') {
       throw new ApiError('BundleNotReady', `The data bundle is not ready (its state is ${row.state}): process its input first`);

@@ -4,10 +4,9 @@ import type {
   BusinessObjectSort,
   NameMatch,
 } from '../../adapters/db/repositories/business-object-repository.js';
-import { insideOneOf, outermostPaths } from '../../adapters/db/repositories/node-list-repository.js';
+import { insideOneOf, type NodeListRepository, outermostPaths } from '../../adapters/db/repositories/node-list-repository.js';
 import type { Principal } from '../../domain/access/principal.js';
 import { validationError } from '../../domain/errors.js';
-import type { RegionContext } from '../../platform.js';
 import type { TwinService } from './twin-service.js';
 
 /** The kinds the search covers (DESIGN.md section 11: assets and points of interest). */
@@ -46,12 +45,23 @@ function instant(field: string, value: string | undefined): string | undefined {
  * every site of the organization that is not trashed, lies inside a subtree where the caller or
  * one of its groups holds `read`, and is at or below no node requiring another identity provider.
  */
+export interface BusinessObjectSearchServiceOptions {
+  objects: BusinessObjectRepository;
+  twins: Pick<TwinService, 'isDraft' | 'site'>;
+  /** The subtrees where the caller holds read. */
+  lists: Pick<NodeListRepository, 'readablePaths'>;
+}
+
 export class BusinessObjectSearchService {
-  constructor(
-    private readonly region: RegionContext,
-    private readonly twins: TwinService,
-    private readonly objects: BusinessObjectRepository,
-  ) {}
+  private readonly objects: BusinessObjectRepository;
+  private readonly twins: BusinessObjectSearchServiceOptions['twins'];
+  private readonly lists: BusinessObjectSearchServiceOptions['lists'];
+
+  constructor(options: BusinessObjectSearchServiceOptions) {
+    this.objects = options.objects;
+    this.twins = options.twins;
+    this.lists = options.lists;
+  }
 
   async search(principal: Principal, params: BusinessObjectSearch): Promise<{ rows: BusinessObjectRow[]; total: number }> {
     const text = params.nameQuery ?? '';
@@ -84,14 +94,14 @@ export class BusinessObjectSearchService {
   /** The sites searched: undefined for all of the organization's (every one readable), else their ids. */
   private async sites(principal: Principal, contextId: string | undefined): Promise<string[] | undefined> {
     if (contextId !== undefined) {
-      if (await this.twins.twins.findDraft(principal.orgId, contextId)) {
+      if (await this.twins.isDraft(principal.orgId, contextId)) {
         throw validationError(
           "querystring.contextId: names a draft; the search reads live twins only (give the draft's site id)",
         );
       }
       return [(await this.twins.site(principal, contextId, 'read')).id];
     }
-    const readable = await this.region.lists.readablePaths(principal.orgId, principal.userId);
+    const readable = await this.lists.readablePaths(principal.orgId, principal.userId);
     if (readable.length === 0) return [];
     const [sites, foreign] = await Promise.all([
       this.objects.sites(principal.orgId),

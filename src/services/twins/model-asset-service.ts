@@ -1,10 +1,18 @@
 import type { Principal } from '../../domain/access/principal.js';
-import type { ObjectFields, TwinObject } from '../../domain/twins/twin-objects.js';
+import type { CreateOf, TwinObject } from '../../domain/twins/twin-objects.js';
 import type { LayoutModelAssetService } from '../planning/layout-model-asset-service.js';
 import type { PlanningService } from '../planning/planning-service.js';
-import type { ModelPlacementRules } from './model-placement.js';
-import { TwinObjectService } from './twin-object-service.js';
+import type { ModelAssetChanges, ModelPlacementRules } from './model-placement.js';
+import type { TwinObjectService } from './twin-object-service.js';
 import type { TwinService } from './twin-service.js';
+
+export interface ModelAssetServiceOptions {
+  objects: TwinObjectService<'modelAsset'>;
+  twins: Pick<TwinService, 'context'>;
+  rules: ModelPlacementRules;
+  planning: Pick<PlanningService, 'layoutContext'>;
+  layouts: LayoutModelAssetService;
+}
 
 /**
  * Model assets, library models placed in a twin (DESIGN.md section 11, docs/twins.md "Model
@@ -15,43 +23,46 @@ import type { TwinService } from './twin-service.js';
  * the models its added placements name the same way (TwinService.publish).
  */
 export class ModelAssetService {
-  private readonly objects: TwinObjectService;
+  private readonly objects: TwinObjectService<'modelAsset'>;
+  private readonly twins: ModelAssetServiceOptions['twins'];
+  private readonly rules: ModelPlacementRules;
+  private readonly planning: ModelAssetServiceOptions['planning'];
+  private readonly layouts: LayoutModelAssetService;
 
-  constructor(
-    private readonly twins: TwinService,
-    private readonly rules: ModelPlacementRules,
-    private readonly planning: PlanningService,
-    private readonly layouts: LayoutModelAssetService,
-  ) {
-    this.objects = new TwinObjectService(twins, 'modelAsset', 'model-asset', 'Model asset not found');
+  constructor(options: ModelAssetServiceOptions) {
+    this.objects = options.objects;
+    this.twins = options.twins;
+    this.rules = options.rules;
+    this.planning = options.planning;
+    this.layouts = options.layouts;
   }
 
-  async list(principal: Principal, contextId: string, limit: number, offset: number): Promise<TwinObject[]> {
+  async list(principal: Principal, contextId: string, limit: number, offset: number): Promise<TwinObject<'modelAsset'>[]> {
     const layout = await this.planning.layoutContext(principal, contextId, 'read');
     if (layout) return this.layouts.list(layout, limit, offset);
     return this.objects.list(await this.twins.context(principal, contextId, 'read'), limit, offset);
   }
 
-  async get(principal: Principal, contextId: string, id: string): Promise<TwinObject> {
+  async get(principal: Principal, contextId: string, id: string): Promise<TwinObject<'modelAsset'>> {
     const layout = await this.planning.layoutContext(principal, contextId, 'read');
     if (layout) return this.layouts.get(layout, id);
     return this.objects.get(await this.twins.context(principal, contextId, 'read'), id);
   }
 
-  async create(principal: Principal, contextId: string, input: ObjectFields): Promise<TwinObject> {
+  async create(principal: Principal, contextId: string, input: CreateOf<'modelAsset'>): Promise<TwinObject<'modelAsset'>> {
     const layout = await this.planning.layoutContext(principal, contextId, 'edit');
     if (layout) return this.layouts.create(principal, layout, input);
     const context = await this.twins.context(principal, contextId, 'edit');
-    const fields = this.rules.createFields(input);
+    const fields = this.objects.kind.newFields(input);
     await this.rules.checkMetadataType(principal, fields.metadataTypeId);
-    const modelId = fields.libraryModelId as string;
+    const modelId = fields.libraryModelId;
     // Checked first outside the write too, so the usual refusal costs no lock.
-    await this.rules.checkModel(principal.orgId, modelId, this.twins.twins.db);
+    await this.rules.checkModel(principal.orgId, modelId);
     return this.objects.create(principal, context, fields, (tx) => this.rules.checkModel(principal.orgId, modelId, tx));
   }
 
   /** Any of name, position, rotation, scale, metadataTypeId and metadata (ModelPlacementRules.patched). */
-  async update(principal: Principal, contextId: string, id: string, input: ObjectFields): Promise<TwinObject> {
+  async update(principal: Principal, contextId: string, id: string, input: ModelAssetChanges): Promise<TwinObject<'modelAsset'>> {
     const layout = await this.planning.layoutContext(principal, contextId, 'edit');
     if (layout) return this.layouts.update(principal, layout, id, input);
     const context = await this.twins.context(principal, contextId, 'edit');

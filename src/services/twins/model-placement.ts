@@ -1,54 +1,51 @@
-import type { Kysely, Transaction } from 'kysely';
+import type { Transaction } from 'kysely';
 import type { LibraryModelRepository } from '../../adapters/db/repositories/library-model-repository.js';
 import type { MetadataTypeRepository } from '../../adapters/db/repositories/metadata-type-repository.js';
 import type { RegionalSchema } from '../../adapters/db/schema.js';
 import type { Principal } from '../../domain/access/principal.js';
-import { ApiError, validationError } from '../../domain/errors.js';
-import type { ObjectKind } from '../../domain/metadata/metadata-types.js';
-import type { ObjectFields, TwinObject } from '../../domain/twins/twin-objects.js';
-import { normalizedRotation, type Quaternion } from '../../domain/twins/volume-rules.js';
+import { ApiError } from '../../domain/errors.js';
+import { MODEL_ASSET, withNormalizedRotation } from '../../domain/twins/kinds/model-asset.js';
+import type { Patch, TwinObject } from '../../domain/twins/twin-objects.js';
+import { checkMetadataTypeApplies } from './metadata-type-check.js';
 import type { ObjectMetadataService } from './object-metadata-service.js';
 
-type Db = Kysely<RegionalSchema> | Transaction<RegionalSchema>;
+type Tx = Transaction<RegionalSchema>;
 
-const IDENTITY: Quaternion = { x: 0, y: 0, z: 0, w: 1 };
-const UNIT_SCALE = { x: 1, y: 1, z: 1 };
+/** A model asset's PATCH: its fields, `metadata` a JSON Merge Patch of the sections (as the object metadata route's). */
+export type ModelAssetChanges = Omit<Patch<'modelAsset'>, 'metadata'> & { metadata?: Record<string, unknown> };
+
+export interface ModelPlacementRulesOptions {
+  metadataTypes: Pick<MetadataTypeRepository, 'find'>;
+  libraryModels: Pick<LibraryModelRepository, 'findForPlacement'>;
+  objectMetadata: Pick<ObjectMetadataService, 'patchedSections'>;
+}
 
 /**
  * The rules of placing a library model, wherever it is placed (a twin, a draft, a planning
- * layout): the schema checks the body's shape and bounds; here what it cannot say. The rotation
- * is a rotation (stored normalised), the metadata type applies to model assets, and the library
- * model is the organization's (404) and ready (409 LibraryModelNotReady).
+ * layout), that read the stores: the schema checks the body's shape and bounds and the kind
+ * (src/domain/twins/kinds/model-asset.ts) fills the defaults and normalises the rotation; here the
+ * metadata type applies to model assets, and the library model is the organization's (404) and
+ * ready (409 LibraryModelNotReady).
  */
 export class ModelPlacementRules {
-  constructor(
-    private readonly metadataTypes: MetadataTypeRepository,
-    private readonly libraryModels: LibraryModelRepository,
-    private readonly objectMetadata: ObjectMetadataService,
-  ) {}
+  private readonly metadataTypes: ModelPlacementRulesOptions['metadataTypes'];
+  private readonly libraryModels: ModelPlacementRulesOptions['libraryModels'];
+  private readonly objectMetadata: ModelPlacementRulesOptions['objectMetadata'];
 
-  /** A create's fields with the defaults filled in (identity rotation, unit scale, no type) and the rotation normalised. */
-  createFields(input: ObjectFields): ObjectFields {
-    return {
-      libraryModelId: input.libraryModelId,
-      name: input.name,
-      position: input.position,
-      rotation: normalizedRotation((input.rotation ?? IDENTITY) as Quaternion, 'body.rotation'),
-      scale: input.scale ?? UNIT_SCALE,
-      metadataTypeId: input.metadataTypeId ?? null,
-      metadata: {},
-    };
+  constructor(options: ModelPlacementRulesOptions) {
+    this.metadataTypes = options.metadataTypes;
+    this.libraryModels = options.libraryModels;
+    this.objectMetadata = options.objectMetadata;
   }
 
   /** A PATCH's changes with a given rotation normalised. */
-  normalizedChanges(changes: ObjectFields): ObjectFields {
-    if (changes.rotation === undefined) return changes;
-    return { ...changes, rotation: normalizedRotation(changes.rotation as Quaternion, 'body.rotation') };
+  normalizedChanges(changes: ModelAssetChanges): ModelAssetChanges {
+    return withNormalizedRotation(changes);
   }
 
-  /** The library model is the organization's (else 404) and ready (else 409); in a transaction, its row is held. */
-  async checkModel(orgId: string, modelId: string, db: Db): Promise<void> {
-    const model = await this.libraryModels.findForPlacement(orgId, modelId, db);
+  /** The library model is the organization's (else 404) and ready (else 409); in a transaction (tx), its row is held. */
+  async checkModel(orgId: string, modelId: string, tx?: Tx): Promise<void> {
+    const model = await this.libraryModels.findForPlacement(orgId, modelId, tx);
     if (!model) throw new ApiError('NotFound', `Library model not found: no model ${modelId} in this organization's library`);
     if (model.status !== 'ready') {
       throw new ApiError('LibraryModelNotReady', `Library model ${modelId} is not ready (its status is ${model.status})`);
@@ -56,13 +53,7 @@ export class ModelPlacementRules {
   }
 
   async checkMetadataType(principal: Principal, metadataTypeId: unknown): Promise<void> {
-    if (typeof metadataTypeId !== 'string') return;
-    const type = await this.metadataTypes.find(principal.orgId, metadataTypeId);
-    if (!type) throw validationError(`body.metadataTypeId: no metadata type ${metadataTypeId} in this organization`);
-    const kinds = JSON.parse(type.applies_to) as ObjectKind[];
-    if (!kinds.includes('modelAsset')) {
-      throw validationError(`body.metadataTypeId: metadata type ${metadataTypeId} does not apply to model assets`);
-    }
+    await checkMetadataTypeApplies(this.metadataTypes, principal, metadataTypeId, MODEL_ASSET);
   }
 
   /**
@@ -73,18 +64,18 @@ export class ModelPlacementRules {
    * (or null) clears the stored sections first, as for every kind.
    */
   async patched(
-    tx: Transaction<RegionalSchema>,
+    tx: Tx,
     principal: Principal,
     siteId: string,
-    current: TwinObject,
-    input: ObjectFields,
-  ): Promise<{ changes: ObjectFields; details: Record<string, unknown> }> {
+    current: TwinObject<'modelAsset'>,
+    input: ModelAssetChanges,
+  ): Promise<{ changes: Patch<'modelAsset'>; details: Record<string, unknown> }> {
     const { metadata: metadataPatch, ...changes } = input;
-    const before = (current.fields.metadataTypeId ?? null) as string | null;
+    const before = current.fields.metadataTypeId ?? null;
     const typeId = changes.metadataTypeId !== undefined ? changes.metadataTypeId : before;
     const retyped = typeId !== before;
-    const hadValues = Object.keys((current.fields.metadata ?? {}) as object).length > 0;
-    let patch = retyped ? { ...changes, metadata: {} } : changes;
+    const hadValues = Object.keys(current.fields.metadata ?? {}).length > 0;
+    let patch: Patch<'modelAsset'> = retyped ? { ...changes, metadata: {} } : changes;
     if (metadataPatch !== undefined) {
       const base = retyped ? {} : current.fields.metadata;
       const sections = await this.objectMetadata.patchedSections(
@@ -93,7 +84,7 @@ export class ModelPlacementRules {
         siteId,
         typeId,
         base,
-        metadataPatch as Record<string, unknown>,
+        metadataPatch,
         'body.metadata',
       );
       patch = { ...changes, metadataTypeId: typeId, metadata: sections };

@@ -1,5 +1,6 @@
 import type { Transaction } from 'kysely';
 import type { MetadataTypeRepository } from '../../adapters/db/repositories/metadata-type-repository.js';
+import type { TwinRepository } from '../../adapters/db/repositories/twin-repository.js';
 import type { UploadRepository } from '../../adapters/db/repositories/upload-repository.js';
 import type { RegionalSchema } from '../../adapters/db/schema.js';
 import type { Principal } from '../../domain/access/principal.js';
@@ -12,8 +13,9 @@ import {
   applyMetadataPatch,
   type MetadataSections,
 } from '../../domain/metadata/metadata-values.js';
+import { TWIN_OBJECT_KINDS } from '../../domain/twins/object-kinds.js';
 import type { TwinObject, TwinObjectType } from '../../domain/twins/twin-objects.js';
-import { TwinObjectService } from './twin-object-service.js';
+import type { TwinObjectService, TwinObjectServices } from './twin-object-service.js';
 import type { TwinContext, TwinService } from './twin-service.js';
 
 type Tx = Transaction<RegionalSchema>;
@@ -27,13 +29,15 @@ export interface ObjectMetadataView {
   updatedAt: string;
 }
 
-/** Each kind's name in audit actions (`<name>.metadata-updated`) and in its not-found message. */
-const KINDS: Record<TwinObjectType, { audit: string; notFound: string }> = {
-  asset: { audit: 'asset', notFound: 'Asset not found' },
-  pointOfInterest: { audit: 'point-of-interest', notFound: 'Point of interest not found' },
-  zone: { audit: 'zone', notFound: 'Zone not found' },
-  modelAsset: { audit: 'model-asset', notFound: 'Model asset not found' },
-};
+export interface ObjectMetadataServiceOptions {
+  objects: TwinObjectServices;
+  twins: Pick<TwinService, 'context'>;
+  /** Which kind an id is: the draft's change to it, else its live row. */
+  store: Pick<TwinRepository, 'change' | 'objectsByIds'>;
+  metadataTypes: Pick<MetadataTypeRepository, 'find'>;
+  /** Attachments set as values must be the site's. */
+  uploads: Pick<UploadRepository, 'findObject'>;
+}
 
 /** At most this many failures named in one answer; the rest are left to the next try. */
 const MAX_NAMED_FAILURES = 20;
@@ -52,9 +56,9 @@ function view(object: TwinObject): ObjectMetadataView {
   return {
     objectId: object.id,
     objectType: object.objectType,
-    metadataTypeId: (fields.metadataTypeId ?? null) as string | null,
-    sections: (fields.metadata ?? {}) as MetadataSections,
-    updatedAt: fields.updatedAt as string,
+    metadataTypeId: fields.metadataTypeId ?? null,
+    sections: fields.metadata ?? {},
+    updatedAt: fields.updatedAt,
   };
 }
 
@@ -65,15 +69,18 @@ function view(object: TwinObject): ObjectMetadataView {
  * type they were checked against, and the live twin is untouched until the publish.
  */
 export class ObjectMetadataService {
-  private readonly kinds: Record<TwinObjectType, TwinObjectService>;
+  private readonly objects: TwinObjectServices;
+  private readonly twins: ObjectMetadataServiceOptions['twins'];
+  private readonly store: ObjectMetadataServiceOptions['store'];
+  private readonly metadataTypes: ObjectMetadataServiceOptions['metadataTypes'];
+  private readonly uploads: ObjectMetadataServiceOptions['uploads'];
 
-  constructor(
-    private readonly twins: TwinService,
-    private readonly metadataTypes: MetadataTypeRepository,
-    private readonly uploads: UploadRepository,
-  ) {
-    const of = (type: TwinObjectType) => new TwinObjectService(twins, type, KINDS[type].audit, KINDS[type].notFound);
-    this.kinds = { asset: of('asset'), pointOfInterest: of('pointOfInterest'), zone: of('zone'), modelAsset: of('modelAsset') };
+  constructor(options: ObjectMetadataServiceOptions) {
+    this.objects = options.objects;
+    this.twins = options.twins;
+    this.store = options.store;
+    this.metadataTypes = options.metadataTypes;
+    this.uploads = options.uploads;
   }
 
   /** `onlyKind`: the deprecated asset route, to which another kind's id is 404 like a missing one. */
@@ -97,7 +104,7 @@ export class ObjectMetadataService {
       const sections = await this.patchedSections(tx, principal, context.site.id, typeId, current.fields.metadata, patch);
       return {
         // The type goes with the values into a draft's change: a publish never pairs them with another type.
-        changes: { metadata: sections, metadataTypeId: typeId as string },
+        changes: { metadata: sections, metadataTypeId: typeId },
         details: { name: current.fields.name, metadataTypeId: typeId, sections: Object.keys(patch) },
       };
     });
@@ -131,15 +138,16 @@ export class ObjectMetadataService {
   }
 
   /** The kind's objects the id is one of, as the context shows it; 404 when it shows none (or one of another kind than onlyKind). */
-  private async objectsOf(context: TwinContext, id: string, onlyKind?: TwinObjectType): Promise<TwinObjectService> {
-    const store = this.twins.twins;
-    const change = context.draft ? await store.change(context.draft.id, id) : undefined;
-    const type = (change?.object_type ?? (await store.objectsByIds(context.site.id, [id]))[0]?.object_type) as
-      | TwinObjectType
-      | undefined;
-    if (onlyKind !== undefined && type !== onlyKind) throw new ApiError('NotFound', KINDS[onlyKind].notFound);
-    if (type === undefined || !(type in this.kinds)) throw new ApiError('NotFound', 'Object not found');
-    return this.kinds[type];
+  private async objectsOf(
+    context: TwinContext,
+    id: string,
+    onlyKind?: TwinObjectType,
+  ): Promise<TwinObjectService<TwinObjectType>> {
+    const change = context.draft ? await this.store.change(context.draft.id, id) : undefined;
+    const type = change?.objectType ?? (await this.store.objectsByIds(context.site.id, [id]))[0]?.objectType;
+    if (onlyKind !== undefined && type !== onlyKind) throw new ApiError('NotFound', TWIN_OBJECT_KINDS[onlyKind].notFound);
+    if (type === undefined || !(type in this.objects)) throw new ApiError('NotFound', 'Object not found');
+    return this.objects[type];
   }
 
   /**

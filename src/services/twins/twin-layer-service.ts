@@ -1,50 +1,63 @@
+import type { NodeTreeRepository } from '../../adapters/db/repositories/node-tree-repository.js';
 import type { TwinLayerRepository } from '../../adapters/db/repositories/twin-layer-repository.js';
 import type { NodeRow } from '../../adapters/db/schema.js';
 import type { Principal } from '../../domain/access/principal.js';
 import { ApiError } from '../../domain/errors.js';
 import { type LayerView, layersOf } from '../../domain/twins/twin-layers.js';
-import type { Platform, RegionContext } from '../../platform.js';
+import type { Clock } from '../../ports/clock.js';
 import type { NodeService } from '../node-service.js';
 import type { TwinService } from './twin-service.js';
 
 const NO_BUNDLE = 'Data bundle not found';
+
+export interface TwinLayerServiceOptions {
+  clock: Clock;
+  /** The regional API's base address: layers' tileset addresses start with it. */
+  apiUrl: string;
+  layers: TwinLayerRepository;
+  /** A link holds the bundle's branch, so a move of it waits and then sees the link. */
+  tree: Pick<NodeTreeRepository, 'transaction' | 'lockForChild'>;
+  nodes: Pick<NodeService, 'authorize'>;
+  twins: Pick<TwinService, 'site' | 'ensureTwin' | 'audit'>;
+}
 
 /**
  * A twin's layers (docs/twins.md, "Layers"): processed data bundles of the site linked to its
  * live twin. Linking needs edit on the site and read on the bundle; drafts read the same layers.
  */
 export class TwinLayerService {
-  constructor(
-    private readonly platform: Platform,
-    private readonly region: RegionContext,
-    private readonly nodes: NodeService,
-    private readonly twins: TwinService,
-    readonly layers: TwinLayerRepository,
-  ) {}
+  private readonly clock: Clock;
+  private readonly apiUrl: string;
+  private readonly layers: TwinLayerRepository;
+  private readonly tree: TwinLayerServiceOptions['tree'];
+  private readonly nodes: TwinLayerServiceOptions['nodes'];
+  private readonly twins: TwinLayerServiceOptions['twins'];
 
-  private apiUrl(): string {
-    return this.platform.config.regionUrls[this.region.region];
+  constructor(options: TwinLayerServiceOptions) {
+    this.clock = options.clock;
+    this.apiUrl = options.apiUrl;
+    this.layers = options.layers;
+    this.tree = options.tree;
+    this.nodes = options.nodes;
+    this.twins = options.twins;
   }
 
   /** The layers the site's twin shows: linked bundles not in the trash that serve a tileset. */
   async ofSite(siteId: string): Promise<LayerView[]> {
-    return this.layers.db
-      .transaction()
-      .setAccessMode('read only')
-      .execute(async (tx) => {
-        const bundleIds = await this.layers.linkedBundles(siteId, tx);
-        return layersOf(bundleIds, await this.layers.candidates(bundleIds, tx), this.apiUrl());
-      });
+    return this.layers.readTransaction(async (tx) => {
+      const bundleIds = await this.layers.linkedBundles(siteId, tx);
+      return layersOf(bundleIds, await this.layers.candidates(bundleIds, tx), this.apiUrl);
+    });
   }
 
   /** The layers the bundles show, in their order: those not in the trash that serve a tileset. */
   async ofBundles(bundleIds: string[]): Promise<LayerView[]> {
-    return layersOf(bundleIds, await this.layers.candidates(bundleIds), this.apiUrl());
+    return layersOf(bundleIds, await this.layers.candidates(bundleIds), this.apiUrl);
   }
 
   /** The layer a bundle shows, or 409 DataBundleHasNoTileset. */
   private async layerOf(bundleId: string): Promise<LayerView> {
-    const [layer] = layersOf([bundleId], await this.layers.candidates([bundleId]), this.apiUrl());
+    const [layer] = layersOf([bundleId], await this.layers.candidates([bundleId]), this.apiUrl);
     if (!layer) throw new ApiError('DataBundleHasNoTileset');
     return layer;
   }
@@ -60,15 +73,15 @@ export class TwinLayerService {
     let layer = await this.layerOf(bundle.id);
     // Made after the checks, so a refused link leaves no twin behind.
     await this.twins.ensureTwin(site);
-    const now = this.twins.now();
-    const created = await this.region.tree.transaction(async (tx) => {
-      const locked = await this.region.tree.lockForChild(tx, bundle);
+    const now = this.now();
+    const created = await this.tree.transaction(async (tx) => {
+      const locked = await this.tree.lockForChild(tx, bundle);
       if (!locked || locked.trashed_at) throw new ApiError('NotFound', NO_BUNDLE);
       if (locked.site_id !== site.id) throw new ApiError('DataBundleNotInSite');
       if (!(await this.layers.link(tx, bundle.id, site.id, now))) return false;
       await this.layers.touchTwin(tx, site.id, now);
       // Read again in the transaction: a derivative may have been trashed since the check.
-      const [fresh] = layersOf([bundle.id], await this.layers.candidates([bundle.id], tx), this.apiUrl());
+      const [fresh] = layersOf([bundle.id], await this.layers.candidates([bundle.id], tx), this.apiUrl);
       if (!fresh) throw new ApiError('DataBundleHasNoTileset');
       layer = fresh;
       await this.twins.audit(tx, principal, 'twin-layer.linked', bundle.id, this.details(site, layer), now);
@@ -80,14 +93,18 @@ export class TwinLayerService {
   /** Unlinks the bundle; 404 when it is not linked to this site's twin. */
   async unlink(principal: Principal, siteId: string, bundleId: string): Promise<void> {
     const site = await this.twins.site(principal, siteId, 'edit');
-    const now = this.twins.now();
-    await this.region.tree.transaction(async (tx) => {
+    const now = this.now();
+    await this.tree.transaction(async (tx) => {
       if (!(await this.layers.unlink(tx, bundleId, site.id))) {
         throw new ApiError('NotFound', 'The data bundle is not a layer of this twin');
       }
       await this.layers.touchTwin(tx, site.id, now);
       await this.twins.audit(tx, principal, 'twin-layer.unlinked', bundleId, { siteId: site.id, bundleId }, now);
     });
+  }
+
+  private now(): string {
+    return this.clock.now().toISOString();
   }
 
   /** A data bundle the caller may read; anything else (a folder, another organization's, none) is 404. */

@@ -1,22 +1,26 @@
 import { randomUUID } from 'node:crypto';
 import type { Transaction } from 'kysely';
-import type { RegionalSchema, TwinDraftChangeRow, TwinObjectRow } from '../../adapters/db/schema.js';
+import type { TwinRepository } from '../../adapters/db/repositories/twin-repository.js';
+import type { RegionalSchema } from '../../adapters/db/schema.js';
 import type { Principal } from '../../domain/access/principal.js';
 import { ApiError } from '../../domain/errors.js';
+import { type KindOf, TWIN_OBJECT_KINDS } from '../../domain/twins/object-kinds.js';
 import {
   applyPatch,
   byCreation,
+  type DraftChange,
+  type FieldsOf,
   type FoldedChange,
   foldDelete,
   foldUpdate,
-  type ObjectFields,
-  objectOfRow,
   overlay,
-  rowOfObject,
+  type Patch,
+  type StoredFields,
   type TwinObject,
   type TwinObjectType,
 } from '../../domain/twins/twin-objects.js';
 import { isWebhookEventType } from '../../domain/webhooks/events.js';
+import type { Clock } from '../../ports/clock.js';
 import type { TwinContext, TwinService } from './twin-service.js';
 
 type Tx = Transaction<RegionalSchema>;
@@ -24,13 +28,13 @@ type Tx = Transaction<RegionalSchema>;
 /** A draft list's first read of live rows goes this far past the page, for the draft's removals. */
 const DRAFT_PAGE_SLACK = 20;
 
-/** The library model a model asset places (the column of its rows and changes); null for the other kinds. */
-function modelOf(fields: ObjectFields): string | null {
-  return typeof fields.libraryModelId === 'string' ? fields.libraryModelId : null;
-}
-
-function folded(change: TwinDraftChangeRow | undefined): FoldedChange | undefined {
-  return change && { kind: change.kind, fields: change.fields === null ? null : (JSON.parse(change.fields) as ObjectFields) };
+export interface TwinObjectServiceOptions<K extends TwinObjectType> {
+  /** The kind: its names and which writes hold the twin's row (src/domain/twins/kinds/). */
+  kind: KindOf<K>;
+  twins: TwinRepository;
+  clock: Clock;
+  /** The draft's lock and the audit trail and webhook events of twin writes. */
+  drafts: Pick<TwinService, 'lockOpen' | 'audit' | 'recordEvent'>;
 }
 
 /**
@@ -39,33 +43,25 @@ function folded(change: TwinDraftChangeRow | undefined): FoldedChange | undefine
  * object, and the live twin is untouched. Each write is one transaction with its audit event
  * (`<auditName>.created`, `.updated`, `.deleted`; details name the draft, or null).
  */
-export class TwinObjectService {
-  constructor(
-    private readonly twins: TwinService,
-    readonly objectType: TwinObjectType,
-    private readonly auditName: string,
-    private readonly notFound: string,
-    /**
-     * Which writes hold the twin's row first (after the draft's), so checks that read the zones
-     * take turns with zone writes and publishes: zones' every write; points of interest's creates
-     * and PATCHes naming a zone (docs/twins.md, "Locks"). Taken before any object row, as zone
-     * writes do, so the two never wait on each other in opposite orders.
-     */
-    private readonly locksTwin: boolean | ((fields: ObjectFields) => boolean) = false,
-  ) {}
+export class TwinObjectService<K extends TwinObjectType> {
+  readonly kind: KindOf<K>;
+  private readonly objectType: K;
+  private readonly store: TwinRepository;
+  private readonly clock: Clock;
+  private readonly drafts: TwinObjectServiceOptions<K>['drafts'];
 
-  private locks(fields: ObjectFields): boolean {
-    return typeof this.locksTwin === 'function' ? this.locksTwin(fields) : this.locksTwin;
-  }
-
-  private get store() {
-    return this.twins.twins;
+  constructor(options: TwinObjectServiceOptions<K>) {
+    this.kind = options.kind;
+    this.objectType = options.kind.objectType;
+    this.store = options.twins;
+    this.clock = options.clock;
+    this.drafts = options.drafts;
   }
 
   /** A page in createdAt, then id, order, as the context shows it. */
-  async list(context: TwinContext, limit: number, offset: number): Promise<TwinObject[]> {
+  async list(context: TwinContext, limit: number, offset: number): Promise<TwinObject<K>[]> {
     const { site, draft } = context;
-    if (!draft) return (await this.store.listObjects(site.id, this.objectType, limit, offset)).map(objectOfRow);
+    if (!draft) return this.store.listObjects(site.id, this.objectType, limit, offset);
     // The view's first offset + limit objects are added ones and live ones among the first
     // offset + limit + (removed) live rows: a change never moves an object in the order (createdAt
     // and id are not patched), so only that prefix of the live rows is read, not the whole twin.
@@ -73,7 +69,7 @@ export class TwinObjectService {
     // never one snapshot either: the first page of live rows is usually enough; more only when the
     // draft removes many.
     const [changes, first] = await Promise.all([
-      this.store.changes(draft.id, this.objectType),
+      this.store.changesOf(draft.id, this.objectType),
       this.store.listObjects(site.id, this.objectType, offset + limit + DRAFT_PAGE_SLACK, 0),
     ]);
     const removed = changes.filter((change) => change.kind === 'removed').length;
@@ -83,41 +79,39 @@ export class TwinObjectService {
   }
 
   /** Every object of the kind as the context shows it (a draft's: the live rows overlaid by its changes), in list order. */
-  async all(context: TwinContext, tx?: Tx): Promise<TwinObject[]> {
+  async all(context: TwinContext, tx?: Tx): Promise<TwinObject<K>[]> {
     const { site, draft } = context;
-    const changes = draft ? await this.store.changes(draft.id, this.objectType, tx) : [];
+    const changes = draft ? await this.store.changesOf(draft.id, this.objectType, tx) : [];
     return this.overlaid(await this.store.allObjects(site.id, this.objectType, tx), changes);
   }
 
-  /** Live rows (in list order) overlaid by a draft's changes, with the objects it adds, in list order. */
-  private overlaid(liveRows: TwinObjectRow[], changeRows: TwinDraftChangeRow[]): TwinObject[] {
-    const changes = new Map(changeRows.map((row) => [row.object_id, row]));
-    const view: TwinObject[] = [];
-    for (const row of liveRows) {
-      const fields = overlay(objectOfRow(row).fields, folded(changes.get(row.id)));
-      if (fields) view.push({ id: row.id, objectType: this.objectType, fields });
+  /** Live objects (in list order) overlaid by a draft's changes, with the objects it adds, in list order. */
+  private overlaid(liveObjects: TwinObject<K>[], changeList: DraftChange<K>[]): TwinObject<K>[] {
+    const changes = new Map(changeList.map((change) => [change.objectId, change]));
+    const view: TwinObject<K>[] = [];
+    for (const object of liveObjects) {
+      const fields = overlay(object.fields, changes.get(object.id));
+      if (fields) view.push({ id: object.id, objectType: this.objectType, fields });
     }
     for (const change of changes.values()) {
-      if (change.kind === 'added')
-        view.push({ id: change.object_id, objectType: this.objectType, fields: JSON.parse(change.fields as string) });
+      if (change.kind === 'added') view.push({ id: change.objectId, objectType: this.objectType, fields: change.fields });
     }
     return view.sort(byCreation);
   }
 
   /** The object as the context shows it, or undefined. */
-  async find(context: TwinContext, id: string, tx?: Tx): Promise<TwinObject | undefined> {
-    const row = await this.store.findObject(context.site.id, this.objectType, id, tx, tx !== undefined);
-    const live = row && objectOfRow(row).fields;
+  async find(context: TwinContext, id: string, tx?: Tx): Promise<TwinObject<K> | undefined> {
+    const live = (await this.store.findObject(context.site.id, this.objectType, id, tx, tx !== undefined))?.fields;
     if (!context.draft) return live && { id, objectType: this.objectType, fields: live };
-    const change = await this.store.change(context.draft.id, id, tx);
-    if (change && change.object_type !== this.objectType) return undefined;
-    const fields = overlay(live, folded(change));
+    // A change to an object of another kind (the id is another kind's) reads as none.
+    const change = await this.store.changeOf(context.draft.id, this.objectType, id, tx);
+    const fields = overlay(live, change);
     return fields && { id, objectType: this.objectType, fields };
   }
 
-  async get(context: TwinContext, id: string): Promise<TwinObject> {
+  async get(context: TwinContext, id: string): Promise<TwinObject<K>> {
     const found = await this.find(context, id);
-    if (!found) throw new ApiError('NotFound', this.notFound);
+    if (!found) throw new ApiError('NotFound', this.kind.notFound);
     return found;
   }
 
@@ -125,34 +119,27 @@ export class TwinObjectService {
   async create(
     principal: Principal,
     context: TwinContext,
-    input: ObjectFields,
+    input: FieldsOf<K>,
     checkInTx?: (tx: Tx) => Promise<void>,
-  ): Promise<TwinObject> {
-    const now = this.twins.now();
-    const object: TwinObject = {
-      id: randomUUID(),
-      objectType: this.objectType,
-      fields: { ...input, createdBy: principal.userId, updatedBy: principal.userId, createdAt: now, updatedAt: now },
+  ): Promise<TwinObject<K>> {
+    const now = this.now();
+    const fields: StoredFields<K> = {
+      ...input,
+      createdBy: principal.userId,
+      updatedBy: principal.userId,
+      createdAt: now,
+      updatedAt: now,
     };
-    await this.write(context, this.locks(input), async (tx) => {
+    const object: TwinObject<K> = { id: randomUUID(), objectType: this.objectType, fields };
+    await this.write(context, this.kind.locksTwin(input), async (tx) => {
       if (checkInTx) await checkInTx(tx);
       const { site, draft } = context;
       if (draft) {
-        await this.store.insertChange(tx, {
-          id: randomUUID(),
-          draft_id: draft.id,
-          object_id: object.id,
-          object_type: this.objectType,
-          kind: 'added',
-          fields: JSON.stringify(object.fields),
-          library_model_id: modelOf(object.fields),
-          created_at: now,
-          updated_at: now,
-        });
+        await this.store.insertChange(tx, draft.id, { ...this.changeIds(object), kind: 'added', fields }, now);
       } else {
-        await this.store.insertObject(tx, rowOfObject(object, site.org_id, site.id));
+        await this.store.insertObject(tx, site, object);
       }
-      await this.audit(tx, principal, context, 'created', object.id, { name: object.fields.name }, now);
+      await this.audit(tx, principal, context, 'created', object.id, { name: fields.name }, now);
     });
     return object;
   }
@@ -161,17 +148,18 @@ export class TwinObjectService {
     principal: Principal,
     context: TwinContext,
     id: string,
-    changes: ObjectFields,
+    changes: Patch<K>,
     checkInTx?: (tx: Tx) => Promise<void>,
-  ): Promise<TwinObject> {
-    return this.updateWith(principal, context, id, 'updated', this.locks(changes), async (current, tx) => {
+  ): Promise<TwinObject<K>> {
+    return this.updateWith(principal, context, id, 'updated', this.kind.locksTwin(changes), async (current, tx) => {
       if (checkInTx) await checkInTx(tx);
       // Metadata values were checked against the object's type: another type (or none) starts
       // with no values (docs/twins.md), in the same patch, so a draft carries both together.
       const retyped = changes.metadataTypeId !== undefined && changes.metadataTypeId !== (current.fields.metadataTypeId ?? null);
-      const hadValues = Object.keys((current.fields.metadata ?? {}) as object).length > 0;
+      const hadValues = Object.keys(current.fields.metadata ?? {}).length > 0;
+      const patch: Patch<K> = retyped ? { ...changes, metadata: {} } : changes;
       return {
-        changes: retyped ? { ...changes, metadata: {} } : changes,
+        changes: patch,
         details: {
           name: current.fields.name,
           changed: Object.keys(changes),
@@ -185,7 +173,7 @@ export class TwinObjectService {
    * A PATCH whose changes depend on the object as the transaction reads it (held on PostgreSQL
    * through the live twin; through a draft, the draft's row is held): `change` answers the
    * fields to patch and the audit details; the event is `<auditName>.<what>`. lockTwin: the
-   * twin's row is held first (see locksTwin).
+   * twin's row is held first (see TwinObjectKind.locksTwin).
    */
   async updateWith(
     principal: Principal,
@@ -193,12 +181,12 @@ export class TwinObjectService {
     id: string,
     what: string,
     lockTwin: boolean,
-    change: (current: TwinObject, tx: Tx) => Promise<{ changes: ObjectFields; details: object }>,
-  ): Promise<TwinObject> {
-    const now = this.twins.now();
+    change: (current: TwinObject<K>, tx: Tx) => Promise<{ changes: Patch<K>; details: object }>,
+  ): Promise<TwinObject<K>> {
+    const now = this.now();
     return this.write(context, lockTwin, async (tx) => {
       const current = await this.find(context, id, tx);
-      if (!current) throw new ApiError('NotFound', this.notFound);
+      if (!current) throw new ApiError('NotFound', this.kind.notFound);
       const { changes, details } = await change(current, tx);
       const updated = await this.patchIn(tx, principal, context, current, changes, now);
       await this.audit(tx, principal, context, what, id, details, now);
@@ -215,23 +203,20 @@ export class TwinObjectService {
     tx: Tx,
     principal: Principal,
     context: TwinContext,
-    current: TwinObject,
-    changes: ObjectFields,
+    current: TwinObject<K>,
+    changes: Patch<K>,
     now: string,
-  ): Promise<TwinObject> {
-    const patch = { ...changes, updatedBy: principal.userId, updatedAt: now };
+  ): Promise<TwinObject<K>> {
+    const patch: Patch<K> = { ...changes, updatedBy: principal.userId, updatedAt: now };
     const { site, draft } = context;
+    const updated: TwinObject<K> = { ...current, fields: applyPatch(current.fields, patch) };
     if (draft) {
-      const existing = await this.store.change(draft.id, current.id, tx);
-      const next = foldUpdate(folded(existing), patch);
-      await this.saveChange(tx, draft.id, current, existing, next, now);
+      const existing = await this.store.changeOf(draft.id, this.objectType, current.id, tx);
+      await this.saveChange(tx, draft.id, current, existing, foldUpdate(existing, patch), now);
     } else {
-      await this.store.replaceObject(
-        tx,
-        rowOfObject({ ...current, fields: applyPatch(current.fields, patch) }, site.org_id, site.id),
-      );
+      await this.store.replaceObject(tx, site, updated);
     }
-    return { ...current, fields: applyPatch(current.fields, patch) };
+    return updated;
   }
 
   /** alsoInTx runs in the delete's transaction first, with the object as the context shows it. */
@@ -239,18 +224,18 @@ export class TwinObjectService {
     principal: Principal,
     context: TwinContext,
     id: string,
-    alsoInTx?: (tx: Tx, current: TwinObject, now: string) => Promise<Record<string, unknown> | undefined>,
+    alsoInTx?: (tx: Tx, current: TwinObject<K>, now: string) => Promise<Record<string, unknown> | undefined>,
   ): Promise<void> {
-    const now = this.twins.now();
+    const now = this.now();
     // A delete names no zone: it locks the twin only for a kind whose every write does (zones).
-    await this.write(context, this.locks({}), async (tx) => {
+    await this.write(context, this.kind.locksTwin({}), async (tx) => {
       const current = await this.find(context, id, tx);
-      if (!current) throw new ApiError('NotFound', this.notFound);
+      if (!current) throw new ApiError('NotFound', this.kind.notFound);
       const extra = alsoInTx ? await alsoInTx(tx, current, now) : undefined;
       const { draft } = context;
       if (draft) {
-        const existing = await this.store.change(draft.id, id, tx);
-        await this.saveChange(tx, draft.id, current, existing, foldDelete(folded(existing)), now);
+        const existing = await this.store.changeOf(draft.id, this.objectType, id, tx);
+        await this.saveChange(tx, draft.id, current, existing, foldDelete(existing), now);
       } else {
         await this.store.deleteObject(tx, id);
       }
@@ -258,51 +243,60 @@ export class TwinObjectService {
     });
   }
 
+  private now(): string {
+    return this.clock.now().toISOString();
+  }
+
   /** One write transaction; through a draft, its row is locked and checked open first, then the twin's if lockTwin. */
   private write<T>(context: TwinContext, lockTwin: boolean, change: (tx: Tx) => Promise<T>): Promise<T> {
-    return this.store.db.transaction().execute(async (tx) => {
-      if (context.draft) await this.twins.lockOpen(tx, context.draft.id);
+    return this.store.transaction(async (tx) => {
+      if (context.draft) await this.drafts.lockOpen(tx, context.draft.id);
       if (lockTwin) await this.store.lockTwin(tx, context.site.id);
       return change(tx);
     });
   }
 
+  /** A new change's ids: its own, the object's, and the library model a model asset places (its changes' column). */
+  private changeIds(object: TwinObject<K>) {
+    const { fields } = object;
+    const libraryModelId = 'libraryModelId' in fields && typeof fields.libraryModelId === 'string' ? fields.libraryModelId : null;
+    return { id: randomUUID(), objectId: object.id, objectType: this.objectType, libraryModelId };
+  }
+
   private async saveChange(
     tx: Tx,
     draftId: string,
-    object: TwinObject,
-    existing: TwinDraftChangeRow | undefined,
-    next: FoldedChange | undefined,
+    object: TwinObject<K>,
+    existing: DraftChange<K> | undefined,
+    next: FoldedChange<K> | undefined,
     now: string,
   ): Promise<void> {
-    const fields = next?.fields == null ? null : JSON.stringify(next.fields);
     if (!next) {
       if (existing) await this.store.deleteChange(tx, existing.id);
     } else if (existing) {
-      await this.store.updateChange(tx, existing.id, { kind: next.kind, fields, updated_at: now });
+      await this.store.updateChange(tx, existing.id, next, now);
     } else {
-      await this.store.insertChange(tx, {
-        id: randomUUID(),
-        draft_id: draftId,
-        object_id: object.id,
-        object_type: this.objectType,
-        kind: next.kind,
-        fields,
-        library_model_id: modelOf(object.fields),
-        created_at: now,
-        updated_at: now,
-      });
+      await this.store.insertChange(tx, draftId, { ...this.changeIds(object), ...next }, now);
     }
   }
 
   /** The write's audit event, and its webhook event when it changed the live twin (a draft's tell at its publish). */
   private async audit(tx: Tx, principal: Principal, context: TwinContext, what: string, id: string, details: object, at: string) {
     const full = { ...details, siteId: context.site.id, draftId: context.draft?.id ?? null };
-    await this.twins.audit(tx, principal, `${this.auditName}.${what}`, id, full, at);
+    await this.drafts.audit(tx, principal, `${this.kind.auditName}.${what}`, id, full, at);
     if (context.draft) return;
     const type = what === 'metadata-updated' ? 'metadata.changed' : `${this.objectType}.${what}`;
     if (!isWebhookEventType(type)) return;
     const ids = { siteId: context.site.id, objectType: this.objectType, objectId: id };
-    await this.twins.recordEvent(tx, context.site.org_id, type, ids);
+    await this.drafts.recordEvent(tx, context.site.org_id, type, ids);
   }
+}
+
+/** Each kind's object service, by its type. */
+export type TwinObjectServices = { [K in TwinObjectType]: TwinObjectService<K> };
+
+/** An object service for every kind of TWIN_OBJECT_KINDS, over one store: the kinds' services and the object metadata share them. */
+export function twinObjectServices(options: Omit<TwinObjectServiceOptions<TwinObjectType>, 'kind'>): TwinObjectServices {
+  const services = Object.values(TWIN_OBJECT_KINDS).map((kind) => [kind.objectType, new TwinObjectService({ ...options, kind })]);
+  return Object.fromEntries(services) as TwinObjectServices;
 }

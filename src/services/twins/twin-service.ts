@@ -1,24 +1,18 @@
 import { randomUUID } from 'node:crypto';
 import type { Transaction } from 'kysely';
+import type { AuditRepository } from '../../adapters/db/repositories/audit-repository.js';
 import type { LibraryModelRepository } from '../../adapters/db/repositories/library-model-repository.js';
 import type { TwinRepository } from '../../adapters/db/repositories/twin-repository.js';
-import type {
-  AuditEventRow,
-  NodeRow,
-  RegionalSchema,
-  TwinDraftChangeRow,
-  TwinDraftRow,
-  TwinRow,
-} from '../../adapters/db/schema.js';
+import type { AuditEventRow, NodeRow, RegionalSchema, TwinDraftRow, TwinRow } from '../../adapters/db/schema.js';
 import type { Permission } from '../../domain/access/permissions.js';
 import type { Principal } from '../../domain/access/principal.js';
 import { ApiError, validationError } from '../../domain/errors.js';
-import { applyPatch, objectOfRow, rowOfObject } from '../../domain/twins/twin-objects.js';
+import { type AnyDraftChange, applyPatch, type TwinObject } from '../../domain/twins/twin-objects.js';
 import { checkChangeDependencies, checkZoneForest, withoutMissingZones } from '../../domain/twins/zone-rules.js';
 import type { WebhookEventType } from '../../domain/webhooks/events.js';
-import type { Platform, RegionContext } from '../../platform.js';
+import type { Clock } from '../../ports/clock.js';
 import type { NodeService } from '../node-service.js';
-import type { EventIds } from '../webhooks/webhook-outbox.js';
+import type { EventIds, WebhookOutbox } from '../webhooks/webhook-outbox.js';
 
 type Tx = Transaction<RegionalSchema>;
 
@@ -35,26 +29,49 @@ export interface DraftView extends TwinDraftRow {
 
 const NO_TWIN = 'No twin with this context id';
 
+export interface TwinServiceOptions {
+  clock: Clock;
+  twins: TwinRepository;
+  /** A publish checks the library models its added placements name. */
+  libraryModels: Pick<LibraryModelRepository, 'findForPlacement'>;
+  nodes: Pick<NodeService, 'authorize'>;
+  audit: Pick<AuditRepository, 'record'>;
+  outbox: Pick<WebhookOutbox, 'record'>;
+}
+
 /**
  * A site's live twin and its drafts (docs/twins.md). Reading needs read on the site, writing
  * edit; a draft is reached through its site, so its access is the site's.
  */
 export class TwinService {
-  constructor(
-    private readonly platform: Platform,
-    private readonly region: RegionContext,
-    private readonly nodes: NodeService,
-    readonly twins: TwinRepository,
-    private readonly libraryModels: LibraryModelRepository,
-  ) {}
+  private readonly clock: Clock;
+  private readonly twins: TwinRepository;
+  private readonly libraryModels: TwinServiceOptions['libraryModels'];
+  private readonly nodes: TwinServiceOptions['nodes'];
+  private readonly auditTrail: TwinServiceOptions['audit'];
+  private readonly outbox: TwinServiceOptions['outbox'];
+
+  constructor(options: TwinServiceOptions) {
+    this.clock = options.clock;
+    this.twins = options.twins;
+    this.libraryModels = options.libraryModels;
+    this.nodes = options.nodes;
+    this.auditTrail = options.audit;
+    this.outbox = options.outbox;
+  }
 
   /** A webhook event in a twin write's transaction (services/webhooks/webhook-outbox.ts). */
   recordEvent(tx: Tx, orgId: string, type: WebhookEventType, ids: EventIds): Promise<unknown> {
-    return this.region.outbox.record(tx, orgId, type, ids);
+    return this.outbox.record(tx, orgId, type, ids);
   }
 
-  now(): string {
-    return this.platform.clock.now().toISOString();
+  private now(): string {
+    return this.clock.now().toISOString();
+  }
+
+  /** Whether the id is one of the organization's drafts (the search reads live twins only). */
+  async isDraft(orgId: string, id: string): Promise<boolean> {
+    return (await this.twins.findDraft(orgId, id)) !== undefined;
   }
 
   /** The context a {ctx} names: a draft of the caller's organization, else a site; 404 otherwise. */
@@ -122,7 +139,7 @@ export class TwinService {
       updated_at: now,
       published_at: null,
     };
-    await this.region.store.db.transaction().execute(async (tx) => {
+    await this.twins.transaction(async (tx) => {
       await this.twins.insertDraft(tx, row);
       await this.audit(tx, principal, 'twin-draft.created', row.id, { siteId: site.id, name }, now);
     });
@@ -133,8 +150,8 @@ export class TwinService {
     const { draft } = await this.draftContext(principal, draftId, 'read');
     return (await this.twins.changes(draft.id)).map((change) => ({
       id: change.id,
-      objectType: change.object_type,
-      objectId: change.object_id,
+      objectType: change.objectType,
+      objectId: change.objectId,
       kind: change.kind,
     }));
   }
@@ -148,11 +165,11 @@ export class TwinService {
     const { site, draft } = await this.draftContext(principal, draftId, 'edit');
     const now = this.now();
     const skipped: string[] = [];
-    await this.region.store.db.transaction().execute(async (tx) => {
+    await this.twins.transaction(async (tx) => {
       const locked = await this.lockOpen(tx, draft.id);
       // As a zone write does: the draft, then the twin, then objects (docs/twins.md).
       await this.twins.lockTwin(tx, site.id);
-      const all = await this.twins.changes(locked.id, undefined, tx);
+      const all = await this.twins.changes(locked.id, tx);
       let chosen = all;
       if (changeIds !== undefined) {
         const known = new Set(all.map((change) => change.id));
@@ -160,61 +177,58 @@ export class TwinService {
         if (unknown !== undefined) throw validationError(`body.changeIds: the draft has no change ${unknown}`);
         const wanted = new Set(changeIds);
         chosen = all.filter((change) => wanted.has(change.id));
-        const shape = (change: TwinDraftChangeRow) => ({ ...change, objectId: change.object_id });
-        checkChangeDependencies(all.map(shape), chosen.map(shape));
+        checkChangeDependencies(all, chosen);
       }
       await this.checkPlacedModels(tx, site.org_id, chosen);
       const live = new Map(
         (
           await this.twins.objectsByIds(
             site.id,
-            chosen.map((change) => change.object_id),
+            chosen.map((change) => change.objectId),
             tx,
           )
-        ).map((row) => [row.id, row]),
+        ).map((object) => [object.id, object]),
       );
       // The zones the live twin holds after the publish: a change naming another (deleted live
       // since the draft named it) has that reference cleared, as the live delete cleared the rest.
       const zoneIds = new Set((await this.twins.allObjects(site.id, 'zone', tx)).map((zone) => zone.id));
       for (const change of chosen) {
-        if (change.object_type !== 'zone') continue;
-        if (change.kind === 'added') zoneIds.add(change.object_id);
-        if (change.kind === 'removed') zoneIds.delete(change.object_id);
+        if (change.objectType !== 'zone') continue;
+        if (change.kind === 'added') zoneIds.add(change.objectId);
+        if (change.kind === 'removed') zoneIds.delete(change.objectId);
       }
       const cleared: { changeId: string; objectId: string; fields: string[] }[] = [];
+      const stamp = { updatedBy: principal.userId, updatedAt: now };
       for (const change of chosen) {
-        const current = live.get(change.object_id);
-        const stored = change.fields === null ? {} : (JSON.parse(change.fields) as Record<string, unknown>);
-        const { fields, cleared: clearedFields } = withoutMissingZones(stored, zoneIds);
-        if (clearedFields.length > 0 && (change.kind === 'added' || current)) {
-          cleared.push({ changeId: change.id, objectId: change.object_id, fields: clearedFields });
-        }
-        const stamp = { updatedBy: principal.userId, updatedAt: now };
+        const current = live.get(change.objectId);
         if (change.kind === 'added') {
-          const object = { id: change.object_id, objectType: change.object_type as never, fields: { ...fields, ...stamp } };
-          await this.twins.insertObject(tx, rowOfObject(object, site.org_id, site.id));
+          const { fields, cleared: gone } = withoutMissingZones(change.fields, zoneIds);
+          if (gone.length > 0) cleared.push({ changeId: change.id, objectId: change.objectId, fields: gone });
+          const object: TwinObject = { id: change.objectId, objectType: change.objectType, fields: { ...fields, ...stamp } };
+          await this.twins.insertObject(tx, site, object);
         } else if (!current) {
           skipped.push(change.id);
         } else if (change.kind === 'modified') {
-          const object = objectOfRow(current);
-          const patched = { ...object, fields: applyPatch(object.fields, { ...fields, ...stamp }) };
-          await this.twins.replaceObject(tx, rowOfObject(patched, site.org_id, site.id));
+          const { fields, cleared: gone } = withoutMissingZones(change.fields, zoneIds);
+          if (gone.length > 0) cleared.push({ changeId: change.id, objectId: change.objectId, fields: gone });
+          const patched: TwinObject = { ...current, fields: applyPatch(current.fields, { ...fields, ...stamp }) };
+          await this.twins.replaceObject(tx, site, patched);
         } else {
           // A zone's removal re-attaches the live children and points of interest it has now.
-          if (current.object_type === 'zone') {
-            await this.twins.detachZone(tx, site.id, current.id, current.parent_zone_id, principal.userId, now);
+          if (current.objectType === 'zone') {
+            await this.twins.detachZone(tx, site.id, current.id, current.fields.parentZoneId, principal.userId, now);
           }
           await this.twins.deleteObject(tx, current.id);
         }
       }
       // Zones' nesting rules hold on the live twin after the publish (it may have moved meanwhile).
-      if (chosen.some((change) => change.object_type === 'zone')) {
+      if (chosen.some((change) => change.objectType === 'zone')) {
         const zones = await this.twins.allObjects(site.id, 'zone', tx);
-        checkZoneForest(new Map(zones.map((zone) => [zone.id, zone.parent_zone_id])));
+        checkZoneForest(new Map(zones.map((zone) => [zone.id, zone.fields.parentZoneId])));
       }
       await this.twins.updateDraft(tx, locked.id, { status: 'published', updated_at: now, published_at: now });
       const event = { draftId: locked.id, siteId: site.id, published: chosen.length - skipped.length, skipped: skipped.length };
-      await this.region.outbox.record(tx, site.org_id, 'draft.published', event);
+      await this.outbox.record(tx, site.org_id, 'draft.published', event);
       await this.twins.touchTwin(tx, site.id, now);
       await this.audit(
         tx,
@@ -240,11 +254,11 @@ export class TwinService {
    * commit as a model asset's create holds it; the whole publish is refused otherwise. Modified
    * placements keep their model (a PATCH cannot name another), which their live row already places.
    */
-  private async checkPlacedModels(tx: Tx, orgId: string, changes: TwinDraftChangeRow[]): Promise<void> {
+  private async checkPlacedModels(tx: Tx, orgId: string, changes: AnyDraftChange[]): Promise<void> {
     const checked = new Set<string>();
     for (const change of changes) {
-      const modelId = change.library_model_id;
-      if (change.object_type !== 'modelAsset' || change.kind !== 'added' || modelId === null || checked.has(modelId)) continue;
+      const modelId = change.libraryModelId;
+      if (change.objectType !== 'modelAsset' || change.kind !== 'added' || modelId === null || checked.has(modelId)) continue;
       checked.add(modelId);
       const model = await this.libraryModels.findForPlacement(orgId, modelId, tx);
       if (!model) {
@@ -265,7 +279,7 @@ export class TwinService {
   async discard(principal: Principal, draftId: string): Promise<DraftView> {
     const { site, draft } = await this.draftContext(principal, draftId, 'edit');
     const now = this.now();
-    await this.region.store.db.transaction().execute(async (tx) => {
+    await this.twins.transaction(async (tx) => {
       await this.lockOpen(tx, draft.id);
       await this.twins.updateDraft(tx, draft.id, { status: 'discarded', updated_at: now });
       await this.audit(tx, principal, 'twin-draft.discarded', draft.id, { siteId: site.id }, now);
@@ -292,7 +306,7 @@ export class TwinService {
   audit(tx: Tx, principal: Principal, action: string, id: string, details: Record<string, unknown>, at: string) {
     // Actions are named <target type>.<what happened>: twin-draft.created, point-of-interest.updated.
     const type = action.slice(0, action.indexOf('.')) as AuditEventRow['target_type'];
-    return this.region.audit.record(tx, {
+    return this.auditTrail.record(tx, {
       orgId: principal.orgId,
       actor: { type: 'principal', id: principal.userId },
       action,

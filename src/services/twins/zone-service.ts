@@ -1,19 +1,19 @@
 import type { Transaction } from 'kysely';
 import type { MetadataTypeRepository } from '../../adapters/db/repositories/metadata-type-repository.js';
+import type { TwinRepository } from '../../adapters/db/repositories/twin-repository.js';
 import type { RegionalSchema } from '../../adapters/db/schema.js';
 import type { Principal } from '../../domain/access/principal.js';
 import { validationError } from '../../domain/errors.js';
-import type { ObjectKind } from '../../domain/metadata/metadata-types.js';
-import type { ObjectFields, TwinObject } from '../../domain/twins/twin-objects.js';
-import { normalizedVolume } from '../../domain/twins/volume-rules.js';
+import type { CreateOf, Patch, TwinObject } from '../../domain/twins/twin-objects.js';
 import { checkZonePlacement, type ZoneParents } from '../../domain/twins/zone-rules.js';
-import { TwinObjectService } from './twin-object-service.js';
+import { checkMetadataTypeApplies } from './metadata-type-check.js';
+import type { TwinObjectService } from './twin-object-service.js';
 import type { TwinContext, TwinService } from './twin-service.js';
 
 type Tx = Transaction<RegionalSchema>;
 
 /** A zone as answered: its fields and the ids of the zones directly under it, in list order. */
-export interface ZoneView extends TwinObject {
+export interface ZoneView extends TwinObject<'zone'> {
   childZoneIds: string[];
 }
 
@@ -21,8 +21,15 @@ export interface ZoneTree extends ZoneView {
   children: ZoneTree[];
 }
 
-/** The optional fields of a zone: absent on create means null. */
-const OPTIONAL = ['parentZoneId', 'color', 'metadataTypeId'] as const;
+export interface ZoneServiceOptions {
+  zones: TwinObjectService<'zone'>;
+  /** A zone's delete takes its points of interest out of it. */
+  pointsOfInterest: TwinObjectService<'pointOfInterest'>;
+  twins: Pick<TwinService, 'context' | 'ensureTwin'>;
+  /** A live zone's delete: its children and points of interest changed in place. */
+  store: Pick<TwinRepository, 'detachZone'>;
+  metadataTypes: Pick<MetadataTypeRepository, 'find'>;
+}
 
 /**
  * Zones through a twin context (DESIGN.md section 11, docs/twins.md). The schema checks the
@@ -32,15 +39,18 @@ const OPTIONAL = ['parentZoneId', 'color', 'metadataTypeId'] as const;
  * points of interest out of it, in the delete's transaction.
  */
 export class ZoneService {
-  private readonly zones: TwinObjectService;
-  private readonly pointsOfInterest: TwinObjectService;
+  private readonly zones: TwinObjectService<'zone'>;
+  private readonly pointsOfInterest: TwinObjectService<'pointOfInterest'>;
+  private readonly twins: ZoneServiceOptions['twins'];
+  private readonly store: ZoneServiceOptions['store'];
+  private readonly metadataTypes: ZoneServiceOptions['metadataTypes'];
 
-  constructor(
-    private readonly twins: TwinService,
-    private readonly metadataTypes: MetadataTypeRepository,
-  ) {
-    this.zones = new TwinObjectService(twins, 'zone', 'zone', 'Zone not found', true);
-    this.pointsOfInterest = new TwinObjectService(twins, 'pointOfInterest', 'point-of-interest', 'Point of interest not found');
+  constructor(options: ZoneServiceOptions) {
+    this.zones = options.zones;
+    this.pointsOfInterest = options.pointsOfInterest;
+    this.twins = options.twins;
+    this.store = options.store;
+    this.metadataTypes = options.metadataTypes;
   }
 
   async list(principal: Principal, contextId: string, limit: number, offset: number): Promise<ZoneView[]> {
@@ -68,12 +78,10 @@ export class ZoneService {
     return this.view(context, id);
   }
 
-  async create(principal: Principal, contextId: string, input: ObjectFields): Promise<ZoneView> {
+  async create(principal: Principal, contextId: string, input: CreateOf<'zone'>): Promise<ZoneView> {
     const context = await this.twins.context(principal, contextId, 'edit');
-    const fields: ObjectFields = { description: '', ...input, metadata: {} };
-    for (const field of OPTIONAL) fields[field] = input[field] ?? null;
-    fields.volume = normalizedVolume(input.volume as never, 'body.volume');
-    await this.checkMetadataType(principal, fields);
+    const fields = this.zones.kind.newFields(input);
+    await checkMetadataTypeApplies(this.metadataTypes, principal, fields.metadataTypeId, this.zones.kind);
     // Checked first outside the write too, so a refused zone does not make the twin.
     await this.checkParent(context, undefined, fields);
     await this.twins.ensureTwin(context.site);
@@ -81,12 +89,11 @@ export class ZoneService {
     return { ...created, childZoneIds: [] };
   }
 
-  async update(principal: Principal, contextId: string, id: string, changes: ObjectFields): Promise<ZoneView> {
+  async update(principal: Principal, contextId: string, id: string, changes: Patch<'zone'>): Promise<ZoneView> {
     const context = await this.twins.context(principal, contextId, 'edit');
-    const patch = { ...changes };
-    if (changes.volume !== undefined) patch.volume = normalizedVolume(changes.volume as never, 'body.volume');
+    const patch = this.zones.kind.changes(changes);
     await this.zones.get(context, id);
-    await this.checkMetadataType(principal, patch);
+    await checkMetadataTypeApplies(this.metadataTypes, principal, patch.metadataTypeId, this.zones.kind);
     await this.checkParent(context, id, patch);
     await this.twins.ensureTwin(context.site);
     await this.zones.update(principal, context, id, patch, (tx) => this.checkParent(context, id, patch, tx));
@@ -98,7 +105,7 @@ export class ZoneService {
     await this.zones.get(context, id);
     await this.twins.ensureTwin(context.site);
     await this.zones.delete(principal, context, id, async (tx, zone, now) => {
-      const parentZoneId = (zone.fields.parentZoneId ?? null) as string | null;
+      const parentZoneId = zone.fields.parentZoneId ?? null;
       const children = (await this.zones.all(context, tx)).filter((child) => child.fields.parentZoneId === id);
       const points = (await this.pointsOfInterest.all(context, tx)).filter((point) => point.fields.zoneId === id);
       if (context.draft) {
@@ -107,7 +114,7 @@ export class ZoneService {
         for (const point of points) await this.pointsOfInterest.patchIn(tx, principal, context, point, { zoneId: null }, now);
       } else {
         // Two columns set in place, so a concurrent change to the rows' other fields is kept.
-        await this.twins.twins.detachZone(tx, context.site.id, id, parentZoneId, principal.userId, now);
+        await this.store.detachZone(tx, context.site.id, id, parentZoneId, principal.userId, now);
       }
       return { reattachedZoneIds: children.map((child) => child.id), clearedPointOfInterestIds: points.map((p) => p.id) };
     });
@@ -123,34 +130,21 @@ export class ZoneService {
    * (400 naming parentZoneId), not the zone or under it (409 CircularityFound), and the zone's
    * whole subtree stays within 8 levels (409 MaxDepthExceeded).
    */
-  private async checkParent(context: TwinContext, id: string | undefined, fields: ObjectFields, tx?: Tx): Promise<void> {
+  private async checkParent(context: TwinContext, id: string | undefined, fields: Patch<'zone'>, tx?: Tx): Promise<void> {
     const { parentZoneId } = fields;
     if (typeof parentZoneId !== 'string') return;
     const all = await this.zones.all(context, tx);
-    const parents: ZoneParents = new Map(all.map((zone) => [zone.id, (zone.fields.parentZoneId ?? null) as string | null]));
+    const parents: ZoneParents = new Map(all.map((zone) => [zone.id, zone.fields.parentZoneId ?? null]));
     if (!parents.has(parentZoneId)) throw validationError(`body.parentZoneId: no zone ${parentZoneId} in this context`);
     checkZonePlacement(parents, id ?? '', parentZoneId);
-  }
-
-  /** The metadata type, if one is named: the organization's, for zones (400 naming metadataTypeId). */
-  private async checkMetadataType(principal: Principal, fields: ObjectFields): Promise<void> {
-    const { metadataTypeId } = fields;
-    if (typeof metadataTypeId === 'string') {
-      const type = await this.metadataTypes.find(principal.orgId, metadataTypeId);
-      if (!type) throw validationError(`body.metadataTypeId: no metadata type ${metadataTypeId} in this organization`);
-      const kinds = JSON.parse(type.applies_to) as ObjectKind[];
-      if (!kinds.includes('zone')) {
-        throw validationError(`body.metadataTypeId: metadata type ${metadataTypeId} does not apply to zones`);
-      }
-    }
   }
 }
 
 /** The zones with their children's ids, from one context's whole set. */
-function views(all: TwinObject[]): ZoneView[] {
+function views(all: TwinObject<'zone'>[]): ZoneView[] {
   const children = new Map<string, string[]>();
   for (const zone of all) {
-    const parent = zone.fields.parentZoneId as string | null;
+    const parent = zone.fields.parentZoneId;
     if (parent !== null) children.set(parent, [...(children.get(parent) ?? []), zone.id]);
   }
   return all.map((zone) => ({ ...zone, childZoneIds: children.get(zone.id) ?? [] }));

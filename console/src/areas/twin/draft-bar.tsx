@@ -7,7 +7,8 @@ import { ConfirmDialog } from '../../ui/confirm-dialog.js';
 import { FormDialog } from '../../ui/form-dialog.js';
 import { useSession } from '../../ui/session-context.js';
 import { useResource } from '../../ui/use-resource.js';
-import { KIND_WORDS, type TwinContext, type TwinDraft, twinHref } from './twin-api.js';
+import { kindOf } from './object-kinds.js';
+import { type TwinContext, type TwinDraft, twinHref } from './twin-api.js';
 
 /**
  * Where the panels read and write: the live twin, or a draft (its changes seen by nobody else
@@ -161,7 +162,7 @@ function DraftChanges(props: { draft: TwinDraft; names: Map<string, string> }) {
         <ul aria-label="Changes in this draft">
           {changes.data.items.map((change) => (
             <li key={change.id}>
-              {KIND_VERBS[change.kind]} the {KIND_WORDS[change.objectType] ?? change.objectType}{' '}
+              {KIND_VERBS[change.kind]} the {kindOf(change.objectType)?.word ?? change.objectType}{' '}
               {props.names.get(change.objectId) ?? changes.data?.liveNames.get(change.objectId) ?? change.objectId}
             </li>
           ))}
@@ -171,19 +172,6 @@ function DraftChanges(props: { draft: TwinDraft; names: Map<string, string> }) {
   );
 }
 
-async function liveName(session: ConsoleSession, siteId: string, kind: string, id: string): Promise<string | undefined> {
-  const path = { contextId: siteId };
-  const read =
-    kind === 'pointOfInterest'
-      ? session.api.GET('/v1/twin/{contextId}/points-of-interest/{pointOfInterestId}', {
-          params: { path: { ...path, pointOfInterestId: id } },
-        })
-      : kind === 'zone'
-        ? session.api.GET('/v1/twin/{contextId}/zones/{zoneId}', { params: { path: { ...path, zoneId: id } } })
-        : kind === 'asset'
-          ? session.api.GET('/v1/twin/{contextId}/assets/{assetId}', { params: { path: { ...path, assetId: id } } })
-          : session.api.GET('/v1/twin/{contextId}/model-assets/{modelAssetId}', {
-              params: { path: { ...path, modelAssetId: id } },
-            });
-  return (await read).data?.name;
+async function liveName(session: ConsoleSession, siteId: string, objectType: string, id: string): Promise<string | undefined> {
+  return (await kindOf(objectType)?.read(session, siteId, id))?.name;
 }

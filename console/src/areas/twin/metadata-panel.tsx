@@ -6,14 +6,8 @@ import { useSubmission } from '../../ui/form-dialog.js';
 import { LoadingOrError } from '../../ui/loading-or-error.js';
 import { useSession } from '../../ui/session-context.js';
 import { useResource } from '../../ui/use-resource.js';
-import {
-  KIND_WORDS,
-  type MetadataProperty,
-  type MetadataType,
-  type ObjectMetadata,
-  type Selection,
-  type TwinContext,
-} from './twin-api.js';
+import { TWIN_OBJECT_KINDS } from './object-kinds.js';
+import type { MetadataProperty, MetadataType, ObjectMetadata, Selection, TwinContext } from './twin-api.js';
 
 type Value = ObjectMetadata['sections'][string][string];
 type LinkValue = { _p3d_type: 'urn:primitive:obj:external-link'; url: string; text: string };
@@ -53,7 +47,7 @@ export function MetadataPanel(props: {
         <LoadingOrError error={metadata.error} />
       ) : !data.metadataTypeId ? (
         <p>
-          This {KIND_WORDS[selection.kind]} has no metadata type.
+          This {TWIN_OBJECT_KINDS[selection.kind].word} has no metadata type.
           {context.canWrite ? ' Choose one with Edit to give it values.' : ''}
         </p>
       ) : !type ? (

@@ -1,11 +1,10 @@
-import { ok } from '@reality-data-platform/sdk/browser';
-import { useState } from 'preact/hooks';
 import { ErrorNotice } from '../../ui/components.js';
 import { ConfirmDialog } from '../../ui/confirm-dialog.js';
 import { LoadingOrError } from '../../ui/loading-or-error.js';
-import { useSession } from '../../ui/session-context.js';
 import { ShowMore } from '../../ui/show-more.js';
 import type { PagedList } from '../../ui/use-paged-list.js';
+import { TWIN_OBJECT_KINDS } from './object-kinds.js';
+import { DeleteObjectDialog, ObjectActions, ObjectName, ObjectPanel, usePanelDialog } from './object-panel.js';
 import { PoiDialog } from './poi-dialog.js';
 import type { MetadataType, PointOfInterest, Selection, TwinContext, Vector3, Zone } from './twin-api.js';
 
@@ -23,25 +22,18 @@ export function PoiPanel(props: {
   start: Vector3;
   onChanged: (message: string) => void;
 }) {
-  const session = useSession();
   const { context, pois } = props;
-  const [dialog, setDialog] = useState<OpenDialog>();
+  const { dialog, open, close, saved } = usePanelDialog<OpenDialog>(props.onChanged);
   const zoneName = (id: string | null) => props.zones.find((zone) => zone.id === id)?.name;
-  function saved(message: string) {
-    setDialog(undefined);
-    props.onChanged(message);
-  }
 
   return (
-    <section class="twin-panel" aria-labelledby="poi-heading">
-      <div class="panel-heading">
-        <h2 id="poi-heading">Points of interest</h2>
-        {context.canWrite && (
-          <button type="button" onClick={() => setDialog({ kind: 'create' })}>
-            New point of interest
-          </button>
-        )}
-      </div>
+    <ObjectPanel
+      id="poi-heading"
+      title="Points of interest"
+      context={context}
+      newLabel="New point of interest"
+      onNew={() => open({ kind: 'create' })}
+    >
       {!pois.items ? (
         <LoadingOrError error={pois.error} />
       ) : pois.items.length === 0 ? (
@@ -53,38 +45,22 @@ export function PoiPanel(props: {
             const zone = zoneName(poi.zoneId);
             return (
               <li key={poi.id} class={selected ? 'selected' : undefined}>
-                <button
-                  type="button"
-                  class="object-name"
-                  aria-pressed={selected}
-                  onClick={() => props.onSelect({ kind: 'pointOfInterest', id: poi.id })}
-                >
-                  {poi.color && <span class="swatch" style={{ background: poi.color }} aria-hidden="true" />}
-                  {poi.name}
-                </button>
+                <ObjectName
+                  name={poi.name}
+                  color={poi.color}
+                  selected={selected}
+                  onSelect={() => props.onSelect({ kind: 'pointOfInterest', id: poi.id })}
+                />
                 <span class="object-facts">
                   {formatPosition(poi.position)}
                   {zone ? ` · in ${zone}` : ''}
                 </span>
                 {context.canWrite && (
-                  <span class="object-actions">
-                    <button
-                      type="button"
-                      class="quiet"
-                      aria-label={`Edit ${poi.name}`}
-                      onClick={() => setDialog({ kind: 'edit', poi })}
-                    >
-                      Edit
-                    </button>
-                    <button
-                      type="button"
-                      class="quiet danger-text"
-                      aria-label={`Delete ${poi.name}`}
-                      onClick={() => setDialog({ kind: 'delete', poi })}
-                    >
-                      Delete
-                    </button>
-                  </span>
+                  <ObjectActions
+                    name={poi.name}
+                    onEdit={() => open({ kind: 'edit', poi })}
+                    onDelete={() => open({ kind: 'delete', poi })}
+                  />
                 )}
               </li>
             );
@@ -102,31 +78,24 @@ export function PoiPanel(props: {
           zones={props.zones}
           types={props.types}
           onSaved={(poi) => saved(dialog.kind === 'edit' ? `${poi.name} saved.` : `Point of interest ${poi.name} created.`)}
-          onClose={() => setDialog(undefined)}
+          onClose={close}
         />
       )}
       {dialog?.kind === 'delete' && (
-        <ConfirmDialog
-          title={`Delete ${dialog.poi.name}?`}
-          confirm="Delete"
-          danger
-          onClose={() => setDialog(undefined)}
-          action={async () => {
-            await ok(
-              session.api.DELETE('/v1/twin/{contextId}/points-of-interest/{pointOfInterestId}', {
-                params: { path: { contextId: context.ctx, pointOfInterestId: dialog.poi.id } },
-              }),
-            );
-            saved(`${dialog.poi.name} deleted.`);
-          }}
+        <DeleteObjectDialog
+          kind={TWIN_OBJECT_KINDS.pointOfInterest}
+          context={context}
+          object={dialog.poi}
+          onDeleted={saved}
+          onClose={close}
         >
           <p>
             {dialog.poi.name} and its metadata are removed from{' '}
             {context.draft ? `the draft ${context.draft.name}` : 'the live twin'}.
           </p>
-        </ConfirmDialog>
+        </DeleteObjectDialog>
       )}
-    </section>
+    </ObjectPanel>
   );
 }
 

@@ -59,13 +59,6 @@ export function twinCentre(twin: Twin | undefined): Vector3 {
   return { x: mid(box.min.x, box.max.x), y: mid(box.min.y, box.max.y), z: mid(box.min.z, box.max.z) };
 }
 
-export const KIND_WORDS: Record<string, string> = {
-  pointOfInterest: 'point of interest',
-  zone: 'zone',
-  asset: 'asset',
-  modelAsset: 'placed model',
-};
-
 /** The fields whose value differs from the object's: a PATCH sends only those (a draft then records only them). */
 export function changedFields<T extends Record<string, unknown>>(before: Record<string, unknown>, after: T): Partial<T> {
   const changed: Partial<T> = {};

@@ -1,9 +1,7 @@
-import { ok } from '@reality-data-platform/sdk/browser';
-import { useState } from 'preact/hooks';
-import { ConfirmDialog } from '../../ui/confirm-dialog.js';
 import { LoadingOrError } from '../../ui/loading-or-error.js';
-import { useSession } from '../../ui/session-context.js';
 import type { Resource } from '../../ui/use-resource.js';
+import { TWIN_OBJECT_KINDS } from './object-kinds.js';
+import { DeleteObjectDialog, ObjectActions, ObjectName, ObjectPanel, usePanelDialog } from './object-panel.js';
 import type { MetadataType, Selection, TwinContext, Vector3, Zone } from './twin-api.js';
 import { ZoneDialog } from './zone-dialog.js';
 
@@ -19,14 +17,9 @@ export function ZonePanel(props: {
   start: Vector3;
   onChanged: (message: string) => void;
 }) {
-  const session = useSession();
   const { context } = props;
   const zones = props.zones.data;
-  const [dialog, setDialog] = useState<OpenDialog>();
-  function saved(message: string) {
-    setDialog(undefined);
-    props.onChanged(message);
-  }
+  const { dialog, open, close, saved } = usePanelDialog<OpenDialog>(props.onChanged);
 
   function branch(parentId: string | null, level: number) {
     const children = (zones ?? []).filter((zone) => zone.parentZoneId === parentId);
@@ -38,42 +31,27 @@ export function ZonePanel(props: {
           return (
             <li key={zone.id}>
               <div class={selected ? 'zone-row selected' : 'zone-row'}>
-                <button
-                  type="button"
-                  class="object-name"
-                  aria-pressed={selected}
-                  onClick={() => props.onSelect({ kind: 'zone', id: zone.id })}
-                >
-                  {zone.color && <span class="swatch" style={{ background: zone.color }} aria-hidden="true" />}
-                  {zone.name}
-                </button>
+                <ObjectName
+                  name={zone.name}
+                  color={zone.color}
+                  selected={selected}
+                  onSelect={() => props.onSelect({ kind: 'zone', id: zone.id })}
+                />
                 {context.canWrite && (
-                  <span class="object-actions">
+                  <ObjectActions
+                    name={zone.name}
+                    onEdit={() => open({ kind: 'edit', zone })}
+                    onDelete={() => open({ kind: 'delete', zone })}
+                  >
                     <button
                       type="button"
                       class="quiet"
                       aria-label={`Add zone inside ${zone.name}`}
-                      onClick={() => setDialog({ kind: 'create', parent: zone })}
+                      onClick={() => open({ kind: 'create', parent: zone })}
                     >
                       Add zone inside
                     </button>
-                    <button
-                      type="button"
-                      class="quiet"
-                      aria-label={`Edit ${zone.name}`}
-                      onClick={() => setDialog({ kind: 'edit', zone })}
-                    >
-                      Edit
-                    </button>
-                    <button
-                      type="button"
-                      class="quiet danger-text"
-                      aria-label={`Delete ${zone.name}`}
-                      onClick={() => setDialog({ kind: 'delete', zone })}
-                    >
-                      Delete
-                    </button>
-                  </span>
+                  </ObjectActions>
                 )}
               </div>
               {branch(zone.id, level + 1)}
@@ -85,15 +63,7 @@ export function ZonePanel(props: {
   }
 
   return (
-    <section class="twin-panel" aria-labelledby="zone-heading">
-      <div class="panel-heading">
-        <h2 id="zone-heading">Zones</h2>
-        {context.canWrite && (
-          <button type="button" onClick={() => setDialog({ kind: 'create' })}>
-            New zone
-          </button>
-        )}
-      </div>
+    <ObjectPanel id="zone-heading" title="Zones" context={context} newLabel="New zone" onNew={() => open({ kind: 'create' })}>
       {!zones ? <LoadingOrError error={props.zones.error} /> : zones.length === 0 ? <p>No zone yet.</p> : branch(null, 1)}
       {(dialog?.kind === 'create' || dialog?.kind === 'edit') && (
         <ZoneDialog
@@ -104,27 +74,20 @@ export function ZonePanel(props: {
           zones={zones ?? []}
           types={props.types}
           onSaved={(zone) => saved(dialog.kind === 'edit' ? `${zone.name} saved.` : `Zone ${zone.name} created.`)}
-          onClose={() => setDialog(undefined)}
+          onClose={close}
         />
       )}
       {dialog?.kind === 'delete' && (
-        <ConfirmDialog
-          title={`Delete ${dialog.zone.name}?`}
-          confirm="Delete"
-          danger
-          onClose={() => setDialog(undefined)}
-          action={async () => {
-            await ok(
-              session.api.DELETE('/v1/twin/{contextId}/zones/{zoneId}', {
-                params: { path: { contextId: context.ctx, zoneId: dialog.zone.id } },
-              }),
-            );
-            saved(`${dialog.zone.name} deleted.`);
-          }}
+        <DeleteObjectDialog
+          kind={TWIN_OBJECT_KINDS.zone}
+          context={context}
+          object={dialog.zone}
+          onDeleted={saved}
+          onClose={close}
         >
           <p>The zones inside {dialog.zone.name} move up to where it is, and its points of interest are then in no zone.</p>
-        </ConfirmDialog>
+        </DeleteObjectDialog>
       )}
-    </section>
+    </ObjectPanel>
   );
 }

@@ -5,7 +5,12 @@ type Db = Kysely<RegionalSchema> | Transaction<RegionalSchema>;
 
 /** Embed sessions' rows (regional-0022): by id for the API and the viewer page, by token hash for each embedded request. */
 export class EmbedSessionRepository {
-  constructor(readonly db: Kysely<RegionalSchema>) {}
+  constructor(private readonly db: Kysely<RegionalSchema>) {}
+
+  /** One write transaction of the embed sessions' service (the regional store's). */
+  transaction<T>(work: (tx: Transaction<RegionalSchema>) => Promise<T>): Promise<T> {
+    return this.db.transaction().execute(work);
+  }
 
   async insert(db: Db, row: EmbedSessionRow): Promise<void> {
     await db.insertInto('embed_sessions').values(row).execute();

@@ -205,7 +205,11 @@ export class LibraryModelRepository {
    * the row FOR UPDATE, then counts the placements) waits for the placement and then sees it, or
    * goes first and the placement finds no model. Placements of one model never wait on each other.
    */
-  async findForPlacement(orgId: string, id: string, db: Db): Promise<Pick<LibraryModelRow, 'id' | 'status'> | undefined> {
+  async findForPlacement(
+    orgId: string,
+    id: string,
+    db: Db = this.db,
+  ): Promise<Pick<LibraryModelRow, 'id' | 'status'> | undefined> {
     const query = db.selectFrom('library_models').select(['id', 'status']).where('org_id', '=', orgId).where('id', '=', id);
     return (this.dialect === 'postgres' ? query.forShare() : query).executeTakeFirst();
   }

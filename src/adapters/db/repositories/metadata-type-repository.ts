@@ -7,9 +7,14 @@ type Db = Kysely<RegionalSchema> | Transaction<RegionalSchema>;
 /** Metadata types of a region's organizations. No rules here: MetadataTypeService applies them. */
 export class MetadataTypeRepository {
   constructor(
-    readonly db: Kysely<RegionalSchema>,
+    private readonly db: Kysely<RegionalSchema>,
     private readonly dialect: Dialect,
   ) {}
+
+  /** One write transaction of the metadata types' service (the regional store's). */
+  transaction<T>(work: (tx: Transaction<RegionalSchema>) => Promise<T>): Promise<T> {
+    return this.db.transaction().execute(work);
+  }
 
   /** The organization's type with that id: another organization's answers like a missing one. */
   async find(orgId: string, id: string, db: Db = this.db): Promise<MetadataTypeRow | undefined> {

@@ -1,16 +1,30 @@
 import { type Kysely, sql, type Transaction } from 'kysely';
+import type { TwinObject } from '../../../domain/twins/twin-objects.js';
 import type { Dialect } from '../database.js';
-import type { NodeLinkRow, PlanningLayoutRow, PlanningModelAssetRow, RegionalSchema } from '../schema.js';
+import type { NodeLinkRow, PlanningLayoutRow, RegionalSchema } from '../schema.js';
+import { layoutRowOfObject, objectOfLayoutRow } from './layout-model-asset-rows.js';
 
 type Db = Kysely<RegionalSchema> | Transaction<RegionalSchema>;
 type Tx = Transaction<RegionalSchema>;
 
-/** Planning projects' layouts and the model assets placed in them (docs/planning.md). No rules here. */
+/** The layout a model asset is placed in, with its project and organization (columns of its row). */
+type LayoutIds = Pick<PlanningLayoutRow, 'id' | 'org_id' | 'project_id'>;
+
+/**
+ * Planning projects' layouts and the model assets placed in them (docs/planning.md), these read
+ * and written as the domain's objects (their columns and JSON: layout-model-asset-rows.ts). No
+ * rules here.
+ */
 export class PlanningRepository {
   constructor(
-    readonly db: Kysely<RegionalSchema>,
+    private readonly db: Kysely<RegionalSchema>,
     private readonly dialect: Dialect,
   ) {}
+
+  /** One write transaction of the planning services (the regional store's). */
+  transaction<T>(work: (tx: Tx) => Promise<T>): Promise<T> {
+    return this.db.transaction().execute(work);
+  }
 
   async insertLink(tx: Db, link: NodeLinkRow): Promise<void> {
     await tx.insertInto('node_links').values(link).execute();
@@ -69,8 +83,8 @@ export class PlanningRepository {
   }
 
   /** A page of the layout's model assets along (layout_id, created_at, id). */
-  async listModelAssets(layoutId: string, limit: number, offset: number): Promise<PlanningModelAssetRow[]> {
-    return this.db
+  async listModelAssets(layoutId: string, limit: number, offset: number): Promise<TwinObject<'modelAsset'>[]> {
+    const rows = await this.db
       .selectFrom('planning_model_assets')
       .selectAll()
       .where('layout_id', '=', layoutId)
@@ -79,19 +93,29 @@ export class PlanningRepository {
       .limit(limit)
       .offset(offset)
       .execute();
+    return rows.map(objectOfLayoutRow);
   }
 
   /** The layout's model asset with that id; with forUpdate on PostgreSQL held for a change. */
-  async findModelAsset(layoutId: string, id: string, db: Db = this.db, forUpdate = false) {
+  async findModelAsset(
+    layoutId: string,
+    id: string,
+    db: Db = this.db,
+    forUpdate = false,
+  ): Promise<TwinObject<'modelAsset'> | undefined> {
     const query = db.selectFrom('planning_model_assets').selectAll().where('layout_id', '=', layoutId).where('id', '=', id);
-    return (forUpdate && this.dialect === 'postgres' ? query.forUpdate() : query).executeTakeFirst();
+    const row = await (forUpdate && this.dialect === 'postgres' ? query.forUpdate() : query).executeTakeFirst();
+    return row && objectOfLayoutRow(row);
   }
 
-  async insertModelAsset(tx: Db, row: PlanningModelAssetRow): Promise<void> {
-    await tx.insertInto('planning_model_assets').values(row).execute();
+  /** Where a layout's model asset is stored: the layout, its project and organization. */
+  async insertModelAsset(tx: Db, layout: LayoutIds, object: TwinObject<'modelAsset'>): Promise<void> {
+    await tx.insertInto('planning_model_assets').values(layoutRowOfObject(object, layout)).execute();
   }
 
-  async replaceModelAsset(tx: Db, row: PlanningModelAssetRow): Promise<void> {
+  /** The model asset's row rewritten from its fields (its layout and library model stay). */
+  async replaceModelAsset(tx: Db, layout: LayoutIds, object: TwinObject<'modelAsset'>): Promise<void> {
+    const row = layoutRowOfObject(object, layout);
     const { id, org_id: _org, project_id: _project, layout_id: _layout, library_model_id: _model, ...fields } = row;
     await tx.updateTable('planning_model_assets').set(fields).where('id', '=', id).execute();
   }

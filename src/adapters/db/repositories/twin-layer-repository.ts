@@ -10,7 +10,12 @@ type Db = Kysely<RegionalSchema> | Transaction<RegionalSchema>;
  * (domain/twins/twin-layers.ts); this reads the rows.
  */
 export class TwinLayerRepository {
-  constructor(readonly db: Kysely<RegionalSchema>) {}
+  constructor(private readonly db: Kysely<RegionalSchema>) {}
+
+  /** A consistent snapshot for several reads (a site's links and their candidates). */
+  readTransaction<T>(work: (tx: Transaction<RegionalSchema>) => Promise<T>): Promise<T> {
+    return this.db.transaction().setAccessMode('read only').execute(work);
+  }
 
   /** Links the bundle to the site's twin; false when it already was. */
   async link(tx: Db, bundleId: string, siteId: string, at: string): Promise<boolean> {

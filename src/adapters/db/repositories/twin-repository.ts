@@ -1,7 +1,24 @@
 import { type Kysely, sql, type Transaction } from 'kysely';
+import type {
+  AnyDraftChange,
+  AnyTwinObject,
+  DraftChange,
+  FoldedChange,
+  TwinObject,
+  TwinObjectType,
+} from '../../../domain/twins/twin-objects.js';
 import type { Dialect } from '../database.js';
-import type { RegionalSchema, TwinDraftChangeRow, TwinDraftRow, TwinObjectRow, TwinRow } from '../schema.js';
+import type { RegionalSchema, TwinDraftRow, TwinObjectRow, TwinRow } from '../schema.js';
 import { precompiled } from './access-statements.js';
+import {
+  anyChangeOfRow,
+  anyObjectOfRow,
+  changeFieldsText,
+  changeOfRow,
+  type ObjectSite,
+  objectOfRow,
+  rowOfObject,
+} from './twin-object-rows.js';
 
 type Db = Kysely<RegionalSchema> | Transaction<RegionalSchema>;
 type Tx = Transaction<RegionalSchema>;
@@ -40,14 +57,18 @@ const DRAFT_COLUMNS = [
   'published_at',
 ] as const;
 
-/** Twins, drafts, their changes and the live objects. No rules here: the twin services apply them. */
+/**
+ * Twins, drafts, their changes and the live objects, read and written as the domain's objects
+ * and changes (their columns and JSON: twin-object-rows.ts). No rules here: the twin services
+ * apply them.
+ */
 export class TwinRepository {
   /** Every twin read starts with the draft lookup and a list reads a page: both compiled once (Kysely's build cost more than SQLite's run). */
   private readonly draftQuery;
   private readonly pageQuery;
 
   constructor(
-    readonly db: Kysely<RegionalSchema>,
+    private readonly db: Kysely<RegionalSchema>,
     private readonly dialect: Dialect,
   ) {
     const postgres = dialect === 'postgres';
@@ -72,6 +93,11 @@ export class TwinRepository {
       ['\u0000site', '\u0000type', -101, -102],
       postgres,
     );
+  }
+
+  /** One write transaction of the twin services (the regional store's). */
+  transaction<T>(work: (tx: Tx) => Promise<T>): Promise<T> {
+    return this.db.transaction().execute(work);
   }
 
   /**
@@ -152,28 +178,83 @@ export class TwinRepository {
     return counts;
   }
 
-  /** The draft's changes in creation order, optionally of one kind of object. */
-  async changes(draftId: string, objectType?: string, db: Db = this.db): Promise<TwinDraftChangeRow[]> {
-    let query = db.selectFrom('twin_draft_changes').selectAll().where('draft_id', '=', draftId);
-    if (objectType !== undefined) query = query.where('object_type', '=', objectType);
-    return query.orderBy('created_at').orderBy('id').execute();
+  /** The draft's changes in creation order. */
+  async changes(draftId: string, db: Db = this.db): Promise<AnyDraftChange[]> {
+    const rows = await db
+      .selectFrom('twin_draft_changes')
+      .selectAll()
+      .where('draft_id', '=', draftId)
+      .orderBy('created_at')
+      .orderBy('id')
+      .execute();
+    return rows.map(anyChangeOfRow);
   }
 
-  async change(draftId: string, objectId: string, db: Db = this.db): Promise<TwinDraftChangeRow | undefined> {
-    return db
+  /** The draft's changes to objects of one kind, in creation order. */
+  async changesOf<K extends TwinObjectType>(draftId: string, objectType: K, db: Db = this.db): Promise<DraftChange<K>[]> {
+    const rows = await db
+      .selectFrom('twin_draft_changes')
+      .selectAll()
+      .where('draft_id', '=', draftId)
+      .where('object_type', '=', objectType)
+      .orderBy('created_at')
+      .orderBy('id')
+      .execute();
+    return rows.map((row) => changeOfRow<K>(row));
+  }
+
+  /** The draft's change to the object, of whatever kind. */
+  async change(draftId: string, objectId: string, db: Db = this.db): Promise<AnyDraftChange | undefined> {
+    const row = await db
       .selectFrom('twin_draft_changes')
       .selectAll()
       .where('draft_id', '=', draftId)
       .where('object_id', '=', objectId)
       .executeTakeFirst();
+    return row && anyChangeOfRow(row);
   }
 
-  async insertChange(tx: Db, row: TwinDraftChangeRow): Promise<void> {
-    await tx.insertInto('twin_draft_changes').values(row).execute();
+  /** The draft's change to the object, if the object is of that kind. */
+  async changeOf<K extends TwinObjectType>(
+    draftId: string,
+    objectType: K,
+    objectId: string,
+    db: Db = this.db,
+  ): Promise<DraftChange<K> | undefined> {
+    const row = await db
+      .selectFrom('twin_draft_changes')
+      .selectAll()
+      .where('draft_id', '=', draftId)
+      .where('object_id', '=', objectId)
+      .where('object_type', '=', objectType)
+      .executeTakeFirst();
+    return row && changeOfRow<K>(row);
   }
 
-  async updateChange(tx: Db, id: string, fields: Pick<TwinDraftChangeRow, 'kind' | 'fields' | 'updated_at'>): Promise<void> {
-    await tx.updateTable('twin_draft_changes').set(fields).where('id', '=', id).execute();
+  /** A change of the draft's, new: `at` is its first and last change. */
+  async insertChange<K extends TwinObjectType>(tx: Db, draftId: string, change: DraftChange<K>, at: string): Promise<void> {
+    await tx
+      .insertInto('twin_draft_changes')
+      .values({
+        id: change.id,
+        draft_id: draftId,
+        object_id: change.objectId,
+        object_type: change.objectType,
+        kind: change.kind,
+        fields: changeFieldsText(change),
+        library_model_id: change.libraryModelId,
+        created_at: at,
+        updated_at: at,
+      })
+      .execute();
+  }
+
+  async updateChange<K extends TwinObjectType>(tx: Db, id: string, change: FoldedChange<K>, at: string): Promise<void> {
+    await tx
+      .updateTable('twin_draft_changes')
+      .set({ kind: change.kind, fields: changeFieldsText(change), updated_at: at })
+      .where('id', '=', id)
+      .execute();
   }
 
   async deleteChange(tx: Db, id: string): Promise<void> {
@@ -181,18 +262,25 @@ export class TwinRepository {
   }
 
   /** A page of the site's live objects of one kind, along (site_id, object_type, created_at, id). */
-  async listObjects(siteId: string, objectType: string, limit: number, offset: number): Promise<TwinObjectRow[]> {
-    return (await this.db.executeQuery<TwinObjectRow>(this.pageQuery(siteId, objectType, limit, offset))).rows;
+  async listObjects<K extends TwinObjectType>(
+    siteId: string,
+    objectType: K,
+    limit: number,
+    offset: number,
+  ): Promise<TwinObject<K>[]> {
+    const { rows } = await this.db.executeQuery<TwinObjectRow>(this.pageQuery(siteId, objectType, limit, offset));
+    return rows.map((row) => objectOfRow<K>(row));
   }
 
-  /** Every live object of the given ids (a draft's view reads the ones its changes touch). */
-  async objectsByIds(siteId: string, ids: string[], db: Db = this.db): Promise<TwinObjectRow[]> {
+  /** Every live object of the given ids, of whatever kind (a draft's view reads the ones its changes touch). */
+  async objectsByIds(siteId: string, ids: string[], db: Db = this.db): Promise<AnyTwinObject[]> {
     if (ids.length === 0) return [];
-    return db.selectFrom('twin_objects').selectAll().where('site_id', '=', siteId).where('id', 'in', ids).execute();
+    const rows = await db.selectFrom('twin_objects').selectAll().where('site_id', '=', siteId).where('id', 'in', ids).execute();
+    return rows.map(anyObjectOfRow);
   }
 
-  async allObjects(siteId: string, objectType: string, db: Db = this.db): Promise<TwinObjectRow[]> {
-    return db
+  async allObjects<K extends TwinObjectType>(siteId: string, objectType: K, db: Db = this.db): Promise<TwinObject<K>[]> {
+    const rows = await db
       .selectFrom('twin_objects')
       .selectAll()
       .where('site_id', '=', siteId)
@@ -200,31 +288,34 @@ export class TwinRepository {
       .orderBy('created_at')
       .orderBy('id')
       .execute();
+    return rows.map((row) => objectOfRow<K>(row));
   }
 
   /** The site's live object of that kind and id; with forUpdate on PostgreSQL held for a change. */
-  async findObject(
+  async findObject<K extends TwinObjectType>(
     siteId: string,
-    objectType: string,
+    objectType: K,
     id: string,
     db: Db = this.db,
     forUpdate = false,
-  ): Promise<TwinObjectRow | undefined> {
+  ): Promise<TwinObject<K> | undefined> {
     const query = db
       .selectFrom('twin_objects')
       .selectAll()
       .where('site_id', '=', siteId)
       .where('object_type', '=', objectType)
       .where('id', '=', id);
-    return (forUpdate && this.dialect === 'postgres' ? query.forUpdate() : query).executeTakeFirst();
+    const row = await (forUpdate && this.dialect === 'postgres' ? query.forUpdate() : query).executeTakeFirst();
+    return row && objectOfRow<K>(row);
   }
 
-  async insertObject(tx: Db, row: TwinObjectRow): Promise<void> {
-    await tx.insertInto('twin_objects').values(row).execute();
+  async insertObject<K extends TwinObjectType>(tx: Db, site: ObjectSite, object: TwinObject<K>): Promise<void> {
+    await tx.insertInto('twin_objects').values(rowOfObject(object, site)).execute();
   }
 
-  async replaceObject(tx: Db, row: TwinObjectRow): Promise<void> {
-    const { id, org_id: _org, site_id: _site, object_type: _type, ...fields } = row;
+  /** The object's row rewritten whole from its fields (its site and kind stay). */
+  async replaceObject<K extends TwinObjectType>(tx: Db, site: ObjectSite, object: TwinObject<K>): Promise<void> {
+    const { id, org_id: _org, site_id: _site, object_type: _type, ...fields } = rowOfObject(object, site);
     await tx.updateTable('twin_objects').set(fields).where('id', '=', id).execute();
   }
 

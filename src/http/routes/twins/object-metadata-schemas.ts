@@ -1,4 +1,5 @@
 import { type Static, Type } from '@sinclair/typebox';
+import { OBJECT_KINDS } from '../../../domain/metadata/metadata-types.js';
 import {
   ATTACHMENT_VALUE_TYPE,
   METADATA_VALUE_LIMITS as LIMITS,
@@ -42,12 +43,7 @@ export const MetadataSections = Type.Record(Type.String(), Type.Record(Type.Stri
 export const ObjectMetadataSchema = Type.Object(
   {
     objectId: Type.String(),
-    objectType: Type.Union([
-      Type.Literal('asset'),
-      Type.Literal('pointOfInterest'),
-      Type.Literal('zone'),
-      Type.Literal('modelAsset'),
-    ]),
+    objectType: Type.Union(OBJECT_KINDS.map((kind) => Type.Literal(kind))),
     metadataTypeId: Type.Union([Type.String(), Type.Null()]),
     sections: MetadataSections,
     updatedAt: Type.String({ format: 'date-time' }),

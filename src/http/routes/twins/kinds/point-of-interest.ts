@@ -1,8 +1,8 @@
 import { type Static, Type } from '@sinclair/typebox';
-import type { TwinObject } from '../../../domain/twins/twin-objects.js';
+import type { TwinObject } from '../../../../domain/twins/twin-objects.js';
+import type { TwinObjectRoutes } from '../twin-object-routes.js';
 import {
   Color,
-  ContextIdParams,
   Description,
   Icon,
   Nullable,
@@ -11,7 +11,7 @@ import {
   ObjectTrailFields,
   Vector3,
   Viewpoint,
-} from './twin-value-schemas.js';
+} from '../twin-value-schemas.js';
 
 const ZoneId = ObjectId;
 
@@ -77,15 +77,10 @@ export const PointOfInterestSchema = Type.Object(
   { $id: 'PointOfInterest', title: 'PointOfInterest' },
 );
 
-export const PointOfInterestParams = Type.Object({
-  ...ContextIdParams.properties,
-  pointOfInterestId: ObjectId,
-});
-
 type PointOfInterestBody = Static<typeof PointOfInterestSchema>;
 
-export function toPointOfInterestBody(object: TwinObject, withMetadata: boolean): PointOfInterestBody {
-  const f = object.fields as unknown as Omit<PointOfInterestBody, 'id'>;
+export function toPointOfInterestBody(object: TwinObject<'pointOfInterest'>, withMetadata: boolean): PointOfInterestBody {
+  const f = object.fields;
   return {
     id: object.id,
     name: f.name,
@@ -104,3 +99,36 @@ export function toPointOfInterestBody(object: TwinObject, withMetadata: boolean)
     updatedAt: f.updatedAt,
   };
 }
+
+const CONTEXT = "contextId is a site id (the live twin) or a draft id (the draft's view: writes change only the draft).";
+const WRITE = `${CONTEXT} Needs edit on the site. 400 ValidationError naming zoneId (no such zone in the context, also one deleted while the write waited for it) or metadataTypeId (no such type in the organization, or one that does not apply to points of interest). 409 DraftNotOpen: the draft is published or discarded.`;
+
+/** Points of interest: named points of a twin (docs/twins.md). */
+export const POINT_OF_INTEREST_ROUTES: TwinObjectRoutes<
+  TwinObject<'pointOfInterest'>,
+  'pointOfInterestId',
+  typeof PointOfInterestSchema,
+  typeof CreatePointOfInterestBody,
+  typeof UpdatePointOfInterestBody
+> = {
+  segment: 'points-of-interest',
+  idParam: 'pointOfInterestId',
+  names: { singular: 'PointOfInterest', plural: 'PointsOfInterest' },
+  tag: 'Points of interest',
+  schemas: { answer: PointOfInterestSchema, create: CreatePointOfInterestBody, update: UpdatePointOfInterestBody },
+  text: {
+    list: {
+      summary: 'List the points of interest of a twin',
+      description: `${CONTEXT} Ordered by createdAt, then id. Needs read on the site.`,
+    },
+    get: { summary: 'Get a point of interest', description: `${CONTEXT} Needs read on the site.` },
+    create: { summary: 'Place a point of interest', description: WRITE },
+    update: {
+      summary: 'Change a point of interest',
+      description: `Any non-empty subset of the fields; each replaces the stored one whole, null clears an optional one. ${WRITE}`,
+    },
+    delete: { summary: 'Delete a point of interest', description: `${CONTEXT} Needs edit on the site. 409 DraftNotOpen.` },
+  },
+  service: (services) => services.pointsOfInterest,
+  toBody: toPointOfInterestBody,
+};
