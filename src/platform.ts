@@ -4,6 +4,7 @@ import { type InTransaction, openStores, type Store, type Stores, transactionsOf
 import { AuditRepository } from './adapters/db/repositories/audit-repository.js';
 import { BundleRepository } from './adapters/db/repositories/bundle-repository.js';
 import { DirectoryRepository } from './adapters/db/repositories/directory-repository.js';
+import { EmbedSessionRepository } from './adapters/db/repositories/embed-session-repository.js';
 import { GroupRepository } from './adapters/db/repositories/group-repository.js';
 import { InvitationRepository } from './adapters/db/repositories/invitation-repository.js';
 import { LibraryModelRepository } from './adapters/db/repositories/library-model-repository.js';
@@ -55,6 +56,8 @@ export interface RegionContext {
   groups: GroupRepository;
   scimGroups: ScimGroupRepository;
   invitations: InvitationRepository;
+  /** Embed sessions: the region's API and the viewer pages (which find a session in any served region). */
+  embedSessions: EmbedSessionRepository;
   /** Stored objects, upload sessions and the blob deletion queue; bundles and their processings: the worker's too. */
   uploads: UploadRepository;
   bundles: BundleRepository;
@@ -183,6 +186,7 @@ export async function openPlatform(config: Config, clock: Clock = systemClock, o
       groups: new GroupRepository(store.db, store.dialect),
       scimGroups: new ScimGroupRepository(store.db),
       invitations: new InvitationRepository(store.db),
+      embedSessions: new EmbedSessionRepository(store.db),
       uploads: new UploadRepository(store.db, store.dialect),
       bundles: new BundleRepository(store.db),
       libraryModels: new LibraryModelRepository(store.db, store.dialect),

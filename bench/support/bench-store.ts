@@ -1,9 +1,9 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { adminService } from '../../src/composition/platform-services.js';
 import { loadConfig } from '../../src/config/config.js';
 import { openPlatform } from '../../src/platform.js';
-import { adminService } from '../../src/services/platform-services.js';
 
 /** Stores made for a benchmark live here and are removed by remove(). */
 const ROOT = path.join(os.tmpdir(), 'rdp-bench');

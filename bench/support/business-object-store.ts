@@ -2,9 +2,9 @@ import { randomUUID } from 'node:crypto';
 import type { Kysely } from 'kysely';
 import { newNodeRow } from '../../src/adapters/db/repositories/node-rows.js';
 import type { NodeRow, RegionalSchema, TwinObjectRow } from '../../src/adapters/db/schema.js';
+import { adminService } from '../../src/composition/platform-services.js';
 import { ORGANIZATION_ADMINISTRATOR_ROLE_ID } from '../../src/domain/people/roles.js';
 import type { Platform } from '../../src/platform.js';
-import { adminService } from '../../src/services/platform-services.js';
 import type { BenchClient } from './permission-store.js';
 
 /** What the business-object benchmark asks for. */

@@ -2,10 +2,10 @@ import { randomUUID } from 'node:crypto';
 import type { Insertable, Kysely } from 'kysely';
 import { newNodeRow } from '../../src/adapters/db/repositories/node-rows.js';
 import type { GlobalSchema, NodeRow, RegionalSchema, UserOrganizationRow, UserRow } from '../../src/adapters/db/schema.js';
+import { adminService } from '../../src/composition/platform-services.js';
 import { ORGANIZATION_ADMINISTRATOR_ROLE_ID } from '../../src/domain/people/roles.js';
 import type { Platform } from '../../src/platform.js';
 import type { AdminService } from '../../src/services/admin-service.js';
-import { adminService } from '../../src/services/platform-services.js';
 import type { BenchClient } from './permission-store.js';
 
 /** What the list benchmark asks for. */

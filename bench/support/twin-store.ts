@@ -3,10 +3,10 @@ import type { Kysely } from 'kysely';
 import { newNodeRow } from '../../src/adapters/db/repositories/node-rows.js';
 import { rowOfObject } from '../../src/adapters/db/repositories/twin-object-rows.js';
 import type { NodeRow, RegionalSchema, TwinDraftChangeRow, TwinObjectRow } from '../../src/adapters/db/schema.js';
+import { adminService } from '../../src/composition/platform-services.js';
 import { ORGANIZATION_ADMINISTRATOR_ROLE_ID } from '../../src/domain/people/roles.js';
 import type { Patch, StoredFields } from '../../src/domain/twins/twin-objects.js';
 import type { Platform } from '../../src/platform.js';
-import { adminService } from '../../src/services/platform-services.js';
 import type { BenchClient } from './permission-store.js';
 
 /** Rows go in by the thousand, each batch one statement. */

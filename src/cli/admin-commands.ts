@@ -17,7 +17,7 @@ async function withPlatform<T>(work: (platform: Platform, admin: AdminService) =
   const { globalStorePresence } = await import('../adapters/db/store-presence.js');
   const { EVERYTHING, openPlatform } = await import('../platform.js');
   const { systemClock } = await import('../ports/clock.js');
-  const { adminService } = await import('../services/platform-services.js');
+  const { adminService } = await import('../composition/platform-services.js');
   const presence = await globalStorePresence(config);
   if (!presence.exists) {
     throw new RefusedError(

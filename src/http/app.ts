@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify';
+import { scimServices } from '../composition/platform-services.js';
 import type { Config } from '../config/config.js';
 import { issuerOf } from '../domain/oauth/issuer.js';
 import { Lifecycle } from '../lifecycle.js';
@@ -12,7 +13,6 @@ import { type Platform, storesFor } from '../platform.js';
 import type { LimiterStore } from '../ports/limiter-store.js';
 import { LoginThrottle } from '../services/login-throttle.js';
 import { type LimitsSource, OrganizationRateLimiter } from '../services/organization-rate-limiter.js';
-import { scimServices } from '../services/platform-services.js';
 import { SignInGate } from '../services/sign-in.js';
 import { authApp, wellKnownApp } from './auth-app.js';
 import blobRoutes from './blob-routes.js';

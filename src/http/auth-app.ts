@@ -1,6 +1,7 @@
 import cookie from '@fastify/cookie';
 import formbody from '@fastify/formbody';
 import type { FastifyInstance } from 'fastify';
+import { applicationService, invitationAcceptance } from '../composition/platform-services.js';
 import { SCOPES } from '../domain/access/scopes.js';
 import { ApiError } from '../domain/errors.js';
 import type { Region } from '../domain/regions.js';
@@ -13,7 +14,6 @@ import { settingsRoutes } from '../oauth/interaction/settings-routes.js';
 import type { SigningKeys } from '../oauth/signing-keys.js';
 import type { TokenEndpoint } from '../oauth/token-endpoint.js';
 import type { Platform } from '../platform.js';
-import { applicationService, invitationAcceptance } from '../services/platform-services.js';
 import type { SignInGate } from '../services/sign-in.js';
 
 export interface AuthAppOptions {

@@ -1,11 +1,11 @@
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyInstance } from 'fastify';
+import { regionServices } from '../composition/region-services.js';
 import type { Region } from '../domain/regions.js';
 import type { AccessTokenVerifier } from '../oauth/access-tokens.js';
 import { EmbedTokenVerifier } from '../oauth/embed-tokens.js';
 import type { Platform } from '../platform.js';
 import type { OrganizationRateLimiter } from '../services/organization-rate-limiter.js';
-import { regionServices } from '../services/region-services.js';
 import { registerAuthentication } from './plugins/authenticate.js';
 import type { PlatformMetrics } from './plugins/metrics.js';
 import { registerRateLimit } from './plugins/rate-limit.js';

@@ -1,10 +1,10 @@
 import { randomUUID } from 'node:crypto';
 import type { BlobDeletionRow } from '../adapters/db/schema.js';
+import { nodeServices } from '../composition/region-services.js';
 import { STALE_SENDING_MS } from '../domain/people/invitation-rules.js';
 import type { Platform, RegionContext } from '../platform.js';
 import type { BlobStore } from '../ports/blob-store.js';
 import type { Clock } from '../ports/clock.js';
-import { nodeServices } from '../services/region-services.js';
 
 /**
  * What a housekeeping step uses of the platform: the clock and, of each opened region, the

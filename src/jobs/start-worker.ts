@@ -1,9 +1,9 @@
+import { type RegionLifecycles, regionLifecycles } from '../composition/region-services.js';
 import { JOB_KINDS } from '../domain/processing/jobs.js';
 import type { Region } from '../domain/regions.js';
 import type { Platform } from '../platform.js';
 import type { JobOutcomes } from '../ports/job-queue.js';
 import { missingVideoTools } from '../processing/video/video-tools.js';
-import { type RegionLifecycles, regionLifecycles } from '../services/region-services.js';
 import type { JobErrorLog, JobRegistration } from './job-handler.js';
 import { previewLibraryModelJob } from './preview-library-model.js';
 import { processBundleJob } from './process-bundle.js';

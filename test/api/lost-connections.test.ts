@@ -1,9 +1,9 @@
 import { randomBytes } from 'node:crypto';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { adminService } from '../../src/composition/platform-services.js';
 import { loadConfig } from '../../src/config/config.js';
 import { openPlatform } from '../../src/platform.js';
-import { adminService } from '../../src/services/platform-services.js';
 import { administratorClient } from '../support/fixtures.js';
 import { freePort } from '../support/ports.js';
 import { type ServerProcess, startServer } from '../support/server-process.js';

@@ -5,9 +5,9 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { dropPostgresSchemas } from '../../src/adapters/db/database.js';
+import { adminService } from '../../src/composition/platform-services.js';
 import { loadConfig } from '../../src/config/config.js';
 import { openPlatform } from '../../src/platform.js';
-import { adminService } from '../../src/services/platform-services.js';
 import { buildServerInto } from '../support/fresh-build.js';
 import { freePort } from '../support/ports.js';
 

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { regionServices } from '../../src/composition/region-services.js';
 import { collectUploads } from '../../src/jobs/housekeeping.js';
-import { regionServices } from '../../src/services/region-services.js';
 import { type ApiClient, createOrg, type OrgFixture } from '../support/fixtures.js';
 import { runPreview, triangleObj } from '../support/library-models.js';
 import { checkedPreview, checkedThumbnail } from '../support/model-checks.js';

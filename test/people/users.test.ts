@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { applicationService } from '../../src/services/platform-services.js';
+import { applicationService } from '../../src/composition/platform-services.js';
 import { createOrg, type OrgFixture } from '../support/fixtures.js';
 import { createMember } from '../support/oauth-flow.js';
 import { auditEvents, peopleSnapshot, place, serviceApp, setSeatLimit, signedInPerson } from '../support/people-users.js';

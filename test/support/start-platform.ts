@@ -6,6 +6,7 @@ import os from 'node:os';
 import path from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import { dropPostgresSchemas } from '../../src/adapters/db/database.js';
+import { adminService } from '../../src/composition/platform-services.js';
 import { loadConfig } from '../../src/config/config.js';
 import type { Region } from '../../src/domain/regions.js';
 import { buildApp } from '../../src/http/app.js';
@@ -16,7 +17,6 @@ import type { JobWorkerLog } from '../../src/jobs/worker.js';
 import { openPlatform, type Platform, type RegionContext } from '../../src/platform.js';
 import { ManualClock } from '../../src/ports/clock.js';
 import type { AdminService } from '../../src/services/admin-service.js';
-import { adminService } from '../../src/services/platform-services.js';
 import { freePort } from './ports.js';
 
 /**

@@ -6,8 +6,8 @@ import type {
   RawRequestDefaultExpression,
   RawServerDefault,
 } from 'fastify';
+import type { RegionServices } from '../../composition/region-services.js';
 import type { Platform } from '../../platform.js';
-import type { RegionServices } from '../../services/region-services.js';
 
 /**
  * What a regional route module is given (http/region-app.ts builds it): Fastify with TypeBox's

@@ -1,7 +1,7 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { ScimServices } from '../../composition/platform-services.js';
 import { ApiError } from '../../domain/errors.js';
 import { ScimError } from '../../domain/scim/scim-error.js';
-import type { ScimServices } from '../../services/platform-services.js';
 import type { ScimContext } from '../../services/scim/scim-context.js';
 import discoveryRoutes from './discovery-routes.js';
 import groupRoutes from './group-routes.js';

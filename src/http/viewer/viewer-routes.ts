@@ -1,10 +1,10 @@
 import type { FastifyInstance, FastifyReply } from 'fastify';
+import { viewerSessions } from '../../composition/region-services.js';
 import { EMBED_PAGE_PATH } from '../../domain/embed/embed-sessions.js';
 import { html } from '../../domain/html.js';
 import { noneMatch, quoteEtag } from '../../domain/uploads/etag.js';
 import { VIEWER_ASSETS_PATH, VIEWER_SCRIPT_FILE, type ViewerConfig } from '../../domain/viewer/viewer-config.js';
 import type { Platform } from '../../platform.js';
-import { ViewerSessions } from '../../services/embed/viewer-sessions.js';
 import { BuiltAssets } from '../built-assets.js';
 import { viewerContentSecurityPolicy, viewerPage } from './viewer-page.js';
 
@@ -64,7 +64,7 @@ function pageHeaders(csp: string) {
  */
 export default async function viewerRoutes(app: FastifyInstance, options: { platform: Platform }) {
   const { platform } = options;
-  const sessions = new ViewerSessions(platform);
+  const sessions = viewerSessions(platform);
   const assets = new BuiltAssets(platform.config.viewerAssetsDir);
   const connectSources = viewerConnectSources(platform);
 

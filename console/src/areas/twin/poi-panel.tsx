@@ -1,5 +1,4 @@
 import { ErrorNotice } from '../../ui/components.js';
-import { ConfirmDialog } from '../../ui/confirm-dialog.js';
 import { LoadingOrError } from '../../ui/loading-or-error.js';
 import { ShowMore } from '../../ui/show-more.js';
 import type { PagedList } from '../../ui/use-paged-list.js';

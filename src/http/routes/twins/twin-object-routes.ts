@@ -1,6 +1,6 @@
 import { type Static, type TObject, type TSchema, Type } from '@sinclair/typebox';
+import type { RegionServices } from '../../../composition/region-services.js';
 import type { Principal } from '../../../domain/access/principal.js';
-import type { RegionServices } from '../../../services/region-services.js';
 import { clampLimit, Paging } from '../paging.js';
 import type { RegionApp } from '../region-app-type.js';
 import { created, errors } from '../responses.js';

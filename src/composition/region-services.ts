@@ -1,5 +1,4 @@
 import { BusinessObjectRepository } from '../adapters/db/repositories/business-object-repository.js';
-import { EmbedSessionRepository } from '../adapters/db/repositories/embed-session-repository.js';
 import { LibraryTagRepository } from '../adapters/db/repositories/library-tag-repository.js';
 import { MetadataTypeRepository } from '../adapters/db/repositories/metadata-type-repository.js';
 import { PlanningRepository } from '../adapters/db/repositories/planning-repository.js';
@@ -7,42 +6,43 @@ import { TwinLayerRepository } from '../adapters/db/repositories/twin-layer-repo
 import { TwinRepository } from '../adapters/db/repositories/twin-repository.js';
 import type { Region } from '../domain/regions.js';
 import type { Platform, RegionContext } from '../platform.js';
-import { EmbedSessionService } from './embed/embed-session-service.js';
-import { LibraryModelService } from './library/library-model-service.js';
-import { LibraryTagService } from './library/library-tag-service.js';
-import { ModelPreviewLifecycle } from './library/model-preview-lifecycle.js';
-import { MetadataTypeService } from './metadata/metadata-type-service.js';
-import { type NodeAccess, NodeService } from './node-service.js';
-import { NodeTreeService } from './node-tree-service.js';
-import { AuditService } from './people/audit-service.js';
-import { GroupService } from './people/group-service.js';
-import { InvitationService } from './people/invitation-service.js';
-import { MembershipChanges } from './people/membership-changes.js';
-import { MembershipService } from './people/membership-service.js';
-import { RoleService } from './people/role-service.js';
-import { UserService } from './people/user-service.js';
-import { LayoutModelAssetService } from './planning/layout-model-asset-service.js';
-import { PlanningService } from './planning/planning-service.js';
-import { ProcessingLifecycle } from './processing/processing-lifecycle.js';
-import { ProcessingService } from './processing/processing-service.js';
-import { TilesetService } from './processing/tileset-service.js';
-import { scimBaseUrl } from './scim/scim-context.js';
-import { ScimTokenService } from './scim/scim-token-service.js';
-import { BusinessObjectSearchService } from './twins/business-object-search-service.js';
-import { ModelAssetService } from './twins/model-asset-service.js';
-import { ModelPlacementRules } from './twins/model-placement.js';
-import { ObjectKindService } from './twins/object-kind-service.js';
-import { ObjectMetadataService } from './twins/object-metadata-service.js';
-import { namedZoneCheck } from './twins/point-of-interest-rules.js';
-import { TwinLayerService } from './twins/twin-layer-service.js';
-import { twinObjectServices } from './twins/twin-object-service.js';
-import { TwinService } from './twins/twin-service.js';
-import { ZoneService } from './twins/zone-service.js';
-import { AttachmentService } from './uploads/attachment-service.js';
-import { BundleService } from './uploads/bundle-service.js';
-import { SiteFileService } from './uploads/site-file-service.js';
-import { UploadService } from './uploads/upload-service.js';
-import { WebhookService } from './webhooks/webhook-service.js';
+import { EmbedSessionService } from '../services/embed/embed-session-service.js';
+import { ViewerSessions } from '../services/embed/viewer-sessions.js';
+import { LibraryModelService } from '../services/library/library-model-service.js';
+import { LibraryTagService } from '../services/library/library-tag-service.js';
+import { ModelPreviewLifecycle } from '../services/library/model-preview-lifecycle.js';
+import { MetadataTypeService } from '../services/metadata/metadata-type-service.js';
+import { type NodeAccess, NodeService } from '../services/node-service.js';
+import { NodeTreeService } from '../services/node-tree-service.js';
+import { AuditService } from '../services/people/audit-service.js';
+import { GroupService } from '../services/people/group-service.js';
+import { InvitationService } from '../services/people/invitation-service.js';
+import { MembershipChanges } from '../services/people/membership-changes.js';
+import { MembershipService } from '../services/people/membership-service.js';
+import { RoleService } from '../services/people/role-service.js';
+import { UserService } from '../services/people/user-service.js';
+import { LayoutModelAssetService } from '../services/planning/layout-model-asset-service.js';
+import { PlanningService } from '../services/planning/planning-service.js';
+import { ProcessingLifecycle } from '../services/processing/processing-lifecycle.js';
+import { ProcessingService } from '../services/processing/processing-service.js';
+import { TilesetService } from '../services/processing/tileset-service.js';
+import { scimBaseUrl } from '../services/scim/scim-context.js';
+import { ScimTokenService } from '../services/scim/scim-token-service.js';
+import { BusinessObjectSearchService } from '../services/twins/business-object-search-service.js';
+import { ModelAssetService } from '../services/twins/model-asset-service.js';
+import { ModelPlacementRules } from '../services/twins/model-placement.js';
+import { ObjectKindService } from '../services/twins/object-kind-service.js';
+import { ObjectMetadataService } from '../services/twins/object-metadata-service.js';
+import { namedZoneCheck } from '../services/twins/point-of-interest-rules.js';
+import { TwinLayerService } from '../services/twins/twin-layer-service.js';
+import { twinObjectServices } from '../services/twins/twin-object-service.js';
+import { TwinService } from '../services/twins/twin-service.js';
+import { ZoneService } from '../services/twins/zone-service.js';
+import { AttachmentService } from '../services/uploads/attachment-service.js';
+import { BundleService } from '../services/uploads/bundle-service.js';
+import { SiteFileService } from '../services/uploads/site-file-service.js';
+import { UploadService } from '../services/uploads/upload-service.js';
+import { WebhookService } from '../services/webhooks/webhook-service.js';
 
 /**
  * The operations of one regional API, built over that region's store: the composition the HTTP
@@ -325,9 +325,17 @@ export function regionServices(platform: Platform, region: Region): RegionServic
       clock,
       publicUrl: platform.config.publicUrl,
       accessTokenTtlSeconds: platform.config.accessTokenTtlSeconds,
-      sessions: new EmbedSessionRepository(context.store.db),
+      sessions: context.embedSessions,
       twins,
       planning,
     }),
   };
+}
+
+/** The sessions behind the viewer pages, looked up in each region this process serves (config.regions). */
+export function viewerSessions(platform: Platform): ViewerSessions {
+  return new ViewerSessions({
+    clock: platform.clock,
+    regions: platform.config.regions.map((region) => ({ region, sessions: platform.region(region).embedSessions })),
+  });
 }

@@ -1,12 +1,12 @@
 import type { Platform } from '../platform.js';
-import { AdminService } from './admin-service.js';
-import { ApplicationService } from './application-service.js';
-import { InvitationAcceptance } from './people/invitation-acceptance.js';
+import { AdminService } from '../services/admin-service.js';
+import { ApplicationService } from '../services/application-service.js';
+import { InvitationAcceptance } from '../services/people/invitation-acceptance.js';
+import { ScimAuthenticator } from '../services/scim/scim-authenticator.js';
+import { scimBaseUrl } from '../services/scim/scim-context.js';
+import { ScimGroupService } from '../services/scim/scim-group-service.js';
+import { ScimUserService } from '../services/scim/scim-user-service.js';
 import { membershipChanges, nodeServices, scimTokenService } from './region-services.js';
-import { ScimAuthenticator } from './scim/scim-authenticator.js';
-import { scimBaseUrl } from './scim/scim-context.js';
-import { ScimGroupService } from './scim/scim-group-service.js';
-import { ScimUserService } from './scim/scim-user-service.js';
 
 /*
  * The services that span the regions, built over the platform: what the authorization server's
