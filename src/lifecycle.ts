@@ -50,10 +50,10 @@ export interface ShutdownSteps {
 const CLOSE_MARGIN_MS = 5000;
 
 /**
- * The process's stop on SIGTERM or SIGINT (DESIGN.md section 14): /readyz answers 503 from the
- * first moment, requests and jobs in flight finish side by side within the grace period, whatever
- * is left then is cut (connections closed, jobs released to the queue), the stores close, and the
- * caller exits 0. A stop that hangs past the grace and a margin resolves all the same.
+ * The process's stop on SIGTERM or SIGINT (docs/design/processes.md#stopping): /readyz answers 503
+ * from the first moment, requests and jobs in flight finish side by side within the grace period,
+ * whatever is left then is cut (connections closed, jobs released to the queue), the stores close,
+ * and the caller exits 0. A stop that hangs past the grace and a margin resolves all the same.
  */
 export async function shutdown(steps: ShutdownSteps): Promise<void> {
   const { lifecycle, graceMs, log } = steps;

@@ -41,7 +41,7 @@ async function main(): Promise<void> {
   // Webhook deliveries leave from the worker role too (docs/webhooks.md).
   const webhooks = runsWorker ? startWebhookDispatcher(platform, app.log) : undefined;
 
-  // DESIGN.md section 14: /readyz 503 at once, requests and jobs in flight finish within the grace, then exit 0.
+  // docs/design/processes.md#stopping: /readyz 503 at once, requests and jobs in flight finish within the grace, then exit 0.
   let stopping = false;
   const stop = async () => {
     if (stopping) process.exit(1); // a second signal: leave now

@@ -147,13 +147,14 @@ export interface PlatformOpening {
 }
 
 /**
- * What a process's roles need (DESIGN.md section 14). The global store always: every role reads
- * organizations, users, keys and revocations from it. Regional stores: an api process only those
- * of the regions it serves (config.regions). The auth and worker roles serve every organization
- * of the deployment, so they open every region: the invitation pages find an invitation by its
- * link alone and SCIM writes groups and memberships in the organization's region; the job queue
- * is one for the deployment and a worker runs whatever job it claims (per-region workers would
- * need per-region queues). The job queue only where the api role enqueues or the worker runs.
+ * What a process's roles need (docs/design/processes.md#roles). The global store always: every role
+ * reads organizations, users, keys and revocations from it. Regional stores: an api process only
+ * those of the regions it serves (config.regions). The auth and worker roles serve every
+ * organization of the deployment, so they open every region: the invitation pages find an
+ * invitation by its link alone and SCIM writes groups and memberships in the organization's region;
+ * the job queue is one for the deployment and a worker runs whatever job it claims (per-region
+ * workers would need per-region queues). The job queue only where the api role enqueues or the
+ * worker runs.
  */
 export function storesFor(config: Config): PlatformOpening {
   const { roles } = config;

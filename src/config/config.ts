@@ -3,7 +3,7 @@ import { REGIONS, type Region } from '../domain/regions.js';
 import { type PluginConfig, readPluginsFile } from './plugins.js';
 
 /** Everything the platform reads from its environment, parsed once at start and passed down. */
-/** What one process runs (DESIGN.md section 14): the authorization server, regional APIs, the processing worker. */
+/** What one process runs (docs/design/processes.md#roles): the authorization server, regional APIs, the processing worker. */
 export const ROLES = ['auth', 'api', 'worker'] as const;
 export type Role = (typeof ROLES)[number];
 

@@ -109,7 +109,7 @@ export const ERRORS = {
     message: 'The mail server is temporarily unavailable; nothing was stored, retry the same request',
   },
   InvitationNotPending: { status: 409, message: 'The invitation is no longer pending' },
-  // twins and their metadata (DESIGN.md section 11)
+  // twins and their metadata (docs/design/twins.md)
   DraftNotOpen: { status: 409, message: 'The draft is published or discarded: it takes no more changes' },
   DraftChangeDependsOn: { status: 409, message: 'A change to publish names an object the draft adds in a change not published' },
   DataBundleNotInSite: { status: 409, message: "The data bundle is not in the twin's site (a nested site has its own twin)" },
@@ -117,10 +117,10 @@ export const ERRORS = {
     status: 409,
     message: 'The data bundle has no processed derivative with a tileset: process its point cloud first',
   },
-  // planning (DESIGN.md section 13)
+  // planning (docs/design/planning.md#projects)
   BundleNotReady: { status: 409, message: 'The data bundle is not ready: upload and process its input first' },
   DuplicateMetadataTypeName: { status: 409, message: 'A metadata type with this name exists in the organization' },
-  // asset library (DESIGN.md section 12)
+  // asset library (docs/design/asset-library.md)
   DuplicateTagName: { status: 409, message: 'A tag with this name exists in the organization' },
   LibraryModelNotReady: {
     status: 409,
@@ -128,7 +128,7 @@ export const ERRORS = {
   },
   LibraryModelInUse: { status: 409, message: 'The library model is placed in a twin, an open draft or a planning layout' },
   LibraryModelDeleted: { status: 409, message: 'A model asset to publish places a library model that no longer exists' },
-  // operations (DESIGN.md section 14)
+  // operations (docs/design/processes.md)
   DatabaseUnavailable: {
     status: 503,
     error: 'Service Unavailable',

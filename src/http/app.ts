@@ -51,7 +51,7 @@ function organizationLimits(platform: Platform): LimitsSource {
   };
 }
 
-/** The HTTP surface of the process's roles (DESIGN.md section 14) on one Fastify instance. */
+/** The HTTP surface of the process's roles (docs/design/processes.md#roles) on one Fastify instance. */
 export async function buildApp(platform: Platform, options: BuildOptions = {}): Promise<FastifyInstance> {
   const { config } = platform;
   const app = Fastify({

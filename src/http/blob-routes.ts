@@ -36,9 +36,9 @@ function refuseBody(reply: FastifyReply, message: string): ApiError {
 }
 
 /**
- * The embedded blob endpoint (DESIGN.md section 1): signed PUTs of whole objects and of parts
- * (`?uploadId=&partNumber=`), and signed GETs with Range, for the filesystem blob store. The
- * address is the authorization (domain/uploads/signed-url.ts); no bearer token is involved.
+ * The embedded blob endpoint (docs/design/processes.md#addresses): signed PUTs of whole objects and
+ * of parts (`?uploadId=&partNumber=`), and signed GETs with Range, for the filesystem blob store.
+ * The address is the authorization (domain/uploads/signed-url.ts); no bearer token is involved.
  */
 export default async function blobRoutes(app: FastifyInstance, { store }: BlobRoutesOptions) {
   // Bodies stream to disk from the raw request: no parser reads them here, so the JSON body

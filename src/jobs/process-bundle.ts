@@ -85,7 +85,7 @@ async function store(
 /**
  * Runs one processing: marks it running, then downloads the bundle's input, processes it and
  * stores the output; the lifecycle's success makes the derivative node beside the bundle, linked
- * to it (DESIGN.md section 6), and marks the bundle ready.
+ * to it (docs/design/hierarchy.md#derivatives), and marks the bundle ready.
  */
 async function runProcessing(options: ProcessBundleJobOptions, payload: Payload, context: JobContext): Promise<void> {
   const processings = options.processings(payload.region);

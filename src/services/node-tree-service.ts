@@ -127,8 +127,9 @@ export class NodeTreeService {
   /**
    * The node and the siblings linked to it, directly or through one another, as derivatives,
    * sources, a bundle's dependants (a planning project) or a dependant's bundle: they move
-   * together (DESIGN.md section 6), so a project moved takes its bundle and the bundle's point
-   * cloud along. Linked nodes under another parent are counted as strays (a move is refused).
+   * together (docs/design/hierarchy.md#derivatives), so a project moved takes its bundle and the
+   * bundle's point cloud along. Linked nodes under another parent are counted as strays (a move is
+   * refused).
    */
   private async linkedGroup(tx: Transaction<RegionalSchema>, node: NodeRow) {
     const group = new Map([[node.id, node]]);

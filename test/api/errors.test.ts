@@ -5,7 +5,7 @@ import { type ApiResponse, createTree, expectNoInternals, type OrgFixture, reque
 import { type TestPlatform, withPlatformAndOrg } from '../support/platform.js';
 import { refuser } from '../support/refusals.js';
 
-/** DESIGN.md section 4: one body shape, and never an internal detail in it. */
+/** docs/design/errors.md#error-shape: one body shape, and never an internal detail in it. */
 function expectErrorBody(response: ApiResponse, status: number, error?: string) {
   expect(response.status).toBe(status);
   expect(response.headers.get('content-type')).toMatch(/^application\/json/);

@@ -4,9 +4,9 @@ import { activeJobs } from '../support/job-counts.js';
 import { startPlatform, type TestPlatform } from '../support/platform.js';
 
 /**
- * Roles (DESIGN.md section 14): processes of one deployment, each running some of auth, api and
- * worker over the same stores, each serving only its roles' routes. The processes here run in
- * the test's process (test/cli/roles-startup.test.ts starts real ones).
+ * Roles (docs/design/processes.md#roles): processes of one deployment, each running some of auth,
+ * api and worker over the same stores, each serving only its roles' routes. The processes here run
+ * in the test's process (test/cli/roles-startup.test.ts starts real ones).
  */
 describe('processes that run some of the roles', () => {
   let auth: TestPlatform;

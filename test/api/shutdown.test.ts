@@ -81,9 +81,9 @@ function slowRequest(port: number, path: string, headers: Record<string, string>
 }
 
 /**
- * SIGTERM under load (DESIGN.md section 14), against `node dist/main.js` as `npm start` runs it:
- * /readyz turns 503 at once, requests in flight finish and every answer closes its connection,
- * then the process exits 0 within the grace period; past the grace it exits anyway.
+ * SIGTERM under load (docs/design/processes.md#stopping), against `node dist/main.js` as
+ * `npm start` runs it: /readyz turns 503 at once, requests in flight finish and every answer closes
+ * its connection, then the process exits 0 within the grace period; past the grace it exits anyway.
  */
 describe('a stop on SIGTERM under load', () => {
   const buildDir = fs.mkdtempSync(path.join(os.tmpdir(), 'rdp-shutdown-'));

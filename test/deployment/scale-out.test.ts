@@ -10,11 +10,11 @@ import { sampleBytes, uploadBytes } from '../support/uploads.js';
 import { bundleState, countedLoad, jobFolders, type LoadTally } from './support/scale-out-helpers.js';
 
 /**
- * DESIGN.md sections 1 and 14: the roles run apart as an operator runs them (docs/deploy.md):
- * one `auth` process, two `api` copies of one region and a `worker`, each `node dist/main.js`
- * with its RDP_ROLES, on one PostgreSQL schema prefix, S3 (moto) and Redis; nginx in front with
- * the documented configuration. One deployment for the file; loads are bounded (a few hundred
- * requests) for a 2-core machine.
+ * docs/design/processes.md#scaling-out: the roles run apart as an operator runs them
+ * (docs/deploy.md): one `auth` process, two `api` copies of one region and a `worker`, each
+ * `node dist/main.js` with its RDP_ROLES, on one PostgreSQL schema prefix, S3 (moto) and Redis;
+ * nginx in front with the documented configuration. One deployment for the file; loads are bounded
+ * (a few hundred requests) for a 2-core machine.
  */
 const HEARTBEAT_TIMEOUT_SECONDS = 4;
 const REGION = 'eu';

@@ -119,7 +119,7 @@ describe('planning projects from a processed bundle', () => {
     await refused(send(other.admin, bundleId), 404, 'Not Found');
     await refused(send(org.admin, folderId), 404, 'Not Found');
     await refused(send(org.admin, derivativeId), 404, 'Not Found');
-    // Content access failing is 403 Forbidden resource (DESIGN.md section 5), as for every node.
+    // Content access failing is 403 Forbidden resource (docs/design/access.md#refusals), as for every node.
     const elsewhere = await createNode(org, org.orgId, 'division', 'Elsewhere');
     const outsider = await org.serviceClient({ roleName: 'Contributor', nodeId: elsewhere });
     await refused(send(outsider.client, bundleId), 403, 'Forbidden', /Forbidden resource/);
@@ -223,7 +223,7 @@ describe('planning projects from a processed bundle', () => {
     });
   });
 
-  describe('the bundle has a dependant (DESIGN.md section 6)', () => {
+  describe('the bundle has a dependant (docs/design/hierarchy.md#dependants)', () => {
     let site: string;
     let scans: string;
     let bundle: string;

@@ -37,7 +37,7 @@ class TreeModel {
     return [...parents.keys()].some((id) => this.ancestors(id, parents).includes(id));
   }
 
-  /** Whether every node's kind is allowed under its parent (DESIGN.md section 6). */
+  /** Whether every node's kind is allowed under its parent (docs/design/hierarchy.md#node-kinds). */
   kindsAllowed(parents: Map<string, string | null>): boolean {
     const isData = (kind: string) => !['organization', 'division', 'site', 'folder'].includes(kind);
     for (const [id, parent] of parents) {

@@ -52,7 +52,7 @@ export async function sampleBytes(write: (path: string) => Promise<void>, extens
 }
 
 /**
- * The blob stores the upload suites run on (DESIGN.md section 10: every backend): the
+ * The blob stores the upload suites run on (docs/design/testing.md: every backend): the
  * filesystem behind the embedded endpoint, and S3 on moto (the S3 test server that does
  * multipart as S3 does; see test/blobs/support/s3-peers.ts).
  */

@@ -5,7 +5,7 @@ export class WebhookVerificationError extends Error {
   override readonly name = 'WebhookVerificationError';
 }
 
-/** A delivery as the platform sends it (DESIGN section 15): `{ type, timestamp, data }`. */
+/** A delivery as the platform sends it (docs/design/webhooks.md#deliveries): `{ type, timestamp, data }`. */
 export interface WebhookEvent<Data = Record<string, unknown>> {
   type: string;
   timestamp: string;

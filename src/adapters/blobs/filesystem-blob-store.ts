@@ -35,8 +35,8 @@ import {
  *   uploads/<uploadId>/           a multipart upload assembled in place (multipart-assembly.ts)
  *   tmp/<pid>-<random>            files being written (durable-files.ts)
  *
- * The database remains the record of each object's ETag (STYLE.md); the metadata file serves
- * the endpoint's ETag header and head().
+ * The database remains the record of each object's ETag (docs/blob-store.md); the metadata file
+ * serves the endpoint's ETag header and head().
  */
 export interface FilesystemBlobStoreOptions {
   /** The folder of the store, `<dataDir>/blobs`. */

@@ -6,10 +6,10 @@ import { preparedName } from './prepared-statements.js';
 
 /**
  * PostgreSQL connections that die (a restart, a failover, pg_terminate_backend) must cost a
- * request at most, never the process (DESIGN.md section 14). pg reports a connection lost while
- * idle as an 'error' event on its pool, or on the client when it is checked out between two
- * statements; an event without a listener ends the process. Every pool and client the platform
- * makes comes from here, with listeners on both.
+ * request at most, never the process (docs/design/processes.md#lost-connections). pg reports a
+ * connection lost while idle as an 'error' event on its pool, or on the client when it is checked
+ * out between two statements; an event without a listener ends the process. Every pool and client
+ * the platform makes comes from here, with listeners on both.
  */
 
 /** The server ended the session: admin_shutdown, crash_shutdown, cannot_connect_now; class 08: connection exceptions. */

@@ -2,8 +2,9 @@ import { html, type SafeHtml } from '../html.js';
 import type { ViewerTargetType } from '../viewer/viewer-config.js';
 
 /**
- * Embed sessions (DESIGN.md section 13, docs/embedding.md): a read-only bearer token for one
- * target, framed only by the session's origins, until it expires or is revoked. No I/O here.
+ * Embed sessions (docs/design/embedding.md#embed-sessions, docs/embedding.md): a read-only bearer
+ * token for one target, framed only by the session's origins, until it expires or is revoked. No
+ * I/O here.
  */
 export const EMBED_TOKEN_PREFIX = 'rdpe_';
 export const MIN_EXPIRES_IN_SECONDS = 300;
@@ -59,7 +60,7 @@ export function embedHtml(iframeUrl: string, title: string): SafeHtml {
 }
 
 /**
- * Which routes an embed token may call (DESIGN.md section 13), from the route's method and path:
+ * Which routes an embed token may call (docs/design/embedding.md#token-reach), from the route's method and path:
  * `target` the reads under /v1/twin/{ctx} and GET /v1/planning/{ctx}/layouts and /layers (checked against the session's target), `layerTiles`
  * the tiles of a derivative (checked against the target's layers); none: every other route.
  */

@@ -1,6 +1,6 @@
 import { detectPointCloudFormat } from '../processing/point-cloud-formats.js';
 
-/** The formats the asset library takes (DESIGN.md section 12), known from a file's bytes. */
+/** The formats the asset library takes (docs/design/asset-library.md#formats), known from a file's bytes. */
 export const MODEL_FORMATS = ['gltf', 'glb', 'obj', 'stl', 'ply', 'fbx', 'ifc', 'step', 'e57', 'las', 'laz'] as const;
 export type ModelFormat = (typeof MODEL_FORMATS)[number];
 

@@ -1,7 +1,7 @@
 import { validationError } from '../errors.js';
 import { MAX_TAGS_PER_MODEL } from './tags.js';
 
-/** The rules of asset library models (DESIGN.md section 12, docs/asset-library.md). */
+/** The rules of asset library models (docs/design/asset-library.md#models, docs/asset-library.md). */
 
 /** A model's description: up to this many characters (code points). */
 export const MODEL_DESCRIPTION_MAX_LENGTH = 2000;

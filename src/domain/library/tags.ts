@@ -1,6 +1,6 @@
 import type { LibraryTagRow } from '../records/regional.js';
 
-/** The rules of asset library tags (DESIGN.md section 12, docs/asset-library.md). */
+/** The rules of asset library tags (docs/design/asset-library.md#tags, docs/asset-library.md). */
 
 /** A tag with the number of models that carry it, as reads answer it. */
 export type LibraryTagWithCount = LibraryTagRow & { model_count: number };

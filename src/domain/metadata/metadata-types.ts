@@ -4,7 +4,7 @@ import type { TwinObjectType } from '../twins/twin-objects.js';
 
 /**
  * An organization's metadata types: named, typed property sets that the twin's objects fill in
- * (DESIGN.md section 11, "Metadata types"; docs/twins.md). No I/O. The HTTP schema states every
+ * (docs/design/metadata.md#metadata-types; docs/twins.md). No I/O. The HTTP schema states every
  * bound below (it imports them); checkMetadataType applies them all again together with the rules
  * a schema cannot say, so it holds for input from anywhere.
  */

@@ -2,7 +2,7 @@ import { isJsonObject, type JsonObject, type JsonValue, mergePatch } from './mer
 import { codePointLength, type FieldError, METADATA_TYPE_LIMITS, type MetadataProperty } from './metadata-types.js';
 
 /**
- * An object's metadata (DESIGN.md section 11, "Object metadata"): `sections: {"<section>":
+ * An object's metadata (docs/design/metadata.md#object-metadata): `sections: {"<section>":
  * {"<property>": value}}`, changed by JSON Merge Patch and checked against the object's metadata
  * type. No I/O.
  */

@@ -1,4 +1,4 @@
-/** The node kinds and the rules on which kind may sit where (DESIGN.md section 6). No I/O. */
+/** The node kinds and the rules on which kind may sit where (docs/design/hierarchy.md#node-kinds). No I/O. */
 import { ApiError } from '../errors.js';
 
 export const DATA_KINDS = ['dataBundle', 'siteFile', 'pointCloud', 'mesh', 'twin', 'dataSource', 'planningProject'] as const;

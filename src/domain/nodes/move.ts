@@ -15,7 +15,7 @@ export interface MoveNode {
 export interface MoveFacts {
   node: MoveNode;
   target: MoveNode;
-  /** The node and the derivatives and sources that move with it (DESIGN.md section 6). */
+  /** The node and the derivatives and sources that move with it (docs/design/hierarchy.md#derivatives). */
   group: MoveNode[];
   /** Derivatives and sources of the group that are not siblings of the node. */
   strayDerivatives: number;

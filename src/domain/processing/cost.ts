@@ -10,9 +10,9 @@ export interface CostInput {
 const MIB = 1024 * 1024;
 
 /**
- * Processing cost in credits, a deterministic function of the finalized input (DESIGN.md
- * section 9): a base per job and per file, plus a rate per started 100 MiB by kind of input
- * (video costs more: reconstruction is the heavier work).
+ * Processing cost in credits, a deterministic function of the finalized input
+ * (docs/design/processing.md#cost): a base per job and per file, plus a rate per started 100 MiB by
+ * kind of input (video costs more: reconstruction is the heavier work).
  */
 export function processingCost(input: CostInput): number {
   const kind = inputKind(input.format);

@@ -2,8 +2,9 @@ import { NAME_MAX_LENGTH } from '../nodes/hierarchy.js';
 import { nodeBlobPrefix } from '../uploads/blob-key.js';
 
 /**
- * What a processing makes: a derivative node beside its bundle, linked to it (DESIGN.md
- * section 6), whose bytes are one stored object under the derivative's prefix. No I/O.
+ * What a processing makes: a derivative node beside its bundle, linked to it
+ * (docs/design/hierarchy.md#derivatives), whose bytes are one stored object under the derivative's
+ * prefix. No I/O.
  */
 
 /** What a processor produced: a point cloud's tileset, or a video's reconstruction. */

@@ -28,7 +28,7 @@ export interface UserRow {
   last_name: string;
   kind: 'user' | 'service';
   deactivated_at: string | null;
-  /** Tokens issued before this instant are refused: the "not before" of DESIGN.md section 5. */
+  /** Tokens issued before this instant are refused: the "not before" of docs/design/access.md#revocation. */
   tokens_not_before: string | null;
   created_at: string;
   updated_at: string;

@@ -1,9 +1,9 @@
 import { WORD_CHARACTER_RANGES } from './word-characters.js';
 
 /**
- * The least closeness a fuzzy name match keeps (DESIGN.md section 11). PostgreSQL connections set
- * pg_trgm's similarity_threshold to it, so the `%` operator finds exactly these candidates whatever
- * the server's setting.
+ * The least closeness a fuzzy name match keeps (docs/design/search.md#name-closeness). PostgreSQL
+ * connections set pg_trgm's similarity_threshold to it, so the `%` operator finds exactly these
+ * candidates whatever the server's setting.
  */
 export const FUZZY_CLOSENESS = 0.3;
 

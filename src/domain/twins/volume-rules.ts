@@ -1,6 +1,6 @@
 import { validationError } from '../errors.js';
 
-/** How far a rotation's norm may be from 1 before it is refused rather than normalised (DESIGN.md section 11). */
+/** How far a rotation's norm may be from 1 before it is refused rather than normalised (docs/design/twins.md#value-types). */
 export const QUATERNION_NORM_TOLERANCE = 1e-3;
 
 export interface Quaternion {

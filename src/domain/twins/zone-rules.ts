@@ -1,6 +1,6 @@
 import { ApiError } from '../errors.js';
 
-/** Zones nest at most this deep; a top-level zone is level 1 (DESIGN.md section 11). */
+/** Zones nest at most this deep; a top-level zone is level 1 (docs/design/twin-objects.md#zones). */
 export const MAX_ZONE_DEPTH = 8;
 
 /** Each zone of a context and its parent (null: top level). */

@@ -128,9 +128,9 @@ function detectVideoContainer(bytes: Uint8Array): FileFormat | null {
 export type InputKind = 'point-cloud' | 'video';
 
 /**
- * The formats processing reads (DESIGN.md section 9), as people know them: point clouds become
- * 3D Tiles, videos are checked with ffprobe and reconstructed. One table for what finalize
- * accepts as a bundle's input, which processor runs, and the messages that list them.
+ * The formats processing reads (docs/design/processing.md#inputs), as people know them: point
+ * clouds become 3D Tiles, videos are checked with ffprobe and reconstructed. One table for what
+ * finalize accepts as a bundle's input, which processor runs, and the messages that list them.
  */
 const PROCESSED: Partial<Record<FileFormat, { kind: InputKind; label: string }>> = {
   las: { kind: 'point-cloud', label: 'LAS' },

@@ -1,7 +1,7 @@
 /**
- * What the viewer page hands its script (DESIGN.md section 13): where the API is, what to show,
- * and which parent origins may talk to it. The token is never part of it: it travels in the
- * address's fragment (`#token=...`), so it reaches no log and no Referer.
+ * What the viewer page hands its script (docs/design/viewer.md#viewer-page): where the API is, what
+ * to show, and which parent origins may talk to it. The token is never part of it: it travels in
+ * the address's fragment (`#token=...`), so it reaches no log and no Referer.
  */
 export type ViewerTargetType = 'twin' | 'twinDraft' | 'project' | 'layout';
 

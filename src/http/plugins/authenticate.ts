@@ -33,10 +33,11 @@ export interface RegionOfApi {
 /**
  * Layer 1 of the access layers, on every route that declares a scope: a verified bearer token
  * carrying that scope. Layers 2 and 3 run in the query that loads the node (services).
- * A token of an organization of another region is refused first (DESIGN.md sections 1 and 4),
- * from the region the verifier keeps with the verified token: no store read per request.
- * An embed token (`rdpe_...`, docs/embedding.md) goes to `embed` with the route's reach instead:
- * every route refuses it but the reads of its target and its layers' tiles.
+ * A token of an organization of another region is refused first
+ * (docs/design/errors.md#another-region), from the region the verifier keeps with the verified
+ * token: no store read per request. An embed token (`rdpe_...`, docs/embedding.md) goes to `embed`
+ * with the route's reach instead: every route refuses it but the reads of its target and its
+ * layers' tiles.
  */
 export function registerAuthentication(
   app: FastifyInstance,

@@ -105,9 +105,9 @@ export function clientErrorHandler(this: FastifyInstance, error: NodeJS.ErrnoExc
 }
 
 /**
- * One error shape everywhere (DESIGN.md section 4). Unknown paths are 404; known paths with
- * another method are 405 with Allow. Unexpected failures are logged with the request id and
- * answered with the generic 500 body: no stack or SQL leaves the process.
+ * One error shape everywhere (docs/design/errors.md#error-shape). Unknown paths are 404; known
+ * paths with another method are 405 with Allow. Unexpected failures are logged with the request id
+ * and answered with the generic 500 body: no stack or SQL leaves the process.
  */
 export function registerErrorHandling(app: FastifyInstance): void {
   const knownPaths = FindMyWay({ ignoreTrailingSlash: false });

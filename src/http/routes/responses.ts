@@ -1,7 +1,7 @@
 import { Type } from '@sinclair/typebox';
 import type { FastifyReply } from 'fastify';
 
-/** The error body of DESIGN.md section 4, for the OpenAPI responses. */
+/** The error body of docs/design/errors.md#error-shape, for the OpenAPI responses. */
 export const ErrorSchema = Type.Object(
   {
     statusCode: Type.Integer(),

@@ -51,8 +51,9 @@ export interface EmbedSessionServiceOptions {
 }
 
 /**
- * Embed sessions (DESIGN.md section 13, docs/embedding.md). Making, reading and revoking one needs
- * read on its target's site; the routes add the scope. The token is returned once, at creation.
+ * Embed sessions (docs/design/embedding.md#embed-sessions, docs/embedding.md). Making, reading and
+ * revoking one needs read on its target's site; the routes add the scope. The token is returned
+ * once, at creation.
  */
 export class EmbedSessionService {
   /** Told of each revocation, so this process's token verifier forgets the session at once. */

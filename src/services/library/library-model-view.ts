@@ -13,7 +13,7 @@ export interface ModelDownloadLinks {
   preview: DownloadLink | null;
 }
 
-/** A model as the API shows it (DESIGN.md section 12). */
+/** A model as the API shows it (docs/design/asset-library.md#models). */
 export interface LibraryModelView {
   id: string;
   name: string;

@@ -167,10 +167,10 @@ export class InvitationService {
   }
 
   /**
-   * DESIGN.md section 4: a person with a place in the organization, with a role anywhere or none,
-   * is already a member of it; to a node they are one when they hold a membership on that node.
-   * A deactivated place counts too: accepting would not reactivate it (docs/people.md), so the
-   * invitation could only mislead; PATCH /v1/users/{userId} reactivates.
+   * docs/design/errors.md#members: a person with a place in the organization, with a role anywhere
+   * or none, is already a member of it; to a node they are one when they hold a membership on that
+   * node. A deactivated place counts too: accepting would not reactivate it (docs/people.md), so
+   * the invitation could only mislead; PATCH /v1/users/{userId} reactivates.
    */
   private async checkNotMember(member: OrganizationMember, node: { id: string; kind: string }): Promise<void> {
     if (node.kind === 'organization') {

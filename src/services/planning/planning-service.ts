@@ -42,9 +42,9 @@ export interface PlanningServiceOptions {
 }
 
 /**
- * Planning projects (DESIGN.md section 13, docs/planning.md): a project is a node beside its data
- * bundle, linked to it as a dependant, holding layouts where library models are placed. Access to
- * a project and its layouts is its node's.
+ * Planning projects (docs/design/planning.md#projects, docs/planning.md): a project is a node
+ * beside its data bundle, linked to it as a dependant, holding layouts where library models are
+ * placed. Access to a project and its layouts is its node's.
  */
 export class PlanningService {
   private readonly clock: Clock;

@@ -15,12 +15,12 @@ export interface ModelAssetServiceOptions {
 }
 
 /**
- * Model assets, library models placed in a twin (DESIGN.md section 11, docs/twins.md "Model
- * assets"), through a twin context like the other kinds, or in a planning layout (a layout id as
- * {ctx}, docs/planning.md), stored apart from the twin's objects. The rules are the placement's
- * (ModelPlacementRules); the library model is checked again in the write's transaction with the
- * model's row held, so a deletion of the model takes turns with the placement. A publish checks
- * the models its added placements name the same way (TwinService.publish).
+ * Model assets, library models placed in a twin (docs/design/twin-objects.md#model-assets,
+ * docs/twins.md "Model assets"), through a twin context like the other kinds, or in a planning
+ * layout (a layout id as {ctx}, docs/planning.md), stored apart from the twin's objects. The rules
+ * are the placement's (ModelPlacementRules); the library model is checked again in the write's
+ * transaction with the model's row held, so a deletion of the model takes turns with the placement.
+ * A publish checks the models its added placements name the same way (TwinService.publish).
  */
 export class ModelAssetService {
   private readonly objects: TwinObjectService<'modelAsset'>;

@@ -24,7 +24,7 @@ export interface ObjectKindServiceOptions<K extends TwinObjectType> {
 }
 
 /**
- * The five operations of a kind of twin object through a {ctx} (DESIGN.md section 11,
+ * The five operations of a kind of twin object through a {ctx} (docs/design/twin-objects.md,
  * docs/twins.md), for a kind whose rules are its fields' (src/domain/twins/kinds/) and, perhaps,
  * the references it makes: reading needs read on the site, writing edit. The schema checks the
  * body's shape and bounds; here the rest: the kind's defaults and normalised values, the

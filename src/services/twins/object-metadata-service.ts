@@ -63,10 +63,11 @@ function view(object: TwinObject): ObjectMetadataView {
 }
 
 /**
- * Object metadata of any kind of twin object (DESIGN.md section 11, docs/twins.md): read as the
- * context shows the object, changed by a JSON Merge Patch of its sections checked against the
- * object's metadata type. Through a draft the new sections go into the draft's change, with the
- * type they were checked against, and the live twin is untouched until the publish.
+ * Object metadata of any kind of twin object (docs/design/metadata.md#object-metadata,
+ * docs/twins.md): read as the context shows the object, changed by a JSON Merge Patch of its
+ * sections checked against the object's metadata type. Through a draft the new sections go into the
+ * draft's change, with the type they were checked against, and the live twin is untouched until the
+ * publish.
  */
 export class ObjectMetadataService {
   private readonly objects: TwinObjectServices;

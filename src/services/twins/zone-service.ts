@@ -32,9 +32,9 @@ export interface ZoneServiceOptions {
 }
 
 /**
- * Zones through a twin context (DESIGN.md section 11, docs/twins.md). The schema checks the
- * body's shape and bounds; here the rest: rotations normalised (norm within 1 ± 1e-3), the
- * parent a zone the context shows, no cycle, at most 8 levels, and the metadata type one of the
+ * Zones through a twin context (docs/design/twin-objects.md#zones, docs/twins.md). The schema
+ * checks the body's shape and bounds; here the rest: rotations normalised (norm within 1 ± 1e-3),
+ * the parent a zone the context shows, no cycle, at most 8 levels, and the metadata type one of the
  * organization for zones. A delete re-attaches the zone's children to its parent and takes its
  * points of interest out of it, in the delete's transaction.
  */

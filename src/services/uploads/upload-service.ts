@@ -95,7 +95,7 @@ export interface UploadServiceOptions {
 }
 
 /**
- * The upload machinery every kind of file shares (DESIGN.md section 8): reserve the declared
+ * The upload machinery every kind of file shares (docs/design/uploads.md): reserve the declared
  * bytes against the quota at initiation, hand out signed addresses, and at finalize check the
  * stored object (complete, same size, the client's ETag) and its real format.
  */

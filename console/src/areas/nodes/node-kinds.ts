@@ -44,8 +44,8 @@ export type CreatableType = 'division' | 'site' | 'folder';
 
 /**
  * What a node of `type` may hold among the creatable kinds, as the platform's hierarchy rules
- * say (DESIGN.md section 6): organization > division > site | folder; a folder outside a site
- * holds sites and folders; a site, or a folder inside one, holds folders (and data).
+ * say (docs/design/hierarchy.md#node-kinds): organization > division > site | folder; a folder
+ * outside a site holds sites and folders; a site, or a folder inside one, holds folders (and data).
  */
 export function creatableChildren(type: NodeType, insideSite: boolean): CreatableType[] {
   switch (type) {

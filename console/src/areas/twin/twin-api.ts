@@ -30,7 +30,10 @@ export interface TwinContext {
   canWrite: boolean;
 }
 
-/** A twin holds few zones (DESIGN.md: at most 8 levels, read whole by the platform): one page of this many is all of them. */
+/**
+ * A twin holds few zones (docs/design/twin-objects.md#zones: at most 8 levels, read whole by the
+ * platform): one page of this many is all of them.
+ */
 export const ZONE_LIMIT = 1000;
 
 export function listZones(session: ConsoleSession, ctx: string): Promise<Zone[]> {

@@ -1,10 +1,10 @@
 import type { Kysely } from 'kysely';
 
 /**
- * An organization's metadata types (DESIGN.md section 11, docs/twins.md "Metadata types"):
- * applies_to and properties are JSON text, checked by domain/metadata before they are stored.
- * Names are unique in the organization without regard to case (name_key): the unique index is
- * what settles two concurrent creations of one name, and it also serves the list's order.
+ * An organization's metadata types (docs/design/metadata.md#metadata-types, docs/twins.md "Metadata
+ * types"): applies_to and properties are JSON text, checked by domain/metadata before they are
+ * stored. Names are unique in the organization without regard to case (name_key): the unique index
+ * is what settles two concurrent creations of one name, and it also serves the list's order.
  */
 export async function up(db: Kysely<any>): Promise<void> {
   await db.schema

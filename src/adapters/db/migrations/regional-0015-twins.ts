@@ -1,7 +1,7 @@
 import type { Kysely } from 'kysely';
 
 /**
- * Twins, their drafts and their objects (DESIGN.md section 11, docs/twins.md). A site has at most
+ * Twins, their drafts and their objects (docs/design/twins.md, docs/twins.md). A site has at most
  * one live twin (unique site_id: the lazy creation is an insert that does nothing on conflict).
  * Every kind of object lives in twin_objects; a draft stores only its changes, one row per object
  * (unique (draft_id, object_id)), folded as docs/twins.md says. body, fields and metadata are JSON

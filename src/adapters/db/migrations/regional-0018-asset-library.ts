@@ -1,8 +1,8 @@
 import type { Kysely } from 'kysely';
 
 /**
- * The organization's asset library (DESIGN.md section 12, docs/asset-library.md): models, tags
- * and which tags a model carries.
+ * The organization's asset library (docs/design/asset-library.md, docs/asset-library.md): models,
+ * tags and which tags a model carries.
  *
  * library_models holds a model's whole life in one row, as stored_objects does for site files:
  * the declared upload (file_name, declared_bytes, blob_key, multipart_upload_id, reserved_bytes

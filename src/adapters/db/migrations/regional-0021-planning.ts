@@ -1,9 +1,9 @@
 import type { Kysely } from 'kysely';
 
 /**
- * Planning projects (DESIGN.md section 13, docs/planning.md). A project is a node of the tree
- * (kind planningProject, linked to its bundle by a node_links row of kind dependant); what it
- * holds lives here.
+ * Planning projects (docs/design/planning.md#projects, docs/planning.md). A project is a node of
+ * the tree (kind planningProject, linked to its bundle by a node_links row of kind dependant); what
+ * it holds lives here.
  *
  * planning_layouts: a project's layouts, one made with it as its default (is_default 1). No
  * site_id: the project's site is its node's (nodes.site_id), which a move of the bundle and its

@@ -1,11 +1,12 @@
 import type { Kysely } from 'kysely';
 
 /**
- * Embed sessions (DESIGN.md section 13, docs/embedding.md): a read-only token for one target.
- * Only the token's SHA-256 is kept (token_hash, unique: the lookup of every embedded request).
- * site_id is the target's site, whose read permission the session's creator needs and whose
- * layers the token's tiles come from. allowed_origins is a JSON array. A revoked session keeps
- * its row (revoked_at) so that its viewer page can still say so, framed by the same origins.
+ * Embed sessions (docs/design/embedding.md#embed-sessions, docs/embedding.md): a read-only token
+ * for one target. Only the token's SHA-256 is kept (token_hash, unique: the lookup of every
+ * embedded request). site_id is the target's site, whose read permission the session's creator
+ * needs and whose layers the token's tiles come from. allowed_origins is a JSON array. A revoked
+ * session keeps its row (revoked_at) so that its viewer page can still say so, framed by the same
+ * origins.
  */
 export async function up(db: Kysely<any>): Promise<void> {
   await db.schema

@@ -1,7 +1,7 @@
 import type { Kysely } from 'kysely';
 
 /**
- * Webhooks (DESIGN.md section 15, docs/webhooks.md): endpoints, and the outbox the services
+ * Webhooks (docs/design/webhooks.md, docs/webhooks.md): endpoints, and the outbox the services
  * write in the transaction of the change they report: one event row and one delivery row per
  * subscribed endpoint. The worker claims due deliveries (next_attempt_at) with a lease
  * (lease_until), so a killed worker's delivery is sent again once its lease runs out.

@@ -2,8 +2,9 @@ import { type TSchema, Type } from '@sinclair/typebox';
 import { QUATERNION_NORM_TOLERANCE } from '../../../domain/twins/volume-rules.js';
 
 /**
- * The value types every kind of twin object shares (DESIGN.md section 11): every bound here, so
- * it is in the OpenAPI schema. JSON has no NaN or Infinity, so a number within bounds is finite.
+ * The value types every kind of twin object shares (docs/design/twins.md#value-types): every bound
+ * here, so it is in the OpenAPI schema. JSON has no NaN or Infinity, so a number within bounds is
+ * finite.
  */
 export const COORDINATE_LIMIT = 1e7;
 export const NAME_LENGTH = 255;

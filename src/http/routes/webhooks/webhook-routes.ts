@@ -21,7 +21,7 @@ import {
 const ACCESS = 'Organization administrators only (manage on the organization node). See docs/webhooks.md.';
 const PageQuery = Type.Object(Paging, { additionalProperties: false });
 
-/** Webhook endpoints and their delivery logs (DESIGN.md section 15, docs/webhooks.md). */
+/** Webhook endpoints and their delivery logs (docs/design/webhooks.md#endpoints, docs/webhooks.md). */
 export default async function webhookRoutes(app: RegionApp, region: Region) {
   app.addSchema(WebhookSchema);
   app.addSchema(WebhookWithSecretSchema);

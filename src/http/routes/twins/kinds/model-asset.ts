@@ -4,7 +4,7 @@ import { MetadataPatchBody } from '../object-metadata-schemas.js';
 import type { TwinObjectRoutes } from '../twin-object-routes.js';
 import { Nullable, ObjectId, ObjectName, ObjectTrailFields, Quaternion, Vector3 } from '../twin-value-schemas.js';
 
-/** How far a model may be scaled along each of its axes (DESIGN.md section 11). */
+/** How far a model may be scaled along each of its axes (docs/design/twin-objects.md#model-assets). */
 export const SCALE_MINIMUM = 1e-4;
 export const SCALE_MAXIMUM = 1e4;
 
