@@ -11,6 +11,7 @@ import {
   emptyBounds,
   extendBounds,
   type PointAttribute,
+  type PointBatch,
   type PointCloudFormat,
   type PointCloudReader,
 } from './point-clouds/point-cloud.js';
@@ -92,6 +93,7 @@ export async function processPointCloud(
     memoryPoints,
     maxDepth: 16,
     withColors: reader.header.attributes.includes('color'),
+    withClassification: false,
     // Content URIs are relative to the tileset (its folder is served as is: docs/processing.md).
     contentDir: path.join(outputDir, TILE_CONTENT_DIR),
     contentRoot: outputDir,
@@ -107,6 +109,8 @@ export async function processPointCloud(
     });
     const { bounds, sample, hasColors } = pass;
     settings.withColors = hasColors;
+    settings.withClassification = pass.splitSettings.withClassification;
+    if (pass.splitSettings.intensityRange) settings.intensityRange = pass.splitSettings.intensityRange;
     if (pointCount === 0) throw notCompatible('The point cloud holds no points');
     if (![...bounds.min, ...bounds.max].every(Number.isFinite))
       throw notCompatible('The point cloud has coordinates that are not finite');
@@ -145,7 +149,10 @@ export async function processPointCloud(
     };
     collect(root);
     report(1);
-    const attributes = reader.header.attributes.filter((a) => a !== 'color' || hasColors);
+    const attributes: PointAttribute[] = ['position'];
+    if (hasColors) attributes.push('color');
+    if (settings.intensityRange) attributes.push('intensity');
+    if (settings.withClassification) attributes.push('classification');
     return {
       format: reader.header.format,
       pointCount,
@@ -211,6 +218,7 @@ async function decodeOnce(reader: PointCloudReader, settings: OctreeSettings, on
     splitter,
   };
   pass.hasColors = reader.header.attributes.includes('color');
+  const seen = new AttributesSeen(reader.header.attributes);
   let records = new PointRecords(BATCH_POINTS);
   let count = 0;
   try {
@@ -218,6 +226,7 @@ async function decodeOnce(reader: PointCloudReader, settings: OctreeSettings, on
       extendBounds(pass.bounds, batch.positions, batch.count);
       pass.sample.add(batch);
       if (!batch.colors) pass.hasColors = false;
+      seen.add(batch);
       if (batch.count > records.capacity) records = new PointRecords(batch.count);
       records.setBatch(batch);
       if (splitter) await splitter.add(records, batch.count);
@@ -230,7 +239,61 @@ async function decodeOnce(reader: PointCloudReader, settings: OctreeSettings, on
   }
   if (decoded) pass.decoded = decoded.path;
   splitSettings.withColors = pass.hasColors;
+  splitSettings.withClassification = seen.classification;
+  const intensityRange = seen.intensity ? (reader.header.intensityRange ?? seen.intensityRange) : undefined;
+  if (intensityRange) splitSettings.intensityRange = intensityRange;
   return pass;
+}
+
+/**
+ * Whether every point has an intensity and a class code, and whether they say anything: a
+ * file whose intensities or classes are all 0 (LAS writes 0 where nothing was measured or
+ * classified) has none (docs/processing.md, "Intensity and classification"). Also the
+ * intensities' own range, for formats that declare none.
+ */
+class AttributesSeen {
+  private hasIntensity: boolean;
+  private hasClassification: boolean;
+  private intensityNonZero = false;
+  private classNonZero = false;
+  private low = Infinity;
+  private high = -Infinity;
+
+  /** Class codes are known from the points alone: LAS has the field in every point format. */
+  constructor(declared: PointAttribute[]) {
+    this.hasIntensity = declared.includes('intensity');
+    this.hasClassification = true;
+  }
+
+  add(batch: PointBatch): void {
+    const { intensity, classification, count } = batch;
+    if (!intensity) this.hasIntensity = false;
+    if (!classification) this.hasClassification = false;
+    if (this.hasIntensity && intensity) {
+      for (let i = 0; i < count; i += 1) {
+        const value = intensity[i]!;
+        if (value < this.low) this.low = value;
+        if (value > this.high) this.high = value;
+      }
+      if (this.low !== 0 || this.high !== 0) this.intensityNonZero = true;
+    }
+    if (this.hasClassification && classification && !this.classNonZero) {
+      for (let i = 0; i < count && !this.classNonZero; i += 1) if (classification[i] !== 0) this.classNonZero = true;
+    }
+  }
+
+  get intensity(): boolean {
+    return this.hasIntensity && this.intensityNonZero && Number.isFinite(this.low) && Number.isFinite(this.high);
+  }
+
+  get classification(): boolean {
+    return this.hasClassification && this.classNonZero;
+  }
+
+  /** The points' own min..max, for a format with no fixed range. */
+  get intensityRange(): [number, number] {
+    return [this.low, this.high];
+  }
 }
 
 async function addAll(writer: SpillWriter, records: PointRecords, count: number): Promise<void> {

@@ -17,7 +17,12 @@ export interface SamplePoint {
   g: number;
   b: number;
   intensity: number;
+  /** The LAS class code a writer that carries classification writes (formats 0–5 keep its low 5 bits). */
+  classification?: number;
 }
+
+/** Class codes the samples cycle through: ground, vegetation, building, water, a code above 31. */
+const SAMPLE_CLASSES = [2, 3, 5, 6, 9, 17, 40];
 
 export const SAMPLE_ORIGIN = { x: 1000, y: 2000, z: 50 };
 
@@ -33,6 +38,7 @@ export function samplePoint(i: number, count: number): SamplePoint {
     g: (i * 7) % 256,
     b: 255 - (i % 256),
     intensity: i % 4096,
+    classification: SAMPLE_CLASSES[i % SAMPLE_CLASSES.length]!,
   };
 }
 
@@ -109,6 +115,8 @@ export async function writeLas(
     vlrs?: Buffer[];
     evlrs?: Buffer[];
     globalEncoding?: number;
+    /** Writes each point's class code (formats 0–5: its low 5 bits, with the synthetic flag above set). */
+    classification?: boolean;
   } = {},
 ): Promise<void> {
   const { pointAt, origin } = options.source ?? SAMPLE_SOURCE;
@@ -161,6 +169,8 @@ export async function writeLas(
       records.writeInt32LE(Math.round((p.y - origin.y) / scale), at + 4);
       records.writeInt32LE(Math.round((p.z - origin.z) / scale), at + 8);
       records.writeUInt16LE(p.intensity, at + 12);
+      if (options.classification && format >= 6) records.writeUInt8(p.classification ?? 0, at + 16);
+      else if (options.classification) records.writeUInt8(((p.classification ?? 0) & 0x1f) | 0x20, at + 15);
       if (colorOffset !== undefined) {
         records.writeUInt16LE(p.r * 257, at + colorOffset);
         records.writeUInt16LE(p.g * 257, at + colorOffset + 2);
@@ -201,7 +211,13 @@ export function sampleBounds(count: number): { min: [number, number, number]; ma
   return { min, max };
 }
 
-export async function writePly(path: string, count: number, encoding: 'ascii' | 'binary_little_endian'): Promise<void> {
+export async function writePly(
+  path: string,
+  count: number,
+  encoding: 'ascii' | 'binary_little_endian',
+  options: { classification?: boolean } = {},
+): Promise<void> {
+  if (options.classification) return writeClassifiedPly(path, count, encoding);
   const header = [
     'ply',
     `format ${encoding} 1.0`,
@@ -236,6 +252,39 @@ export async function writePly(path: string, count: number, encoding: 'ascii' | 
     body.writeUInt8(p.g, at + 21);
     body.writeUInt8(p.b, at + 22);
     body.writeUInt16LE(p.intensity, at + 23);
+  });
+  await writeFile(path, Buffer.concat([Buffer.from(header, 'latin1'), body]));
+}
+
+/** PLY with a float `scalar_intensity` (0..4095) and a uchar `classification`, as CloudCompare writes them. */
+async function writeClassifiedPly(path: string, count: number, encoding: 'ascii' | 'binary_little_endian'): Promise<void> {
+  const header = [
+    'ply',
+    `format ${encoding} 1.0`,
+    `element vertex ${count}`,
+    'property double x',
+    'property double y',
+    'property double z',
+    'property float scalar_intensity',
+    'property uchar classification',
+    'end_header',
+    '',
+  ].join('\n');
+  const points = Array.from({ length: count }, (_, i) => samplePoint(i, count));
+  if (encoding === 'ascii') {
+    const body = points.map((p) => `${p.x} ${p.y} ${p.z} ${p.intensity} ${p.classification ?? 0}`).join('\n');
+    await writeFile(path, `${header}${body}\n`);
+    return;
+  }
+  const stride = 8 * 3 + 4 + 1;
+  const body = Buffer.alloc(count * stride);
+  points.forEach((p, i) => {
+    const at = i * stride;
+    body.writeDoubleLE(p.x, at);
+    body.writeDoubleLE(p.y, at + 8);
+    body.writeDoubleLE(p.z, at + 16);
+    body.writeFloatLE(p.intensity, at + 24);
+    body.writeUInt8(p.classification ?? 0, at + 28);
   });
   await writeFile(path, Buffer.concat([Buffer.from(header, 'latin1'), body]));
 }

@@ -31,6 +31,11 @@ export const LAS_14_HEADER_BYTES = 375;
 const FORMAT_LENGTH = [20, 28, 26, 34, 57, 63, 30, 36, 38, 59, 67];
 const COLOR_OFFSET: Record<number, number> = { 2: 20, 3: 28, 5: 28, 7: 30, 8: 30, 10: 30 };
 const INTENSITY_OFFSET = 12;
+/** The classification byte: formats 0–5 keep the class in its low 5 bits (flags above), 6–10 a whole byte. */
+const CLASSIFICATION_OFFSET = 15;
+const EXTENDED_CLASSIFICATION_OFFSET = 16;
+/** LAS intensity is an unsigned 16-bit integer: 0..65535 maps to 0..1 in the tiles. */
+export const LAS_INTENSITY_RANGE: [number, number] = [0, 65535];
 
 export function parseLasHeader(bytes: Buffer): LasHeader {
   if (bytes.length < LAS_HEADER_MIN_BYTES || bytes.toString('latin1', 0, 4) !== 'LASF') {
@@ -98,6 +103,10 @@ export class LasRecordDecoder {
     const { scale, offset } = this.header;
     const positions = new Float64Array(count * 3);
     const intensity = new Float32Array(count);
+    const classification = new Uint8Array(count);
+    const extended = this.header.pointFormat >= 6;
+    const classAt = extended ? EXTENDED_CLASSIFICATION_OFFSET : CLASSIFICATION_OFFSET;
+    const classMask = extended ? 0xff : 0x1f;
     const colorOffset = this.colorOffset;
     const colors = colorOffset === undefined ? undefined : new Uint8Array(count * 3);
     // A DataView reads unaligned fields without Buffer's per-call argument checks.
@@ -119,6 +128,7 @@ export class LasRecordDecoder {
       positions[i * 3 + 1] = view.getInt32(at + 4, true) * sy + oy;
       positions[i * 3 + 2] = view.getInt32(at + 8, true) * sz + oz;
       intensity[i] = view.getUint16(at + INTENSITY_OFFSET, true);
+      classification[i] = view.getUint8(at + classAt) & classMask;
       if (colors) {
         const c = at + colorOffset!;
         colors[i * 3] = view.getUint16(c, true) >> shift;
@@ -126,6 +136,6 @@ export class LasRecordDecoder {
         colors[i * 3 + 2] = view.getUint16(c + 4, true) >> shift;
       }
     }
-    return colors ? { count, positions, colors, intensity } : { count, positions, intensity };
+    return colors ? { count, positions, colors, intensity, classification } : { count, positions, intensity, classification };
   }
 }

@@ -1,7 +1,14 @@
 import { open, stat } from 'node:fs/promises';
 import { notCompatible } from '../processing-error.js';
 import { readLasCrs } from './las-crs.js';
-import { LAS_14_HEADER_BYTES, type LasHeader, LasRecordDecoder, lasAttributes, parseLasHeader } from './las-header.js';
+import {
+  LAS_14_HEADER_BYTES,
+  LAS_INTENSITY_RANGE,
+  type LasHeader,
+  LasRecordDecoder,
+  lasAttributes,
+  parseLasHeader,
+} from './las-header.js';
 import { BATCH_POINTS, type PointBatch, type PointCloudReader } from './point-cloud.js';
 
 export async function readLasHeader(path: string): Promise<LasHeader> {
@@ -31,6 +38,7 @@ export async function openLas(path: string): Promise<PointCloudReader> {
       pointCount: header.pointCount,
       declaredBounds: header.bounds,
       attributes: lasAttributes(header),
+      intensityRange: LAS_INTENSITY_RANGE,
       ...(crs ? { crs } : {}),
     },
     batches: () => lasBatches(path, header),

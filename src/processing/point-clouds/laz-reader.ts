@@ -1,7 +1,7 @@
 import { type FileHandle, open } from 'node:fs/promises';
 import { notCompatible } from '../processing-error.js';
 import { readLasCrs } from './las-crs.js';
-import { type LasHeader, LasRecordDecoder, lasAttributes } from './las-header.js';
+import { LAS_INTENSITY_RANGE, type LasHeader, LasRecordDecoder, lasAttributes } from './las-header.js';
 import { readLasHeader } from './las-reader.js';
 import { decodeChunkTable, type LazChunk } from './laz-chunk-table.js';
 import { decodeLazChunk, type LazChunkDecoder } from './laz-chunks.js';
@@ -33,6 +33,7 @@ export async function openLaz(path: string, decodeChunk?: LazChunkDecoder): Prom
       pointCount: layout.header.pointCount,
       declaredBounds: layout.header.bounds,
       attributes: lasAttributes(layout.header),
+      intensityRange: LAS_INTENSITY_RANGE,
       ...(crs ? { crs } : {}),
     },
     batches: () => lazBatches(path, layout, decodeChunk ?? decodeLazChunk),

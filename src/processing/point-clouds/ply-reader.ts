@@ -46,6 +46,17 @@ const COLOR_NAMES = [
   ['blue', 'b', 'diffuse_blue'],
 ];
 const INTENSITY_NAMES = ['intensity', 'scalar_intensity', 'scalar_Intensity'];
+const CLASSIFICATION_NAMES = ['classification', 'scalar_classification', 'scalar_Classification'];
+
+/**
+ * The range an intensity property spans by its type: unsigned integers their whole range;
+ * floats and signed integers have none fixed, so the points' own min and max are used.
+ */
+function intensityRangeOf(type: string): [number, number] | undefined {
+  if (type === 'uchar' || type === 'uint8') return [0, 255];
+  if (type === 'ushort' || type === 'uint16') return [0, 65535];
+  return undefined;
+}
 
 async function readPlyHeader(path: string): Promise<PlyHeader> {
   const file = await open(path, 'r');
@@ -106,21 +117,24 @@ export async function openPly(path: string): Promise<PointCloudReader> {
   const colors = COLOR_NAMES.map((names) => find(header, names));
   const hasColor = colors.every((c) => c !== undefined);
   const intensity = find(header, INTENSITY_NAMES);
+  const classification = find(header, CLASSIFICATION_NAMES);
   const attributes: PointAttribute[] = ['position'];
   if (hasColor) attributes.push('color');
   if (intensity) attributes.push('intensity');
+  const intensityRange = intensity && intensityRangeOf(intensity.type);
   const layout: PlyLayout = {
     header,
     xyz: ['x', 'y', 'z'].map((axis) => header.properties.find((p) => p.name === axis)!),
     colors: hasColor ? (colors as PlyProperty[]) : undefined,
     intensity,
+    classification,
   };
   if (header.encoding !== 'ascii') {
     const { size } = await stat(path);
     if (size < header.dataOffset + header.vertexCount * header.stride) throw notCompatible('The binary PLY file is truncated');
   }
   return {
-    header: { format: 'ply', pointCount: header.vertexCount, attributes },
+    header: { format: 'ply', pointCount: header.vertexCount, attributes, ...(intensityRange ? { intensityRange } : {}) },
     batches: () => (header.encoding === 'ascii' ? asciiBatches(path, layout) : binaryBatches(path, layout)),
   };
 }
@@ -130,6 +144,7 @@ interface PlyLayout {
   xyz: PlyProperty[];
   colors: PlyProperty[] | undefined;
   intensity: PlyProperty | undefined;
+  classification: PlyProperty | undefined;
 }
 
 function newBatch(layout: PlyLayout, count: number): PointBatch {
@@ -138,6 +153,7 @@ function newBatch(layout: PlyLayout, count: number): PointBatch {
     positions: new Float64Array(count * 3),
     ...(layout.colors ? { colors: new Uint8Array(count * 3) } : {}),
     ...(layout.intensity ? { intensity: new Float32Array(count) } : {}),
+    ...(layout.classification ? { classification: new Uint8Array(count) } : {}),
   };
 }
 
@@ -150,6 +166,10 @@ function store(layout: PlyLayout, batch: PointBatch, i: number, value: (p: PlyPr
     }
   }
   if (layout.intensity && batch.intensity) batch.intensity[i] = value(layout.intensity);
+  // A class code is a byte (LAS); a value outside 0..255 is clamped rather than wrapped.
+  if (layout.classification && batch.classification) {
+    batch.classification[i] = Math.max(0, Math.min(255, Math.round(value(layout.classification))));
+  }
 }
 
 function binaryValue(bytes: Buffer, at: number, type: string, little: boolean): number {

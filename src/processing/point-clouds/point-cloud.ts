@@ -4,21 +4,27 @@ import type { PointCloudFormat } from '../../domain/processing/point-cloud-forma
 export type { PointCloudFormat };
 
 /** What every point-cloud reader yields: a header read up front, then batches streamed from disk. */
-export type PointAttribute = 'position' | 'color' | 'intensity';
+export type PointAttribute = 'position' | 'color' | 'intensity' | 'classification';
 
 export interface Bounds {
   min: [number, number, number];
   max: [number, number, number];
 }
 
-/** A run of points: positions x,y,z interleaved; colors r,g,b interleaved as 0..255. */
+/**
+ * A run of points: positions x,y,z interleaved; colors r,g,b interleaved as 0..255; intensity
+ * as the file stores it (its range is the header's `intensityRange`); classification as the
+ * LAS class code (docs/processing.md, "Intensity and classification").
+ */
 export interface PointBatch {
   count: number;
   positions: Float64Array;
   colors?: Uint8Array;
   intensity?: Float32Array;
+  classification?: Uint8Array;
 }
 
+/** `attributes` lists what the file declares; `classification` is known from the batches (point-cloud-processor.ts). */
 export interface PointCloudHeader {
   format: PointCloudFormat;
   /** Declared by the file; undefined where the format only knows it at the end (XYZ). */
@@ -26,6 +32,11 @@ export interface PointCloudHeader {
   /** Declared by the file (LAS); the processor computes the exact bounds itself. */
   declaredBounds?: Bounds;
   attributes: PointAttribute[];
+  /**
+   * The range the file's intensity values span, mapped to 0..1 in the tiles (LAS: 0..65535).
+   * Undefined with intensity: the format has no fixed range, the points' own min and max are used.
+   */
+  intensityRange?: [number, number];
   /** The coordinate system the file declares (LAS/LAZ projection records, E57 coordinateMetadata). */
   crs?: DeclaredCrs;
 }

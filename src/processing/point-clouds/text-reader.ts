@@ -6,7 +6,9 @@ import { BATCH_POINTS, type PointAttribute, type PointBatch, type PointCloudRead
 /**
  * XYZ and PTS text: one point a line, fields split by spaces, tabs, commas or semicolons.
  * XYZ columns: x y z, x y z i, x y z r g b, or x y z i r g b. PTS (Leica): a count line before
- * each scan, then x y z intensity r g b, intensity -2048..2047 (shifted to 0..4095 here).
+ * each scan, then x y z intensity r g b, intensity -2048..2047 (shifted to 0..4095 here) by the
+ * common convention; writers also put 0..255 there. Neither is declared, so the header gives no
+ * intensity range and the tiles map the points' own min..max to 0..1 (docs/processing.md).
  */
 type Columns = { color: number | undefined; intensity: number | undefined };
 

@@ -20,6 +20,9 @@ export interface OctreeSettings {
   memoryPoints: number;
   maxDepth: number;
   withColors: boolean;
+  /** The file's intensity range, mapped to 0..1 in the tiles; undefined: the tiles carry no intensity. */
+  intensityRange?: [number, number];
+  withClassification: boolean;
   /** Where .glb files go; their names are returned relative to `contentRoot`. */
   contentDir: string;
   contentRoot: string;
@@ -259,7 +262,7 @@ async function writeContent(
   count: number,
 ): Promise<string> {
   const file = path.join(settings.contentDir, `${address}.glb`);
-  await writeFile(file, pointContentGlb(box, records, first, count, settings.withColors, settings.origin));
+  await writeFile(file, pointContentGlb(box, records, first, count, settings, settings.origin));
   return path.relative(settings.contentRoot, file).split(path.sep).join('/');
 }
 

@@ -1,14 +1,18 @@
 import type { Box } from './octree-box.js';
-import { COLOR_WORD, type PointRecords, RECORD_DOUBLES, RECORD_WORDS } from './spill-file.js';
+import { COLOR_WORD, INTENSITY_WORD, type PointRecords, RECORD_DOUBLES, RECORD_WORDS } from './spill-file.js';
 
 /**
  * One tile's content: a binary glTF with a single POINTS primitive, POSITION as floats
  * relative to the tile's center (the center is the node's translation, kept in double
- * precision in the JSON), COLOR_0 as normalized RGBA bytes when the cloud has colors, both
- * interleaved in one vertex buffer. glTF is y-up and 3D Tiles z-up: (x, y, z) in the tileset
- * is (x, z, -y) in the glTF. With an `origin` (a georeferenced cloud) the tileset's frame is
- * relative to it: only the node's translation moves, the floats are the same. Written directly rather than through a glTF document library:
- * a tile is one fixed shape, and building a document per tile cost a third of the tiling.
+ * precision in the JSON), COLOR_0 as normalized RGBA bytes when the cloud has colors,
+ * `_INTENSITY` as a float 0..1 and `_CLASSIFICATION` as the LAS class byte when it has them
+ * (docs/design/measurements.md, "Tile attributes"), all interleaved in one vertex buffer. glTF
+ * requires each vertex attribute's elements on 4-byte boundaries, so the class byte takes a
+ * 4-byte slot. glTF is y-up and 3D Tiles z-up: (x, y, z) in the tileset is (x, z, -y) in the
+ * glTF. With an `origin` (a georeferenced cloud) the tileset's frame is relative to it: only the
+ * node's translation moves, the floats are the same. Written directly rather than through a
+ * glTF document library: a tile is one fixed shape, and building a document per tile cost a
+ * third of the tiling.
  */
 const GENERATOR = 'Reality Data Platform point-cloud tiler';
 const FLOAT = 5126;
@@ -16,17 +20,29 @@ const UNSIGNED_BYTE = 5121;
 const ARRAY_BUFFER = 34962;
 const POINTS = 0;
 
+/** What a tile carries beside positions: the cloud's attributes, the same in every tile. */
+export interface PointContentAttributes {
+  withColors: boolean;
+  /** The file's intensity range, mapped to 0..1; undefined: no `_INTENSITY`. */
+  intensityRange?: readonly [number, number];
+  withClassification: boolean;
+}
+
 /** The content of records `first` to `first + count - 1`. */
 export function pointContentGlb(
   box: Box,
   records: PointRecords,
   first: number,
   count: number,
-  withColors: boolean,
+  content: PointContentAttributes,
   origin?: readonly [number, number, number],
 ): Uint8Array {
+  const { withColors, intensityRange, withClassification } = content;
   const [cx, cy, cz] = box.center;
-  const stride = withColors ? 16 : 12;
+  const colorAt = 12;
+  const intensityAt = colorAt + (withColors ? 4 : 0);
+  const classAt = intensityAt + (intensityRange ? 4 : 0);
+  const stride = classAt + (withClassification ? 4 : 0);
   const bin = new ArrayBuffer(count * stride);
   const floats = new Float32Array(bin);
   const bytes = new Uint8Array(bin);
@@ -34,6 +50,8 @@ export function pointContentGlb(
   const min = [Infinity, Infinity, Infinity];
   const max = [-Infinity, -Infinity, -Infinity];
   const { doubles, words } = records;
+  const [low, high] = intensityRange ?? [0, 1];
+  const span = high - low || 1;
   for (let i = 0; i < count; i += 1) {
     const d = (first + i) * RECORD_DOUBLES;
     const f = i * step;
@@ -45,20 +63,33 @@ export function pointContentGlb(
       if (value < min[axis]!) min[axis] = value;
       if (value > max[axis]!) max[axis] = value;
     }
+    const color = words[(first + i) * RECORD_WORDS + COLOR_WORD]!;
     if (withColors) {
-      const color = words[(first + i) * RECORD_WORDS + COLOR_WORD]!;
-      const at = f * 4 + 12;
+      const at = f * 4 + colorAt;
       bytes[at] = color & 0xff;
       bytes[at + 1] = (color >>> 8) & 0xff;
       bytes[at + 2] = (color >>> 16) & 0xff;
       bytes[at + 3] = 255;
     }
+    if (intensityRange) {
+      const value = (records.floats[(first + i) * RECORD_WORDS + INTENSITY_WORD]! - low) / span;
+      floats[f + intensityAt / 4] = Math.max(0, Math.min(1, value));
+    }
+    if (withClassification) bytes[f * 4 + classAt] = color >>> 24;
   }
   const accessors: object[] = [{ type: 'VEC3', componentType: FLOAT, count, max, min, bufferView: 0, byteOffset: 0 }];
   const attributes: Record<string, number> = { POSITION: 0 };
   if (withColors) {
-    accessors.push({ type: 'VEC4', componentType: UNSIGNED_BYTE, count, normalized: true, bufferView: 0, byteOffset: 12 });
-    attributes.COLOR_0 = 1;
+    attributes.COLOR_0 = accessors.length;
+    accessors.push({ type: 'VEC4', componentType: UNSIGNED_BYTE, count, normalized: true, bufferView: 0, byteOffset: colorAt });
+  }
+  if (intensityRange) {
+    attributes._INTENSITY = accessors.length;
+    accessors.push({ type: 'SCALAR', componentType: FLOAT, count, bufferView: 0, byteOffset: intensityAt });
+  }
+  if (withClassification) {
+    attributes._CLASSIFICATION = accessors.length;
+    accessors.push({ type: 'SCALAR', componentType: UNSIGNED_BYTE, count, bufferView: 0, byteOffset: classAt });
   }
   const json = {
     asset: { generator: GENERATOR, version: '2.0' },

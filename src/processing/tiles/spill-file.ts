@@ -2,41 +2,48 @@ import { type FileHandle, open } from 'node:fs/promises';
 import type { PointBatch } from '../point-clouds/point-cloud.js';
 
 /**
- * Points parked on disk between passes, 32 bytes a point: x, y, z as doubles, then r, g, b
- * and padding, so a record maps onto Float64Array (positions) and Uint32Array (the color
- * word, index 6 of 8) views. The same layout in memory and on disk: loading a spill is one
+ * Points parked on disk between passes, 32 bytes a point: x, y, z as doubles, then r, g, b and
+ * the class code, then the intensity as a float as the file stores it, so a record maps onto
+ * Float64Array (positions), Uint32Array (the color word, index 6 of 8) and Float32Array (the
+ * intensity, index 7 of 8) views. The same layout in memory and on disk: loading a spill is one
  * read, moving a point is four element copies, and nothing is allocated per point.
  */
 export const SPILL_RECORD = 32;
 export const RECORD_DOUBLES = SPILL_RECORD / 8;
 export const RECORD_WORDS = SPILL_RECORD / 4;
-/** Where the color word sits among a record's eight 32-bit words: bytes 24..27, r g b 0. */
+/** Where the color word sits among a record's eight 32-bit words: bytes 24..27, r g b class. */
 export const COLOR_WORD = 6;
+/** Where the intensity sits, as a 32-bit float: bytes 28..31. */
+export const INTENSITY_WORD = 7;
 
 /** Records in one buffer, seen as doubles (positions) and as 32-bit words (color). */
 export class PointRecords {
   readonly doubles: Float64Array;
   readonly words: Uint32Array;
+  readonly floats: Float32Array;
 
   constructor(readonly capacity: number) {
     const buffer = new ArrayBuffer(capacity * SPILL_RECORD);
     this.doubles = new Float64Array(buffer);
     this.words = new Uint32Array(buffer);
+    this.floats = new Float32Array(buffer);
   }
 
   get bytes(): Uint8Array {
     return new Uint8Array(this.doubles.buffer);
   }
 
-  /** Puts a decoded batch (positions and colors) into records 0 to `batch.count - 1`. */
+  /** Puts a decoded batch (positions, colors, class codes, intensity) into records 0 to `batch.count - 1`. */
   setBatch(batch: PointBatch): void {
-    const { positions, colors } = batch;
-    const { doubles, words } = this;
+    const { positions, colors, classification, intensity } = batch;
+    const { doubles, words, floats } = this;
     for (let i = 0; i < batch.count; i += 1) {
       doubles[i * RECORD_DOUBLES] = positions[i * 3]!;
       doubles[i * RECORD_DOUBLES + 1] = positions[i * 3 + 1]!;
       doubles[i * RECORD_DOUBLES + 2] = positions[i * 3 + 2]!;
-      words[i * RECORD_WORDS + COLOR_WORD] = colors ? colors[i * 3]! | (colors[i * 3 + 1]! << 8) | (colors[i * 3 + 2]! << 16) : 0;
+      const color = colors ? colors[i * 3]! | (colors[i * 3 + 1]! << 8) | (colors[i * 3 + 2]! << 16) : 0;
+      words[i * RECORD_WORDS + COLOR_WORD] = (color | ((classification ? classification[i]! : 0) << 24)) >>> 0;
+      floats[i * RECORD_WORDS + INTENSITY_WORD] = intensity ? intensity[i]! : 0;
     }
   }
 
@@ -48,6 +55,7 @@ export class PointRecords {
     this.doubles[t + 1] = source.doubles[s + 1]!;
     this.doubles[t + 2] = source.doubles[s + 2]!;
     this.words[to * RECORD_WORDS + COLOR_WORD] = source.words[from * RECORD_WORDS + COLOR_WORD]!;
+    this.words[to * RECORD_WORDS + INTENSITY_WORD] = source.words[from * RECORD_WORDS + INTENSITY_WORD]!;
   }
 }
 

@@ -20,11 +20,15 @@ interface Scan {
   prototype: XmlElement[];
   rotation: [number, number, number, number] | undefined;
   translation: [number, number, number] | undefined;
+  /** The scan's intensityLimits, when it declares them: its intensity is scaled from them to 0..1. */
+  intensityLimits: [number, number] | undefined;
 }
 
 interface E57Layout {
   scans: Scan[];
   attributes: PointAttribute[];
+  /** Every scan has a `classification` field (class codes come with the batches: point-cloud.ts). */
+  classification: boolean;
   pointCount: number;
   crs?: DeclaredCrs;
 }
@@ -79,6 +83,11 @@ function layoutOf(root: XmlElement): E57Layout {
     }
     const codecs = child(points, 'codecs');
     if (codecs && codecs.children.length > 0) throw notCompatible('E57 codecs other than bitpack are not supported');
+    const limits = child(scan, 'intensityLimits');
+    const intensityLimits: [number, number] | undefined =
+      limits && child(limits, 'intensityMinimum') && child(limits, 'intensityMaximum')
+        ? [numberAt(limits, 'intensityMinimum', 0), numberAt(limits, 'intensityMaximum', 1)]
+        : undefined;
     const pose = child(scan, 'pose');
     const rotation = pose && child(pose, 'rotation');
     const translation = pose && child(pose, 'translation');
@@ -92,6 +101,7 @@ function layoutOf(root: XmlElement): E57Layout {
       translation: translation
         ? [numberAt(translation, 'x', 0), numberAt(translation, 'y', 0), numberAt(translation, 'z', 0)]
         : undefined,
+      intensityLimits: intensityLimits?.every(Number.isFinite) ? intensityLimits : undefined,
     });
   }
   for (const scan of scans) {
@@ -103,22 +113,47 @@ function layoutOf(root: XmlElement): E57Layout {
   const attributes: PointAttribute[] = ['position'];
   if (every('colorRed') && every('colorGreen') && every('colorBlue')) attributes.push('color');
   if (every('intensity')) attributes.push('intensity');
+  // Not in ASTM E2807's point fields, but some writers add it as an extension field by this name.
+  const classification = every('classification');
   const coordinateMetadata = child(root, 'coordinateMetadata');
   const crs = coordinateMetadata && crsOfText(coordinateMetadata.text, 'e57');
-  return { scans, attributes, pointCount: scans.reduce((sum, s) => sum + s.recordCount, 0), ...(crs ? { crs } : {}) };
+  return {
+    scans,
+    attributes,
+    classification,
+    pointCount: scans.reduce((sum, s) => sum + s.recordCount, 0),
+    ...(crs ? { crs } : {}),
+  };
 }
 
 export async function openE57(path: string): Promise<PointCloudReader> {
   const layout = await readLayout(path);
+  const intensityRange = layout.attributes.includes('intensity') ? sharedIntensityRange(layout.scans) : undefined;
   return {
     header: {
       format: 'e57',
       pointCount: layout.pointCount,
       attributes: layout.attributes,
+      ...(intensityRange ? { intensityRange } : {}),
       ...(layout.crs ? { crs: layout.crs } : {}),
     },
     batches: () => e57Batches(path, layout),
   };
+}
+
+/**
+ * The intensity range the scans declare (intensityLimits, else an integer field's bounds), when
+ * every scan declares the same one; otherwise none, and the points' own min and max are used.
+ */
+function sharedIntensityRange(scans: Scan[]): [number, number] | undefined {
+  const ranges = scans.map((scan) => {
+    if (scan.intensityLimits) return scan.intensityLimits;
+    const field = scan.prototype.find((element) => element.name === 'intensity');
+    return field && new FieldStream(field).range();
+  });
+  const [first] = ranges;
+  if (!first || first[1] <= first[0]) return undefined;
+  return ranges.every((range) => range && range[0] === first[0] && range[1] === first[1]) ? first : undefined;
 }
 
 async function* e57Batches(path: string, layout: E57Layout): AsyncGenerator<PointBatch> {
@@ -139,6 +174,7 @@ async function* scanBatches(file: E57PagedFile, scan: Scan, attributes: PointAtt
   const colors = attributes.includes('color') ? (['colorRed', 'colorGreen', 'colorBlue'].map(field) as FieldStream[]) : undefined;
   const colorRanges = colors?.map((c): [number, number] => c.range() ?? [0, 1]);
   const intensity = attributes.includes('intensity') ? field('intensity') : undefined;
+  const classification = field('classification');
   const invalid = field('cartesianInvalidState');
   let emitted = 0;
   while (emitted < scan.recordCount) {
@@ -164,10 +200,25 @@ async function* scanBatches(file: E57PagedFile, scan: Scan, attributes: PointAtt
     const ready = Math.min(scan.recordCount - emitted, ...fields.map((f) => f.available));
     if (ready > 0) {
       const values = new Map(fields.map((f) => [f, f.take(ready)]));
-      yield toBatch(scan, ready, values, field, colors, colorRanges, intensity, invalid);
+      const batch = toBatch(scan, ready, values, field, colors, colorRanges, intensity, invalid);
+      if (classification) batch.classification = classOf(values.get(classification)!, values, invalid, ready);
+      yield batch;
       emitted += ready;
     }
   }
+}
+
+/** The class codes of the points kept (not cartesianInvalidState 2), as bytes. */
+function classOf(
+  channel: number[],
+  values: Map<FieldStream, number[]>,
+  invalid: FieldStream | undefined,
+  count: number,
+): Uint8Array {
+  const states = invalid && values.get(invalid);
+  const out: number[] = [];
+  for (let i = 0; i < count; i += 1) if (states?.[i] !== 2) out.push(Math.max(0, Math.min(255, Math.round(channel[i]!))));
+  return Uint8Array.from(out);
 }
 
 function toBatch(
