@@ -6,6 +6,7 @@ import type { ProcessingRow, StoredObjectRow } from '../adapters/db/schema.js';
 import { ProcessingInputGone } from '../domain/processing/bundle-lifecycle.js';
 import { derivativeBlobPrefix } from '../domain/processing/derivatives.js';
 import { PROCESS_BUNDLE } from '../domain/processing/jobs.js';
+import { tileAttributesOf } from '../domain/processing/tile-attributes.js';
 import type { Region } from '../domain/regions.js';
 import { inputKind } from '../domain/uploads/file-formats.js';
 import type { BlobStore } from '../ports/blob-store.js';
@@ -77,9 +78,10 @@ async function store(
     contentType: result.thumbnailPath.endsWith('.png') ? 'image/png' : 'image/jpeg',
   };
   if (result.kind !== 'point-cloud')
-    return { kind: result.kind, name: 'output', bytes, georeference: null, bounds: null, thumbnail };
+    return { kind: result.kind, name: 'output', bytes, georeference: null, bounds: null, attributes: null, thumbnail };
   const { georeference, bounds } = result;
-  return { kind: result.kind, name: result.tilesetPath, bytes, georeference, bounds, thumbnail };
+  const attributes = tileAttributesOf(result.attributes);
+  return { kind: result.kind, name: result.tilesetPath, bytes, georeference, bounds, attributes, thumbnail };
 }
 
 /**

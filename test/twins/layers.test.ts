@@ -131,6 +131,8 @@ describe('twin layers: PUT and DELETE /v1/twin/{siteId}/layers/{bundleId}, layer
       tilesetUrl: tilesetUrl(local.derivativeId),
       boundingBox: { min: point(bounds.min), max: point(bounds.max) },
       frame: { georeferenced: false, crs: null, reason: 'noCoordinateSystem', origin: { x: 0, y: 0, z: 0 } },
+      // Colors and intensity; its classes are all 0 (never classified): no classification.
+      attributes: ['rgb', 'intensity'],
     });
     // In the order linked; a draft's view reads the live twin's layers.
     expect(await layers()).toEqual([placedLayer, linked.body]);
@@ -304,5 +306,39 @@ describe('twin layers: PUT and DELETE /v1/twin/{siteId}/layers/{bundleId}, layer
     expect((await layers()).map((layer) => layer.bundleId)).toEqual([local.bundleId]);
     await refused(() => org.admin.request('PUT', layerUrl(siteId, placed.bundleId)), 404, 'Not Found');
     await refused(() => org.admin.delete(layerUrl(siteId, placed.bundleId)), 404, 'Not Found');
+  });
+
+  it('a layer lists what its tiles carry: rgb, intensity and classification as processed; ["rgb"] for a processing from before they were recorded', async () => {
+    const classified = await processedPointCloud(org, siteId, {
+      name: 'classified.las',
+      bytes: await sampleBytes((file) => writeLas(file, POINTS, '1.4', { pointFormat: 6, classification: true })),
+    });
+    const linked = await org.admin.request('PUT', layerUrl(siteId, classified.bundleId));
+    expect(linked.status, JSON.stringify(linked.body)).toBe(201);
+    // Point format 6 has no colors.
+    expect(linked.body.attributes).toEqual(['intensity', 'classification']);
+    expect((await layers()).find((layer) => layer.bundleId === classified.bundleId).attributes).toEqual([
+      'intensity',
+      'classification',
+    ]);
+    // The tiles say the same: every tile has both attributes.
+    const tileset = await org.admin.get(`/v1/nodes/${classified.derivativeId}/tiles/tileset.json`);
+    const uri = tileset.body.root.content.uri as string;
+    const tile = await fetch(`${org.admin.baseUrl}/v1/nodes/${classified.derivativeId}/tiles/${uri}`, {
+      headers: { authorization: `Bearer ${org.admin.token}` },
+    });
+    expect(tile.status).toBe(200);
+    const glb = Buffer.from(await tile.arrayBuffer());
+    const json = JSON.parse(glb.toString('utf8', 20, 20 + glb.readUInt32LE(12)));
+    expect(Object.keys(json.meshes[0].primitives[0].attributes).sort()).toEqual(['POSITION', '_CLASSIFICATION', '_INTENSITY']);
+
+    // A processing from before regional migration 0025 has no attributes recorded.
+    const db = t.platform.regions[org.region].store.db;
+    await db
+      .updateTable('processings')
+      .set({ attributes: null })
+      .where('derivative_node_id', '=', classified.derivativeId)
+      .execute();
+    expect((await layers()).find((layer) => layer.bundleId === classified.bundleId).attributes).toEqual(['rgb']);
   });
 });

@@ -233,6 +233,8 @@ export interface ProcessingRow {
   bounds: string | null;
   /** The job running it, recorded when it starts (regional migration 0024): where its progress is read. */
   job_id: string | null;
+  /** JSON array of a point cloud's tile attributes, e.g. ["rgb","intensity"] (regional migration 0025); null for other outputs and older rows. */
+  attributes: string | null;
   created_by: string;
   created_at: string;
   started_at: string | null;

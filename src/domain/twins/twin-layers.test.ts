@@ -8,6 +8,7 @@ const candidate = (bundleId: string, derivativeId: string, derivativeKind = 'poi
   derivativeKind,
   georeference: null,
   bounds: null,
+  attributes: null,
 });
 
 describe('twin layers', () => {
@@ -24,6 +25,19 @@ describe('twin layers', () => {
       ['a', 'cloud-2', `${API}/v1/nodes/cloud-2/tiles/tileset.json`],
     ]);
     expect(layers[0]?.boundingBox).toBeNull();
+  });
+
+  it('attributes: what the processing recorded, ["rgb"] for one from before', () => {
+    const layers = layersOf(
+      ['a', 'b', 'c'],
+      [
+        { ...candidate('a', 'cloud-a'), attributes: '["intensity","classification"]' },
+        candidate('b', 'cloud-b'),
+        { ...candidate('c', 'cloud-c'), attributes: '[]' },
+      ],
+      API,
+    );
+    expect(layers.map((layer) => layer.attributes)).toEqual([['intensity', 'classification'], ['rgb'], []]);
   });
 
   it('a frame: placed with its origin, local with the reason and any CRS declared, unknown (older rows) local', () => {

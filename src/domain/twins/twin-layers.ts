@@ -1,4 +1,5 @@
 import { derivativeTilesetUrl } from '../nodes/content-urls.js';
+import { storedTileAttributes, type TileAttribute } from '../processing/tile-attributes.js';
 import { hasTileset } from '../processing/tileset-files.js';
 
 /**
@@ -20,6 +21,8 @@ export interface LayerCandidate {
   /** processings.georeference and processings.bounds, JSON or null. */
   georeference: string | null;
   bounds: string | null;
+  /** processings.attributes: JSON of the tiles' attributes, or null (before regional migration 0025). */
+  attributes: string | null;
 }
 
 export interface LayerFrame {
@@ -38,6 +41,8 @@ export interface LayerView {
   tilesetUrl: string;
   boundingBox: { min: Vector3; max: Vector3 } | null;
   frame: LayerFrame;
+  /** What the tiles carry beside positions (docs/design/measurements.md, "Tile attributes"). */
+  attributes: TileAttribute[];
 }
 
 const ZERO: Vector3 = { x: 0, y: 0, z: 0 };
@@ -97,6 +102,8 @@ export function layersOf(bundleIds: string[], newestFirst: LayerCandidate[], api
         tilesetUrl,
         boundingBox: layerBoundingBox(candidate.bounds),
         frame: layerFrame(candidate.georeference),
+        // A mesh's tiles are textured: the point attributes do not apply.
+        attributes: candidate.derivativeKind === 'mesh' ? [] : storedTileAttributes(candidate.attributes),
       },
     ];
   });

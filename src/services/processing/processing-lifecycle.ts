@@ -57,6 +57,8 @@ export interface ProcessingOutput {
   /** Where a point cloud sits (on the globe, or local and why) and its extent: for the twin's layers. */
   georeference: unknown | null;
   bounds: { min: unknown; max: unknown } | null;
+  /** What a point cloud's tiles carry beside positions (a subset of rgb, intensity, classification); null for other outputs. */
+  attributes: string[] | null;
   thumbnail: { bytes: Buffer; contentType: string };
 }
 
@@ -117,6 +119,7 @@ export class ProcessingLifecycle {
           georeference: null,
           job_id: null,
           bounds: null,
+          attributes: null,
           created_by: submission.createdBy,
           created_at: now,
           started_at: null,
@@ -225,6 +228,7 @@ export class ProcessingLifecycle {
         finished_at: now,
         georeference: output.georeference === null ? null : JSON.stringify(output.georeference),
         bounds: output.bounds === null ? null : JSON.stringify({ min: output.bounds.min, max: output.bounds.max }),
+        attributes: output.attributes === null ? null : JSON.stringify(output.attributes),
       });
       await bundles.setState(tx, source.id, { ...step.bundle, at: now });
       const ids = { bundleId: processing.bundle_id, processingId: processing.id, derivativeNodeId: row.id };

@@ -2479,6 +2479,8 @@ export interface components {
                         z: number;
                     };
                 };
+                /** @description What the point tiles carry beside positions: rgb (COLOR_0), intensity (_INTENSITY, float 0..1), classification (_CLASSIFICATION, the LAS class byte). ["rgb"] for a processing from before they were recorded; [] for a mesh */
+                attributes: ("rgb" | "intensity" | "classification")[];
             }[];
             /** @enum {string} */
             units: "m";
@@ -8263,6 +8265,8 @@ export interface operations {
                                     z: number;
                                 };
                             };
+                            /** @description What the point tiles carry beside positions: rgb (COLOR_0), intensity (_INTENSITY, float 0..1), classification (_CLASSIFICATION, the LAS class byte). ["rgb"] for a processing from before they were recorded; [] for a mesh */
+                            attributes: ("rgb" | "intensity" | "classification")[];
                         }[];
                     };
                 };
@@ -10734,6 +10738,8 @@ export interface operations {
                                 z: number;
                             };
                         };
+                        /** @description What the point tiles carry beside positions: rgb (COLOR_0), intensity (_INTENSITY, float 0..1), classification (_CLASSIFICATION, the LAS class byte). ["rgb"] for a processing from before they were recorded; [] for a mesh */
+                        attributes: ("rgb" | "intensity" | "classification")[];
                     };
                 };
             };
@@ -10795,6 +10801,8 @@ export interface operations {
                                 z: number;
                             };
                         };
+                        /** @description What the point tiles carry beside positions: rgb (COLOR_0), intensity (_INTENSITY, float 0..1), classification (_CLASSIFICATION, the LAS class byte). ["rgb"] for a processing from before they were recorded; [] for a mesh */
+                        attributes: ("rgb" | "intensity" | "classification")[];
                     };
                 };
             };

@@ -36,6 +36,7 @@ import * as regional0021 from './regional-0021-planning.js';
 import * as regional0022 from './regional-0022-embed-sessions.js';
 import * as regional0023 from './regional-0023-webhooks.js';
 import * as regional0024 from './regional-0024-processing-job.js';
+import * as regional0025 from './regional-0025-processing-attributes.js';
 
 /** A migration that may need to know the dialect (column types, collations, indexes). */
 export interface DialectMigration {
@@ -123,5 +124,6 @@ export function migrateRegional(store: AnyStore): Promise<void> {
     '0022-embed-sessions': regional0022,
     '0023-webhooks': regional0023,
     '0024-processing-job': regional0024,
+    '0025-processing-attributes': regional0025,
   });
 }

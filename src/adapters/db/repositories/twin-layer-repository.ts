@@ -60,7 +60,7 @@ export class TwinLayerRepository {
     const rows = await db
       .selectFrom('processings as p')
       .innerJoin('nodes as d', 'd.id', 'p.derivative_node_id')
-      .select(['p.bundle_id', 'p.derivative_node_id', 'd.kind', 'p.georeference', 'p.bounds'])
+      .select(['p.bundle_id', 'p.derivative_node_id', 'd.kind', 'p.georeference', 'p.bounds', 'p.attributes'])
       .where('p.bundle_id', 'in', bundleIds)
       .where('p.state', '=', 'succeeded')
       .where('d.trashed_at', 'is', null)
@@ -74,6 +74,7 @@ export class TwinLayerRepository {
       derivativeKind: row.kind,
       georeference: row.georeference,
       bounds: row.bounds,
+      attributes: row.attributes,
     }));
   }
 

@@ -1,4 +1,5 @@
 import { Type } from '@sinclair/typebox';
+import { TILE_ATTRIBUTES } from '../../../domain/processing/tile-attributes.js';
 import { ContextIdParams } from './twin-value-schemas.js';
 
 // A layer's coordinates are the scan file's own (docs/twins.md, "Layers"): answered, never sent,
@@ -39,6 +40,11 @@ export const LayerSchema = Type.Object(
       },
       { description: 'How the layer is placed. Without a CRS the local frame stays, and the layer says so' },
     ),
+    attributes: Type.Array(Type.Union(TILE_ATTRIBUTES.map((name) => Type.Literal(name))), {
+      uniqueItems: true,
+      description:
+        'What the point tiles carry beside positions: rgb (COLOR_0), intensity (_INTENSITY, float 0..1), classification (_CLASSIFICATION, the LAS class byte). ["rgb"] for a processing from before they were recorded; [] for a mesh',
+    }),
   },
   { title: 'TwinLayer' },
 );
