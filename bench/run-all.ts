@@ -19,6 +19,7 @@ import { runScaleOut } from './scale-out.js';
 import { runSdkUpload } from './sdk-upload.js';
 import { runStartup } from './startup.js';
 import { log, quick, runMain, type SummaryRow } from './support/report.js';
+import { runTileAttributes } from './tile-attributes.js';
 import { runTiles } from './tiles.js';
 import { runToken } from './token.js';
 import { runTwinLists } from './twin-lists.js';
@@ -58,6 +59,7 @@ export async function runAll(): Promise<SummaryRow[]> {
     runModelAssets,
     runLibraryLists,
     runTiles,
+    runTileAttributes,
     runDraftPublish,
     runViewer,
     runWebhooks,
