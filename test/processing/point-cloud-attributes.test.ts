@@ -139,6 +139,24 @@ describe('intensity and classification in the tiles', () => {
     }
   });
 
+  it('E57 with a classification field and intensityLimits: intensity scaled from the limits, class codes as stored', async () => {
+    const count = 5000;
+    const { result, tiles } = await tile(
+      'classified.e57',
+      (file) => writeE57(file, count, { classification: true, intensityLimits: [0, 2000] }),
+      count,
+    );
+    expect(result.attributes).toEqual(['position', 'color', 'intensity', 'classification']);
+    expect(tiles.names).toEqual(BOTH);
+    // Limits 0..2000: the sample's intensities above 2000 are clamped to 1.
+    expectValues(
+      tiles.points,
+      count,
+      (i) => Math.min(1, samplePoint(i, count).intensity / 2000),
+      (i) => samplePoint(i, count).classification!,
+    );
+  });
+
   it('a cloud without them has neither: XYZ, and LAS whose classes are all 0 (never classified)', async () => {
     const count = 4000;
     const xyz = await tile('plain.xyz', (file) => writeXyz(file, count), count);

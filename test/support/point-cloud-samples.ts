@@ -313,7 +313,15 @@ export async function writePts(path: string, count: number): Promise<void> {
 export async function writeE57(
   path: string,
   count: number,
-  options: { pose?: boolean; coordinates?: 'double' | 'single' | 'scaled'; coordinateMetadata?: string } = {},
+  options: {
+    pose?: boolean;
+    coordinates?: 'double' | 'single' | 'scaled';
+    coordinateMetadata?: string;
+    /** A `classification` field of 8-bit class codes, as some writers add beyond the standard. */
+    classification?: boolean;
+    /** The scan's intensityLimits, declared in the XML (the field stays 0..4095 as stored). */
+    intensityLimits?: [number, number];
+  } = {},
 ): Promise<void> {
   const points = Array.from({ length: count }, (_, i) => samplePoint(i, count));
   const coordinates = options.coordinates ?? 'double';
@@ -337,6 +345,7 @@ export async function writeE57(
       points.map((p) => p.intensity),
       12,
     ),
+    ...(options.classification ? [Buffer.from(points.map((p) => p.classification ?? 0))] : []),
   ];
   const packets: Buffer[] = [];
   const packetCount = Math.max(1, Math.ceil(count / 1000));
@@ -380,14 +389,18 @@ export async function writeE57(
     <vectorChild type="Structure">
       <guid type="String"><![CDATA[{rdp-sample-scan}]]></guid>
       <name type="String"><![CDATA[sample &amp; scan]]></name>
-      ${pose}
+      ${pose}${
+        options.intensityLimits
+          ? `<intensityLimits type="Structure"><intensityMinimum type="Float">${options.intensityLimits[0]}</intensityMinimum><intensityMaximum type="Float">${options.intensityLimits[1]}</intensityMaximum></intensityLimits>`
+          : ''
+      }
       <points type="CompressedVector" fileOffset="${logicalToPhysical(sectionStart)}" recordCount="${count}">
         <prototype type="Structure">
           ${axes.map((axis) => coordinateField(axis, coordinates)).join('\n          ')}
           <colorRed type="Integer" minimum="0" maximum="255"/>
           <colorGreen type="Integer" minimum="0" maximum="255"/>
           <colorBlue type="Integer" minimum="0" maximum="255"/>
-          <intensity type="Integer" minimum="0" maximum="4095"/>
+          <intensity type="Integer" minimum="0" maximum="4095"/>${options.classification ? '\n          <classification type="Integer" minimum="0" maximum="255"/>' : ''}
         </prototype>
         <codecs type="Vector" allowHeterogeneousChildren="1"/>
       </points>
