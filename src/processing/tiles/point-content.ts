@@ -73,7 +73,8 @@ export function pointContentGlb(
     }
     if (intensityRange) {
       const value = (records.floats[(first + i) * RECORD_WORDS + INTENSITY_WORD]! - low) / span;
-      floats[f + intensityAt / 4] = Math.max(0, Math.min(1, value));
+      // Clamped; a NaN (an E57 float field may hold one) is 0.
+      floats[f + intensityAt / 4] = value >= 0 ? Math.min(1, value) : 0;
     }
     if (withClassification) bytes[f * 4 + classAt] = color >>> 24;
   }
