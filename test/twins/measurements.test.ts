@@ -233,6 +233,17 @@ describe('measurements: /v1/twin/{ctx}/measurements', () => {
     expect(patched.body).toMatchObject({ value: 10 });
     expect((await org.admin.get(`/v1/twin/${site}/measurements`)).body).toEqual([live]);
     expect((await org.admin.get(`/v1/twin/${draft.id}/measurements`)).body).toEqual([patched.body, added]);
+    // A live change of the kind while the draft holds new points: the draft's view keeps its own
+    // kind, points and value together (its patch carries all four), and so does the publish.
+    expect((await org.admin.patch(`/v1/twin/${site}/measurements/${live.id}`, { kind: 'height' })).body).toMatchObject({
+      kind: 'height',
+      value: 0,
+    });
+    expect((await org.admin.get(`/v1/twin/${draft.id}/measurements/${live.id}`)).body).toMatchObject({
+      kind: 'distance',
+      points: [p(0, 0, 0), p(6, 8, 0)],
+      value: 10,
+    });
     const published = await org.admin.post(`/v1/twin/${draft.id}/publish`, {});
     expect(published.status, JSON.stringify(published.body)).toBe(200);
     // The publish stamps the objects it writes (updatedAt); the rest is the draft's view.

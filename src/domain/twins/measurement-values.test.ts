@@ -105,7 +105,8 @@ describe('measurement values', () => {
     const fields = MEASUREMENT.newFields(input);
     expect(fields).toMatchObject({ value: 5, unit: 'm', description: '', color: null, metadataTypeId: null });
     const patched = MEASUREMENT.patched?.(fields, { kind: 'height' });
-    expect(patched).toEqual({ kind: 'height', value: 0, unit: 'm' });
+    // Kind, points, value and unit go together, so a draft's patch never mixes with a live change to one of them.
+    expect(patched).toEqual({ kind: 'height', points: input.points, value: 0, unit: 'm' });
     expect(MEASUREMENT.patched?.(fields, { points: [p(0, 0, 0), p(0, 0, 2)] })).toMatchObject({ value: 2, unit: 'm' });
     expect(MEASUREMENT.patched?.(fields, { name: 'Renamed' })).toEqual({ name: 'Renamed' });
     expect(() => MEASUREMENT.patched?.(fields, { kind: 'angle' })).toThrow(/^body\.points: an angle measurement takes 3/);

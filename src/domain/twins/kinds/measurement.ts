@@ -50,9 +50,13 @@ export const MEASUREMENT: TwinObjectKind<'measurement', MeasurementFields, NewMe
     return patch;
   },
   // A PATCH of the points or the kind measures again, against the object as the write reads it.
+  // The four go together: a draft's patch then replaces them whole, so a live change to the kind
+  // or the points never shows through under the draft's value (docs/twins.md, "Measurements").
   patched: (current, changes) => {
     if (changes.kind === undefined && changes.points === undefined) return changes;
-    return { ...changes, ...measuredValue(changes.kind ?? current.kind, changes.points ?? current.points) };
+    const kind = changes.kind ?? current.kind;
+    const points = changes.points ?? current.points;
+    return { ...changes, kind, points, ...measuredValue(kind, points) };
   },
   locksTwin: () => false,
 };
