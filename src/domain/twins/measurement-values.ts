@@ -118,27 +118,27 @@ function unit(a: Vector3): Vector3 {
   return { x: a.x / l, y: a.y / l, z: a.z / l };
 }
 
+type Matrix3 = number[][];
+
+const at = (m: Matrix3, i: number, j: number) => (m[i] as number[])[j] as number;
+const set = (m: Matrix3, i: number, j: number, value: number) => {
+  (m[i] as number[])[j] = value;
+};
+const zero3 = (): Matrix3 => [
+  [0, 0, 0],
+  [0, 0, 0],
+  [0, 0, 0],
+];
+
 /** The unit eigenvector of the least eigenvalue of the points' scatter matrix (Jacobi rotations on the 3×3). */
 export function leastSquaresNormal(centred: Vector3[]): Vector3 {
-  const m = [
-    [0, 0, 0],
-    [0, 0, 0],
-    [0, 0, 0],
-  ] as number[][];
+  const a = zero3();
   for (const p of centred) {
     const c = [p.x, p.y, p.z];
-    for (let i = 0; i < 3; i++) for (let j = 0; j < 3; j++) (m[i] as number[])[j] = (m[i]?.[j] ?? 0) + (c[i] ?? 0) * (c[j] ?? 0);
+    for (let i = 0; i < 3; i++) for (let j = 0; j < 3; j++) set(a, i, j, at(a, i, j) + (c[i] as number) * (c[j] as number));
   }
-  const a = m.map((row) => [...row]);
-  const v = [
-    [1, 0, 0],
-    [0, 1, 0],
-    [0, 0, 1],
-  ];
-  const at = (r: number[][], i: number, j: number) => (r[i] as number[])[j] as number;
-  const set = (r: number[][], i: number, j: number, x: number) => {
-    (r[i] as number[])[j] = x;
-  };
+  const v = zero3();
+  for (let i = 0; i < 3; i++) set(v, i, i, 1);
   for (let sweep = 0; sweep < 50; sweep++) {
     const off = at(a, 0, 1) ** 2 + at(a, 0, 2) ** 2 + at(a, 1, 2) ** 2;
     const scale = at(a, 0, 0) ** 2 + at(a, 1, 1) ** 2 + at(a, 2, 2) ** 2;
