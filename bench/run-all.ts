@@ -7,6 +7,7 @@ import { runDraftPublish } from './draft-publish.js';
 import { runJobs } from './jobs.js';
 import { runLibraryLists } from './library-lists.js';
 import { runLists } from './lists.js';
+import { runMeasurementLists } from './measurement-lists.js';
 import { runModelAssets } from './model-assets.js';
 import { runModelPreview } from './model-preview.js';
 import { runMultipartComplete } from './multipart-complete.js';
@@ -56,6 +57,7 @@ export async function runAll(): Promise<SummaryRow[]> {
     runPointCloud,
     runModelPreview,
     runTwinLists,
+    runMeasurementLists,
     runModelAssets,
     runLibraryLists,
     runTiles,

@@ -5,6 +5,8 @@ import { rowOfObject } from '../../src/adapters/db/repositories/twin-object-rows
 import type { NodeRow, RegionalSchema, TwinDraftChangeRow, TwinObjectRow } from '../../src/adapters/db/schema.js';
 import { adminService } from '../../src/composition/platform-services.js';
 import { ORGANIZATION_ADMINISTRATOR_ROLE_ID } from '../../src/domain/people/roles.js';
+import { type MeasurementKind, measuredValue } from '../../src/domain/twins/measurement-values.js';
+import type { Vector3 } from '../../src/domain/twins/object-fields.js';
 import type { Patch, StoredFields } from '../../src/domain/twins/twin-objects.js';
 import type { Platform } from '../../src/platform.js';
 import type { BenchClient } from './permission-store.js';
@@ -74,6 +76,57 @@ export async function insertPointsOfInterest(
     const createdAt = new Date(from + i).toISOString();
     const fields = pointOfInterestFields(`Point ${String(i).padStart(5, '0')}`, by, createdAt, i);
     rows.push(rowOfObject({ id: randomUUID(), objectType: 'pointOfInterest', fields }, site));
+  }
+  await inBatches(rows, (batch) => regionDb(platform).insertInto('twin_objects').values(batch).execute());
+  return rows;
+}
+
+/** The kinds of a bench twin's measurements in turn, with their points: mostly two or three, a few polylines and areas of more. */
+const MEASUREMENT_MIX: { kind: MeasurementKind; points: number }[] = [
+  { kind: 'distance', points: 2 },
+  { kind: 'height', points: 2 },
+  { kind: 'angle', points: 3 },
+  { kind: 'area', points: 8 },
+  { kind: 'polyline', points: 16 },
+];
+
+/** A measurement's fields as the API stores them (its value computed by the platform's rule), created at `createdAt`. */
+export function measurementFields(name: string, by: string, createdAt: string, i: number): StoredFields<'measurement'> {
+  const { kind, points: count } = MEASUREMENT_MIX[i % MEASUREMENT_MIX.length] as (typeof MEASUREMENT_MIX)[number];
+  const [x0, y0] = [(i % 100) + 0.123456789, Math.floor(i / 100) + 0.987654321];
+  // On a circle of radius 2: a convex polygon for an area, a bend for a polyline, a corner for an angle.
+  const points: Vector3[] = Array.from({ length: count }, (_, k) => {
+    const a = (2 * Math.PI * k) / Math.max(count, 4);
+    return { x: x0 + 2 * Math.cos(a), y: y0 + 2 * Math.sin(a), z: 1.5 + k * 0.25 * Number(kind === 'height') };
+  });
+  return {
+    name,
+    kind,
+    points,
+    ...measuredValue(kind, points),
+    description: `Bench measurement ${i}`,
+    color: '#ff8800',
+    metadataTypeId: null,
+    metadata: {},
+    createdBy: by,
+    updatedBy: by,
+    createdAt,
+    updatedAt: createdAt,
+  };
+}
+
+/** `count` live measurements of the site (kinds in turn), created a millisecond apart from `from`; their rows in list order. */
+export async function insertMeasurements(
+  platform: Platform,
+  site: NodeRow,
+  by: string,
+  count: number,
+  from = Date.UTC(2026, 0, 1),
+): Promise<TwinObjectRow[]> {
+  const rows: TwinObjectRow[] = [];
+  for (let i = 0; i < count; i += 1) {
+    const fields = measurementFields(`Measurement ${String(i).padStart(5, '0')}`, by, new Date(from + i).toISOString(), i);
+    rows.push(rowOfObject({ id: randomUUID(), objectType: 'measurement', fields }, site));
   }
   await inBatches(rows, (batch) => regionDb(platform).insertInto('twin_objects').values(batch).execute());
   return rows;

@@ -69,6 +69,7 @@ export interface RegionServices {
   twinLayers: TwinLayerService;
   pointsOfInterest: ObjectKindService<'pointOfInterest'>;
   assets: ObjectKindService<'asset'>;
+  measurements: ObjectKindService<'measurement'>;
   zones: ZoneService;
   modelAssets: ModelAssetService;
   objectMetadata: ObjectMetadataService;
@@ -280,6 +281,7 @@ export function regionServices(platform: Platform, region: Region): RegionServic
       references: namedZoneCheck(twinObjects.zone),
     }),
     assets: new ObjectKindService({ objects: twinObjects.asset, contexts: twins, metadataTypes }),
+    measurements: new ObjectKindService({ objects: twinObjects.measurement, contexts: twins, metadataTypes }),
     zones: new ZoneService({
       zones: twinObjects.zone,
       pointsOfInterest: twinObjects.pointOfInterest,

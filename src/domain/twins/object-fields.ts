@@ -44,6 +44,11 @@ export interface TwinObjectKind<Type extends string, Fields extends SharedFields
   /** A PATCH's changes with their values normalised (or 400 naming the field). */
   changes(patch: Partial<Fields>): Partial<Fields>;
   /**
+   * A PATCH's changes completed from the object they change, as the write's transaction reads it
+   * (a measurement's value measured again from its points and kind), or 400 naming the field.
+   */
+  patched?(current: Fields, changes: Partial<Fields>): Partial<Fields>;
+  /**
    * Whether a write with these fields (a create's, a PATCH's; none for a delete) holds the twin's
    * row first, after the draft's (docs/twins.md, "Locks"): checks that read the zones then take
    * turns with zone writes and publishes.

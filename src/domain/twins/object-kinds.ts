@@ -1,4 +1,5 @@
 import { ASSET } from './kinds/asset.js';
+import { MEASUREMENT } from './kinds/measurement.js';
 import { MODEL_ASSET } from './kinds/model-asset.js';
 import { POINT_OF_INTEREST } from './kinds/point-of-interest.js';
 import { ZONE } from './kinds/zone.js';
@@ -14,4 +15,5 @@ export const TWIN_OBJECT_KINDS: { [K in TwinObjectType]: KindOf<K> } = {
   pointOfInterest: POINT_OF_INTEREST,
   zone: ZONE,
   modelAsset: MODEL_ASSET,
+  measurement: MEASUREMENT,
 };

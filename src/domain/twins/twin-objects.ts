@@ -1,5 +1,6 @@
 import type { TwinChangeKind } from '../records/regional.js';
 import type { AssetFields, NewAsset } from './kinds/asset.js';
+import type { MeasurementFields, NewMeasurement } from './kinds/measurement.js';
 import type { ModelAssetFields, NewModelAsset } from './kinds/model-asset.js';
 import type { NewPointOfInterest, PointOfInterestFields } from './kinds/point-of-interest.js';
 import type { NewZone, ZoneFields } from './kinds/zone.js';
@@ -11,6 +12,7 @@ interface KindTypes {
   pointOfInterest: { fields: PointOfInterestFields; create: NewPointOfInterest };
   zone: { fields: ZoneFields; create: NewZone };
   modelAsset: { fields: ModelAssetFields; create: NewModelAsset };
+  measurement: { fields: MeasurementFields; create: NewMeasurement };
 }
 
 /** The kinds of twin object, as stored in twin_objects.object_type and named in metadata types. */

@@ -40,6 +40,11 @@ export const TAGS = [
     description:
       "Models of the organization's asset library placed in a twin (position, rotation, scale), through the live twin or a draft",
   },
+  {
+    name: 'Measurements',
+    description:
+      'Distances, heights, polyline lengths, areas and angles saved on a twin, their values computed by the platform, through the live twin or a draft',
+  },
   { name: 'Object metadata', description: "A twin object's metadata sections, checked against its metadata type" },
   {
     name: 'Business objects',

@@ -9,8 +9,8 @@ import type { Principal } from '../../domain/access/principal.js';
 import { validationError } from '../../domain/errors.js';
 import type { TwinService } from './twin-service.js';
 
-/** The kinds the search covers (docs/design/search.md#business-object-search: assets and points of interest). */
-export const SEARCHED_TYPES = ['asset', 'pointOfInterest'] as const;
+/** The kinds the search covers (docs/design/search.md#business-object-search, docs/design/measurements.md): assets, points of interest, measurements. */
+export const SEARCHED_TYPES = ['asset', 'pointOfInterest', 'measurement'] as const;
 export type SearchedType = (typeof SEARCHED_TYPES)[number];
 
 export interface BusinessObjectSearch {
@@ -40,7 +40,7 @@ function instant(field: string, value: string | undefined): string | undefined {
 
 /**
  * Business-object search (docs/design/search.md#business-object-search, docs/twins.md): an
- * organization's live assets and points of interest on the sites the caller may read. Which sites:
+ * organization's live assets, points of interest and measurements on the sites the caller may read. Which sites:
  * with contextId, that site (read on it, as every twin route; a draft id is refused: the search
  * reads live twins); without, every site of the organization that is not trashed, lies inside a
  * subtree where the caller or one of its groups holds `read`, and is at or below no node requiring

@@ -157,7 +157,8 @@ export class TwinObjectService<K extends TwinObjectType> {
       // with no values (docs/twins.md), in the same patch, so a draft carries both together.
       const retyped = changes.metadataTypeId !== undefined && changes.metadataTypeId !== (current.fields.metadataTypeId ?? null);
       const hadValues = Object.keys(current.fields.metadata ?? {}).length > 0;
-      const patch: Patch<K> = retyped ? { ...changes, metadata: {} } : changes;
+      const completed: Patch<K> = this.kind.patched ? { ...changes, ...this.kind.patched(current.fields, changes) } : changes;
+      const patch: Patch<K> = retyped ? { ...completed, metadata: {} } : completed;
       return {
         changes: patch,
         details: {

@@ -333,8 +333,8 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * Search assets and points of interest
-         * @description The organization's live assets and points of interest on the sites the caller may read (read on the site; trashed sites left out), without regard to drafts.
+         * Search assets, points of interest and measurements
+         * @description The organization's live assets, points of interest and measurements on the sites the caller may read (read on the site; trashed sites left out), without regard to drafts.
          *     Name conditions (searchNameQuery and searchNameMatch; the earlier nameQuery and nameMatch are still accepted): contains (default), startsWith and exact compare without regard to case; fuzzy keeps names whose closeness (pg_trgm similarity) is at least 0.3.
          *     Dates bound exclusively. Every order ends with id in the same direction, so pages never overlap or skip. sortBy=nameCloseness needs searchNameQuery (400 otherwise).
          */
@@ -1369,6 +1369,58 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/twin/{contextId}/measurements": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List the measurements of a twin
+         * @description contextId is a site id (the live twin) or a draft id (the draft's view: writes change only the draft). Ordered by createdAt, then id. Needs read on the site.
+         */
+        get: operations["listMeasurements"];
+        put?: never;
+        /**
+         * Save a measurement
+         * @description contextId is a site id (the live twin) or a draft id (the draft's view: writes change only the draft). Needs edit on the site. Bodies up to 256 KiB. The platform computes value and unit: a body with either is 400 naming it. 400 ValidationError naming points (a wrong count for the kind, a coordinate not finite, a self-intersecting area polygon, an angle's arm of no length) or metadataTypeId (no such type in the organization, or one that does not apply to measurements). 409 DraftNotOpen: the draft is published or discarded.
+         */
+        post: operations["createMeasurement"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/twin/{contextId}/measurements/{measurementId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get a measurement
+         * @description contextId is a site id (the live twin) or a draft id (the draft's view: writes change only the draft). Needs read on the site.
+         */
+        get: operations["getMeasurement"];
+        put?: never;
+        post?: never;
+        /**
+         * Delete a measurement
+         * @description contextId is a site id (the live twin) or a draft id (the draft's view: writes change only the draft). Needs edit on the site. 409 DraftNotOpen.
+         */
+        delete: operations["deleteMeasurement"];
+        options?: never;
+        head?: never;
+        /**
+         * Change a measurement
+         * @description Any non-empty subset of the fields; each replaces the stored one whole, null clears an optional one. A change of points or kind measures again (value, unit) and moves updatedAt. contextId is a site id (the live twin) or a draft id (the draft's view: writes change only the draft). Needs edit on the site. Bodies up to 256 KiB. The platform computes value and unit: a body with either is 400 naming it. 400 ValidationError naming points (a wrong count for the kind, a coordinate not finite, a self-intersecting area polygon, an angle's arm of no length) or metadataTypeId (no such type in the organization, or one that does not apply to measurements). 409 DraftNotOpen: the draft is published or discarded.
+         */
+        patch: operations["updateMeasurement"];
+        trace?: never;
+    };
     "/v1/twin/{contextId}/model-assets": {
         parameters: {
             query?: never;
@@ -1992,7 +2044,7 @@ export interface components {
         /** BusinessObject */
         BusinessObject: {
             id: string;
-            type: "asset" | "pointOfInterest";
+            type: "asset" | "pointOfInterest" | "measurement";
             name: string;
             /** @description The site whose live twin holds the object */
             contextId: string;
@@ -2138,6 +2190,36 @@ export interface components {
             /** Format: date-time */
             updatedAt: string;
         };
+        /** Measurement */
+        Measurement: {
+            id: string;
+            name: string;
+            /** @description What is measured: distance (|p1 − p0|), height (|z1 − z0|), polyline (the sum of its segments), area (of the polygon projected on its least-squares plane), angle (at p1). Points per kind: distance: 2 points, m; height: 2 points, m; polyline: 2 to 1000 points, m; area: 3 to 1000 points, m2; angle: 3 points, deg */
+            kind: "distance" | "height" | "polyline" | "area" | "angle";
+            points: {
+                x: number;
+                y: number;
+                z: number;
+            }[];
+            /** @description Computed by the platform from kind and points */
+            value: number;
+            unit: "m" | "m2" | "deg";
+            description: string;
+            color: string | null;
+            metadataTypeId: string | null;
+            /** @description Only with includeMetadata=true: the metadata sections, as GET /v1/twin/{contextId}/object/{objectId}/metadata answers them */
+            metadata?: {
+                [key: string]: {
+                    [key: string]: unknown;
+                };
+            };
+            createdBy: string;
+            updatedBy: string;
+            /** Format: date-time */
+            createdAt: string;
+            /** Format: date-time */
+            updatedAt: string;
+        };
         /** Membership */
         Membership: {
             principalId: string;
@@ -2156,7 +2238,7 @@ export interface components {
         MetadataType: {
             id: string;
             name: string;
-            appliesTo: ("asset" | "pointOfInterest" | "zone" | "modelAsset")[];
+            appliesTo: ("asset" | "pointOfInterest" | "zone" | "modelAsset" | "measurement")[];
             properties: {
                 /** @description The section the property is shown in, 1 to 255 characters */
                 section: string;
@@ -2263,7 +2345,7 @@ export interface components {
         /** ObjectMetadata */
         ObjectMetadata: {
             objectId: string;
-            objectType: "asset" | "pointOfInterest" | "zone" | "modelAsset";
+            objectType: "asset" | "pointOfInterest" | "zone" | "modelAsset" | "measurement";
             metadataTypeId: string | null;
             /** @description {"<section>": {"<property>": value}}, as the metadata type names them */
             sections: {
@@ -4587,8 +4669,8 @@ export interface operations {
             query?: {
                 /** @description Only objects of this site (its live twin); a draft id is 400 */
                 contextId?: string;
-                /** @description Only these kinds (repeat the parameter); default both */
-                types?: ("asset" | "pointOfInterest")[];
+                /** @description Only these kinds (repeat the parameter); default all of them */
+                types?: ("asset" | "pointOfInterest" | "measurement")[];
                 page?: number;
                 limit?: number;
                 sortBy?: "createdAt" | "updatedAt" | "name" | "nameCloseness";
@@ -5947,7 +6029,7 @@ export interface operations {
                     /** @description 1 to 255 characters (code points), stored as given (never trimmed); unique in the organization without regard to case */
                     name: string;
                     /** @description The kinds of object the type may be given to, each once */
-                    appliesTo: ("asset" | "pointOfInterest" | "zone" | "modelAsset")[];
+                    appliesTo: ("asset" | "pointOfInterest" | "zone" | "modelAsset" | "measurement")[];
                     /** @description At most 50 sections (in the order of their first property) of at most 200 properties each */
                     properties: {
                         /** @description The section the property is shown in, 1 to 255 characters */
@@ -6208,7 +6290,7 @@ export interface operations {
                     /** @description 1 to 255 characters (code points), stored as given (never trimmed); unique in the organization without regard to case */
                     name?: string;
                     /** @description The kinds of object the type may be given to, each once */
-                    appliesTo?: ("asset" | "pointOfInterest" | "zone" | "modelAsset")[];
+                    appliesTo?: ("asset" | "pointOfInterest" | "zone" | "modelAsset" | "measurement")[];
                     /** @description At most 50 sections (in the order of their first property) of at most 200 properties each */
                     properties?: {
                         /** @description The section the property is shown in, 1 to 255 characters */
@@ -10948,6 +11030,491 @@ export interface operations {
             };
         };
     };
+    listMeasurements: {
+        parameters: {
+            query?: {
+                /** @description Page size; values above 500 are clamped to 500 */
+                limit?: number;
+                /** @description How many items to skip; default 0 */
+                offset?: number;
+                /** @description Add the object's metadata sections */
+                includeMetadata?: boolean;
+                /** @description Earlier spelling of includeMetadata */
+                includeMetaData?: boolean;
+            };
+            header?: never;
+            path: {
+                /** @description A site id (its live twin) or a draft id (that draft's view) */
+                contextId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Measurement"][];
+                };
+            };
+            /** @description ValidationError: the message names the failing field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description not_authenticated or invalid_token: request a new token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Insufficient OAuth scopes, Forbidden resource (content access, role or seat limit), or SSORestrictedResource */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not Found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description OrganizationInAnotherRegion: the token's organization lives in another region; call the apiUrl of the body (not a 401: the token is fine) */
+            421: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description rate_limited: the organization's request bucket is spent; retry after Retry-After seconds (RateLimit-* headers on every answer) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    createMeasurement: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description A site id (its live twin) or a draft id (that draft's view) */
+                contextId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "kind": "distance",
+                 *       "name": "Pipe clearance",
+                 *       "points": [
+                 *         {
+                 *           "x": 14,
+                 *           "y": 3.5,
+                 *           "z": 1.2
+                 *         },
+                 *         {
+                 *           "x": 14,
+                 *           "y": 3.5,
+                 *           "z": 3.7
+                 *         }
+                 *       ]
+                 *     }
+                 */
+                "application/json": {
+                    /** @description 1 to 255 characters (code points), stored as given (never trimmed) */
+                    name: string;
+                    /** @description What is measured: distance (|p1 − p0|), height (|z1 − z0|), polyline (the sum of its segments), area (of the polygon projected on its least-squares plane), angle (at p1). Points per kind: distance: 2 points, m; height: 2 points, m; polyline: 2 to 1000 points, m; area: 3 to 1000 points, m2; angle: 3 points, deg */
+                    kind: "distance" | "height" | "polyline" | "area" | "angle";
+                    /** @description Twin frame, metres. How many the kind takes (distance: 2 points, m; height: 2 points, m; polyline: 2 to 1000 points, m; area: 3 to 1000 points, m2; angle: 3 points, deg); a wrong count, or a self-intersecting area polygon, is 400 naming points */
+                    points: {
+                        x: number;
+                        y: number;
+                        z: number;
+                    }[];
+                    /** @description 0 to 2000 characters */
+                    description?: string;
+                    color?: string | null;
+                    metadataTypeId?: string | null;
+                };
+            };
+        };
+        responses: {
+            /** @description Created: the full object */
+            201: {
+                headers: {
+                    /** @description The absolute address of what was created */
+                    Location?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Measurement"];
+                };
+            };
+            /** @description ValidationError: the message names the failing field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description not_authenticated or invalid_token: request a new token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Insufficient OAuth scopes, Forbidden resource (content access, role or seat limit), or SSORestrictedResource */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not Found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Conflict: branch on the error code (listed in the operation description) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description OrganizationInAnotherRegion: the token's organization lives in another region; call the apiUrl of the body (not a 401: the token is fine) */
+            421: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description rate_limited: the organization's request bucket is spent; retry after Retry-After seconds (RateLimit-* headers on every answer) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getMeasurement: {
+        parameters: {
+            query?: {
+                /** @description Add the object's metadata sections */
+                includeMetadata?: boolean;
+                /** @description Earlier spelling of includeMetadata */
+                includeMetaData?: boolean;
+            };
+            header?: never;
+            path: {
+                /** @description A site id (its live twin) or a draft id (that draft's view) */
+                contextId: string;
+                measurementId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Measurement"];
+                };
+            };
+            /** @description ValidationError: the message names the failing field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description not_authenticated or invalid_token: request a new token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Insufficient OAuth scopes, Forbidden resource (content access, role or seat limit), or SSORestrictedResource */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not Found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description OrganizationInAnotherRegion: the token's organization lives in another region; call the apiUrl of the body (not a 401: the token is fine) */
+            421: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description rate_limited: the organization's request bucket is spent; retry after Retry-After seconds (RateLimit-* headers on every answer) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    deleteMeasurement: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description A site id (its live twin) or a draft id (that draft's view) */
+                contextId: string;
+                measurementId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description No Content */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description ValidationError: the message names the failing field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description not_authenticated or invalid_token: request a new token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Insufficient OAuth scopes, Forbidden resource (content access, role or seat limit), or SSORestrictedResource */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not Found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Conflict: branch on the error code (listed in the operation description) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description OrganizationInAnotherRegion: the token's organization lives in another region; call the apiUrl of the body (not a 401: the token is fine) */
+            421: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description rate_limited: the organization's request bucket is spent; retry after Retry-After seconds (RateLimit-* headers on every answer) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    updateMeasurement: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description A site id (its live twin) or a draft id (that draft's view) */
+                contextId: string;
+                measurementId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description 1 to 255 characters (code points), stored as given (never trimmed) */
+                    name?: string;
+                    /** @description What is measured: distance (|p1 − p0|), height (|z1 − z0|), polyline (the sum of its segments), area (of the polygon projected on its least-squares plane), angle (at p1). Points per kind: distance: 2 points, m; height: 2 points, m; polyline: 2 to 1000 points, m; area: 3 to 1000 points, m2; angle: 3 points, deg */
+                    kind?: "distance" | "height" | "polyline" | "area" | "angle";
+                    /** @description Twin frame, metres. How many the kind takes (distance: 2 points, m; height: 2 points, m; polyline: 2 to 1000 points, m; area: 3 to 1000 points, m2; angle: 3 points, deg); a wrong count, or a self-intersecting area polygon, is 400 naming points */
+                    points?: {
+                        x: number;
+                        y: number;
+                        z: number;
+                    }[];
+                    /** @description 0 to 2000 characters */
+                    description?: string;
+                    color?: string | null;
+                    metadataTypeId?: string | null;
+                };
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Measurement"];
+                };
+            };
+            /** @description ValidationError: the message names the failing field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description not_authenticated or invalid_token: request a new token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Insufficient OAuth scopes, Forbidden resource (content access, role or seat limit), or SSORestrictedResource */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not Found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Conflict: branch on the error code (listed in the operation description) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description OrganizationInAnotherRegion: the token's organization lives in another region; call the apiUrl of the body (not a 401: the token is fine) */
+            421: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description rate_limited: the organization's request bucket is spent; retry after Retry-After seconds (RateLimit-* headers on every answer) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
     listModelAssets: {
         parameters: {
             query?: {
@@ -13561,7 +14128,7 @@ export interface operations {
                 "application/json": {
                     /** @description https address of the receiver; no credentials, no private, loopback or link-local host (docs/webhooks.md) */
                     url: string;
-                    /** @description Event types (bundle.processing.started, bundle.processing.succeeded, bundle.processing.failed, upload.finalized, siteFile.finalized, libraryModel.ready, node.created, node.moved, node.trashed, node.restored, node.deleted, draft.published, pointOfInterest.created, pointOfInterest.updated, pointOfInterest.deleted, zone.created, zone.updated, zone.deleted, metadata.changed, invitation.accepted), or ["*"] for all */
+                    /** @description Event types (bundle.processing.started, bundle.processing.succeeded, bundle.processing.failed, upload.finalized, siteFile.finalized, libraryModel.ready, node.created, node.moved, node.trashed, node.restored, node.deleted, draft.published, pointOfInterest.created, pointOfInterest.updated, pointOfInterest.deleted, zone.created, zone.updated, zone.deleted, measurement.created, measurement.updated, measurement.deleted, metadata.changed, invitation.accepted), or ["*"] for all */
                     eventTypes: string[];
                     description?: string | null;
                     enabled?: boolean;
@@ -13791,7 +14358,7 @@ export interface operations {
                 "application/json": {
                     /** @description https address of the receiver; no credentials, no private, loopback or link-local host (docs/webhooks.md) */
                     url?: string;
-                    /** @description Event types (bundle.processing.started, bundle.processing.succeeded, bundle.processing.failed, upload.finalized, siteFile.finalized, libraryModel.ready, node.created, node.moved, node.trashed, node.restored, node.deleted, draft.published, pointOfInterest.created, pointOfInterest.updated, pointOfInterest.deleted, zone.created, zone.updated, zone.deleted, metadata.changed, invitation.accepted), or ["*"] for all */
+                    /** @description Event types (bundle.processing.started, bundle.processing.succeeded, bundle.processing.failed, upload.finalized, siteFile.finalized, libraryModel.ready, node.created, node.moved, node.trashed, node.restored, node.deleted, draft.published, pointOfInterest.created, pointOfInterest.updated, pointOfInterest.deleted, zone.created, zone.updated, zone.deleted, measurement.created, measurement.updated, measurement.deleted, metadata.changed, invitation.accepted), or ["*"] for all */
                     eventTypes?: string[];
                     description?: string | null;
                     /** @description true also clears disabledAt after a 410 */

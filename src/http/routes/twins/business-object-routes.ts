@@ -1,5 +1,6 @@
 import { Type } from '@sinclair/typebox';
 import { float4Decimal } from '../../../domain/search/trigrams.js';
+import { SEARCHED_TYPES, type SearchedType } from '../../../services/twins/business-object-search-service.js';
 import { MAX_PAGING_VALUE } from '../paging.js';
 import type { RegionApp } from '../region-app-type.js';
 import { errors } from '../responses.js';
@@ -8,7 +9,7 @@ import { NAME_LENGTH } from './twin-value-schemas.js';
 export const MAX_SEARCH_PAGE = 100;
 const MAX_CREATORS = 100;
 
-const ObjectType = Type.Union([Type.Literal('asset'), Type.Literal('pointOfInterest')]);
+const ObjectType = Type.Union(SEARCHED_TYPES.map((type) => Type.Literal(type)));
 const Match = Type.Union([Type.Literal('contains'), Type.Literal('startsWith'), Type.Literal('exact'), Type.Literal('fuzzy')]);
 const Instant = (description: string) => Type.Optional(Type.String({ format: 'date-time', description }));
 
@@ -18,7 +19,10 @@ const SearchQuery = Type.Object(
       Type.String({ minLength: 1, maxLength: 64, description: 'Only objects of this site (its live twin); a draft id is 400' }),
     ),
     types: Type.Optional(
-      Type.Array(ObjectType, { maxItems: 2, description: 'Only these kinds (repeat the parameter); default both' }),
+      Type.Array(ObjectType, {
+        maxItems: SEARCHED_TYPES.length,
+        description: 'Only these kinds (repeat the parameter); default all of them',
+      }),
     ),
     page: Type.Integer({ minimum: 1, maximum: Math.floor(MAX_PAGING_VALUE / MAX_SEARCH_PAGE), default: 1 }),
     limit: Type.Integer({ minimum: 1, maximum: MAX_SEARCH_PAGE, default: 20 }),
@@ -84,7 +88,7 @@ const SearchPage = Type.Object(
   { additionalProperties: false },
 );
 
-const DESCRIPTION = `The organization's live assets and points of interest on the sites the caller may read (read on the site; trashed sites left out), without regard to drafts.
+const DESCRIPTION = `The organization's live assets, points of interest and measurements on the sites the caller may read (read on the site; trashed sites left out), without regard to drafts.
 Name conditions (searchNameQuery and searchNameMatch; the earlier nameQuery and nameMatch are still accepted): contains (default), startsWith and exact compare without regard to case; fuzzy keeps names whose closeness (pg_trgm similarity) is at least 0.3.
 Dates bound exclusively. Every order ends with id in the same direction, so pages never overlap or skip. sortBy=nameCloseness needs searchNameQuery (400 otherwise).`;
 
@@ -98,7 +102,7 @@ export default async function businessObjectRoutes(app: RegionApp) {
       schema: {
         tags: ['Business objects'],
         operationId: 'searchBusinessObjects',
-        summary: 'Search assets and points of interest',
+        summary: 'Search assets, points of interest and measurements',
         description: DESCRIPTION,
         querystring: SearchQuery,
         response: { 200: SearchPage, ...errors(400, 401, 403, 404) },
@@ -123,7 +127,7 @@ export default async function businessObjectRoutes(app: RegionApp) {
       });
       const items = rows.map((row) => ({
         id: row.id,
-        type: row.object_type as 'asset' | 'pointOfInterest',
+        type: row.object_type as SearchedType,
         name: row.name,
         contextId: row.site_id,
         metadataTypeId: row.metadata_type_id,

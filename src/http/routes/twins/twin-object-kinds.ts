@@ -1,5 +1,6 @@
 import type { RegionApp } from '../region-app-type.js';
 import { ASSET_ROUTES } from './kinds/asset.js';
+import { MEASUREMENT_ROUTES } from './kinds/measurement.js';
 import { MODEL_ASSET_ROUTES } from './kinds/model-asset.js';
 import { POINT_OF_INTEREST_ROUTES } from './kinds/point-of-interest.js';
 import { ZONE_ROUTES } from './kinds/zone.js';
@@ -11,4 +12,5 @@ export default async function twinObjectKindRoutes(app: RegionApp) {
   registerTwinObjectRoutes(app, ASSET_ROUTES);
   registerTwinObjectRoutes(app, MODEL_ASSET_ROUTES);
   registerTwinObjectRoutes(app, ZONE_ROUTES);
+  registerTwinObjectRoutes(app, MEASUREMENT_ROUTES);
 }

@@ -1,6 +1,7 @@
 import { type Static, type TObject, type TSchema, Type } from '@sinclair/typebox';
 import type { RegionServices } from '../../../composition/region-services.js';
 import type { Principal } from '../../../domain/access/principal.js';
+import { validationError } from '../../../domain/errors.js';
 import { clampLimit, Paging } from '../paging.js';
 import type { RegionApp } from '../region-app-type.js';
 import { created, errors } from '../responses.js';
@@ -56,6 +57,10 @@ export interface TwinObjectRoutes<
   /** The answer's body; the metadata sections only when asked for (includeMetadata). */
   toBody(object: O, withMetadata: boolean): Static<Answer> & { id: string };
   list?: ListRoute<Query>;
+  /** A create's and a PATCH's body limit in bytes, when the kind's bodies may be larger than the platform's JSON limit. */
+  bodyLimit?: number;
+  /** Fields the platform computes: a create or PATCH whose body names one is 400 naming it (measurements' value and unit). */
+  computed?: { fields: readonly string[]; why: string };
 }
 
 /** includeMetadata, or its earlier spelling includeMetaData. */
@@ -93,6 +98,18 @@ export function registerTwinObjectRoutes(app: RegionApp, kind: AnyTwinObjectRout
   const write = { scope: 'write:hierarchy' } as const;
   const tags = [kind.tag];
   const { singular, plural } = kind.names;
+  // Only a larger limit: the platform's own (RDP_JSON_BODY_LIMIT_BYTES) may already be above the kind's.
+  const bodyLimit =
+    kind.bodyLimit === undefined ? {} : { bodyLimit: Math.max(app.platform.config.jsonBodyLimitBytes, kind.bodyLimit) };
+  const { computed } = kind;
+  // Before the schema, which would refuse the field as unknown without saying why.
+  const refuseComputed = computed && {
+    preValidation: async (request: { body: unknown }) => {
+      const body = request.body;
+      if (typeof body !== 'object' || body === null) return;
+      for (const field of computed.fields) if (field in body) throw validationError(`body.${field}: ${computed.why}`);
+    },
+  };
 
   if (kind.list) {
     const { querystring, response, answer: listAnswer } = kind.list;
@@ -165,6 +182,8 @@ export function registerTwinObjectRoutes(app: RegionApp, kind: AnyTwinObjectRout
         body: kind.schemas.create,
         response: { 201: answer, ...errors(400, 401, 403, 404, 409) },
       },
+      ...bodyLimit,
+      ...refuseComputed,
     },
     async (request, reply) => {
       const { contextId } = request.params;
@@ -185,6 +204,8 @@ export function registerTwinObjectRoutes(app: RegionApp, kind: AnyTwinObjectRout
         body: kind.schemas.update,
         response: { 200: answer, ...errors(400, 401, 403, 404, 409) },
       },
+      ...bodyLimit,
+      ...refuseComputed,
     },
     async (request) => {
       const contextId = pathParameter(request.params, 'contextId');
