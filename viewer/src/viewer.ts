@@ -3,12 +3,14 @@ import { SessionRefusedError, type TwinApi } from './api.js';
 import type { Layer, PointOfInterest, Twin, ViewerConfig, Zone } from './api-types.js';
 import { ParentBridge } from './bridge.js';
 import { LayerView } from './layers.js';
+import { Measurements } from './measurements.js';
 import { PageMessages, showSessionRefused } from './messages.js';
 import { TwinObjects } from './objects.js';
-import { pickAt } from './picking.js';
-import type { CameraState, Vector3, ViewerMethods, VisibilityTarget } from './protocol.js';
+import { pickAt, snapAt } from './picking.js';
+import type { CameraState, ToolName, Vector3, ViewerMethods, VisibilityTarget } from './protocol.js';
 import { ViewerScene } from './scene.js';
 import { routeInputToTool } from './tools/input.js';
+import { MeasureTool } from './tools/measure-tool.js';
 import { SelectTool } from './tools/select-tool.js';
 import type { Tool, ToolContext } from './tools/tool.js';
 
@@ -35,6 +37,9 @@ export class Viewer {
   refused = false;
   /** The first tool, and the active one until another is used. */
   readonly select: SelectTool;
+  /** Every tool by the name setTool takes. */
+  readonly tools: Record<ToolName, Tool>;
+  readonly measurements: Measurements;
   /** performance.now() of the first frame drawn with a tile in it (bench/viewer.ts measures it). */
   firstContentFrameAt: number | null = null;
   /** Placed models, and how many of them show as boxes for want of a preview. */
@@ -58,7 +63,20 @@ export class Viewer {
     );
     this.messages = new PageMessages(overlay);
     this.bridge = new ParentBridge(config.allowedOrigins, this.methods());
-    this.select = new SelectTool(this.toolContext());
+    this.measurements = new Measurements(this.scene, overlay, api, this.messages, (name, payload) =>
+      this.bridge.emit(name, payload),
+    );
+    const context = this.toolContext();
+    this.select = new SelectTool(context);
+    const finished = (kind: MeasureTool['name'], points: Vector3[]) => void this.measurements.finish(kind, points);
+    this.tools = {
+      select: this.select,
+      distance: new MeasureTool('distance', context, finished),
+      height: new MeasureTool('height', context, finished),
+      polyline: new MeasureTool('polyline', context, finished),
+      area: new MeasureTool('area', context, finished),
+      angle: new MeasureTool('angle', context, finished),
+    };
     this.activeTool = this.select;
     this.scene.afterCameraChange.push(() => this.cameraChanged());
     this.scene.beforeRender.push(() => this.updateLayers());
@@ -76,6 +94,17 @@ export class Viewer {
     this.activeTool.deactivate?.();
     this.activeTool = tool;
     tool.activate?.();
+  }
+
+  /** Makes the tool named `name` the active one and tells the parent (toolChanged). */
+  setTool(name: ToolName): ToolName {
+    const tool = Object.hasOwn(this.tools, name) ? this.tools[name] : undefined;
+    if (!tool) throw new Error(`no tool is named ${String(name)}: one of ${Object.keys(this.tools).join(', ')}`);
+    if (tool !== this.activeTool) {
+      this.useTool(tool);
+      this.bridge.emit('toolChanged', { tool: name });
+    }
+    return name;
   }
 
   /** Reads the twin (or takes the read already under way: main.ts starts it before the WebGL context is made) and shows it. */
@@ -145,6 +174,8 @@ export class Viewer {
       flyTo: (id, options) => this.flyTo(id, options?.durationMs),
       setCamera: (camera) => this.scene.setCamera(camera),
       setVisibility: (target, visible) => this.setVisibility(target, visible),
+      setTool: (name) => this.setTool(name),
+      getMeasurements: () => this.measurements.saved(),
     };
   }
 
@@ -193,6 +224,9 @@ export class Viewer {
       frames: this.scene.frames,
       layers: this.layers.map((layer) => ({ ...layer.status, errors: [...layer.status.errors], settled: layer.settled })),
       lastPick: this.select.lastPick,
+      tool: this.activeTool.name,
+      measuring: this.activeTool instanceof MeasureTool ? this.activeTool.status() : null,
+      measurements: this.measurements.created,
       firstContentFrameAt: this.firstContentFrameAt,
       models: this.models,
       camera: this.scene.getCamera(),
@@ -253,7 +287,10 @@ export class Viewer {
       scene: this.scene,
       messages: this.messages,
       pick: (at) => pickAt(at, this.scene, this.objects, this.layers),
+      snap: (at) => snapAt(at, this.scene, this.layers),
       zone: (id) => this.zones.find((candidate) => candidate.id === id),
+      setTool: (name) => this.setTool(name),
+      drawMeasurement: (kind, draft) => this.measurements.draw(kind, draft),
       emit: (name, payload) => this.bridge.emit(name, payload),
     };
   }

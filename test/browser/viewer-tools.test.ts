@@ -1,0 +1,225 @@
+import type { Browser, Frame, Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { launchBrowser } from '../support/browser.js';
+import { createOrg, createTree, type OrgFixture } from '../support/fixtures.js';
+import { startPlatform, type TestPlatform } from '../support/platform.js';
+import { type PointSource, writeLas } from '../support/point-cloud-samples.js';
+import { processedPointCloud } from '../support/processed-point-cloud.js';
+import { sampleBytes } from '../support/uploads.js';
+import {
+  type BuiltViewer,
+  buildViewerForTest,
+  type PageServer,
+  pageServer,
+  parentPage,
+  viewerRoute,
+} from '../support/viewer-pages.js';
+
+type Vector3 = { x: number; y: number; z: number };
+type Camera = { position: Vector3; target: Vector3; fov: number };
+type Recorded = { name: string; payload: any };
+
+/** Two vertical planes exactly 10.000 m apart (y = 0 and y = 10), 20 m along x and 10 m high, a point every 0.1 m. */
+const ORIGIN = { x: 500_000, y: 4_000_000, z: 100 };
+const COLUMNS = 201;
+const ROWS = 101;
+const PER_PLANE = COLUMNS * ROWS;
+const PLANES: PointSource = {
+  origin: ORIGIN,
+  pointAt: (i) => {
+    const plane = Math.floor(i / PER_PLANE);
+    const k = i % PER_PLANE;
+    return {
+      x: ORIGIN.x + (k % COLUMNS) * 0.1,
+      y: ORIGIN.y + plane * 10,
+      z: ORIGIN.z + Math.floor(k / COLUMNS) * 0.1,
+      r: plane ? 255 : 40,
+      g: 200,
+      b: plane ? 40 : 255,
+      intensity: 1000,
+    };
+  },
+};
+const at = (x: number, y: number, z: number): Vector3 => ({ x: ORIGIN.x + x, y: ORIGIN.y + y, z: ORIGIN.z + z });
+/** The iframe of parentPage: 800 × 600 at the page's top left. */
+const WIDTH = 800;
+const HEIGHT = 600;
+
+/** Where a twin point shows in the page: the camera's projection (Z up, as the viewer's). */
+function screenOf(point: Vector3, camera: Camera): { x: number; y: number } {
+  const sub = (a: Vector3, b: Vector3) => ({ x: a.x - b.x, y: a.y - b.y, z: a.z - b.z });
+  const dot = (a: Vector3, b: Vector3) => a.x * b.x + a.y * b.y + a.z * b.z;
+  const cross = (a: Vector3, b: Vector3) => ({ x: a.y * b.z - a.z * b.y, y: a.z * b.x - a.x * b.z, z: a.x * b.y - a.y * b.x });
+  const unit = (a: Vector3) => {
+    const length = Math.hypot(a.x, a.y, a.z);
+    return { x: a.x / length, y: a.y / length, z: a.z / length };
+  };
+  const forward = unit(sub(camera.target, camera.position));
+  const right = unit(cross(forward, { x: 0, y: 0, z: 1 }));
+  const up = cross(right, forward);
+  const d = sub(point, camera.position);
+  const tan = Math.tan((camera.fov * Math.PI) / 360);
+  const ndcX = dot(d, right) / (dot(d, forward) * tan * (WIDTH / HEIGHT));
+  const ndcY = dot(d, up) / (dot(d, forward) * tan);
+  return { x: ((ndcX + 1) / 2) * WIDTH, y: ((1 - ndcY) / 2) * HEIGHT };
+}
+
+describe("the viewer's measuring tools in chromium, on two planes 10 m apart, through rdp-embed.js", () => {
+  let built: BuiltViewer;
+  let viewerServer: PageServer;
+  let parentServer: PageServer;
+  let t: TestPlatform;
+  let org: OrgFixture;
+  let browser: Browser;
+  let page: Page;
+  let frame: Frame;
+  let siteId: string;
+  let camera: Camera;
+
+  const events = (): Promise<Recorded[]> => page.evaluate(() => (window as any).events);
+  const eventsNamed = async (name: string) => (await events()).filter((event) => event.name === name);
+  const status = () => frame.evaluate(() => (window as any).rdpViewerStatus());
+  const clickAt = async (point: Vector3) => {
+    const { x, y } = screenOf(point, camera);
+    await page.mouse.click(x, y);
+  };
+
+  beforeAll(async () => {
+    built = await buildViewerForTest();
+    const apiBase = { value: '' };
+    let apiOrigin = '';
+    let allowedOrigins: string[] = [];
+    viewerServer = await pageServer(built, (url) => viewerRoute(apiBase.value, apiOrigin, () => allowedOrigins)(url));
+    parentServer = await pageServer(built, (url) => {
+      const iframeUrl = url.searchParams.get('iframe');
+      return url.pathname === '/' && iframeUrl ? { html: parentPage(viewerServer.origin, iframeUrl) } : undefined;
+    });
+    allowedOrigins = [parentServer.origin];
+    const [platform, launched] = await Promise.all([
+      startPlatform({ RDP_CORS_ORIGINS: viewerServer.origin }, { worker: true }),
+      launchBrowser(),
+    ]);
+    t = platform;
+    browser = launched;
+    apiBase.value = `${t.regionUrl('eu')}/v1`;
+    apiOrigin = t.origin;
+    org = await createOrg(t, { storageQuota: 50 * 1024 * 1024 });
+    siteId = (await createTree(org)).siteId;
+    const las = await sampleBytes((file) => writeLas(file, 2 * PER_PLANE, '1.2', { source: PLANES }));
+    const { bundleId } = await processedPointCloud(org, siteId, { name: 'planes.las', bytes: las });
+    expect((await org.admin.request('PUT', `/v1/twin/${siteId}/layers/${bundleId}`)).status).toBe(201);
+    // An embed session's token: read-only, so the viewer reports what it measures and saves nothing.
+    const session = await org.admin.post('/v1/embed-sessions', { twinId: siteId, allowedOrigins: [parentServer.origin] });
+    expect(session.status).toBe(201);
+    page = await browser.newPage({ viewport: { width: 1000, height: 700 } });
+    const failures: string[] = [];
+    page.on('pageerror', (error) => failures.push(error.message));
+    const iframeUrl = `${viewerServer.origin}/viewer/${siteId}#token=${session.body.token}`;
+    await page.goto(`${parentServer.origin}/?iframe=${encodeURIComponent(iframeUrl)}`);
+    await page.waitForFunction(
+      () => (window as any).events.some((event: { name: string }) => event.name === 'ready'),
+      undefined,
+      {
+        timeout: 30_000,
+      },
+    );
+    frame = page.frames().find((candidate) => candidate.url().startsWith(viewerServer.origin))!;
+    // Beside the planes' far end, looking across them: both planes show, the far one past the near one's end.
+    camera = await page.evaluate((view) => (window as any).viewer.setCamera(view), {
+      position: at(40, -20, 5),
+      target: at(10, 5, 5),
+      fov: 60,
+    } satisfies Camera);
+    await frame.waitForFunction(
+      (points) => {
+        const layer = (window as any).rdpViewerStatus().layers[0];
+        return layer?.settled && layer.pointsLoaded === points;
+      },
+      2 * PER_PLANE,
+      { timeout: 30_000 },
+    );
+    expect(failures).toEqual([]);
+  }, 120_000);
+  afterAll(async () => {
+    await browser?.close();
+    await t?.close();
+    await viewerServer?.close();
+    await parentServer?.close();
+    await built?.remove();
+  });
+
+  it('setTool chooses a tool and sends toolChanged; an unknown tool is refused', async () => {
+    expect(await page.evaluate(() => (window as any).viewer.setTool('distance'))).toBe('distance');
+    await page.waitForFunction(() => (window as any).events.some((event: { name: string }) => event.name === 'toolChanged'));
+    expect((await eventsNamed('toolChanged')).map((event) => event.payload)).toEqual([{ tool: 'distance' }]);
+    expect((await status()).tool).toBe('distance');
+    await expect(page.evaluate(() => (window as any).viewer.setTool('laser'))).rejects.toThrow(/no tool is named laser/);
+  });
+
+  it('measures 10.00 m between the planes, live as the cursor moves; Backspace takes a point back; the parent hears measurementCreated', async () => {
+    const near = at(18, 0, 5);
+    const far = at(18, 10, 5);
+    await clickAt(near);
+    const measuring = (await status()).measuring;
+    expect(measuring.points).toHaveLength(1);
+    expect(Math.abs(measuring.points[0].y - near.y)).toBeLessThan(0.001);
+    // Live: the cursor over the far plane shows the value with its unit.
+    const farOnScreen = screenOf(far, camera);
+    await page.mouse.move(farOnScreen.x, farOnScreen.y);
+    await frame.waitForFunction(() => /^10\.0\d m$/.test((window as any).rdpViewerStatus().measuring.label ?? ''));
+    expect(await frame.locator('.rdp-measurement-draft').textContent()).toMatch(/^10\.0\d m$/);
+    await page.keyboard.press('Backspace');
+    expect((await status()).measuring.points).toEqual([]);
+
+    await clickAt(near);
+    await clickAt(far);
+    await page.waitForFunction(() =>
+      (window as any).events.some((event: { name: string }) => event.name === 'measurementCreated'),
+    );
+    const [created] = await eventsNamed('measurementCreated');
+    const { measurement } = created!.payload;
+    expect(measurement).toMatchObject({ id: null, kind: 'distance', unit: 'm', name: 'Distance 1' });
+    expect(Math.abs(measurement.value - 10)).toBeLessThan(0.02);
+    const [p0, p1] = measurement.points as Vector3[];
+    expect(measurement.value).toBeCloseTo(Math.hypot(p1!.x - p0!.x, p1!.y - p0!.y, p1!.z - p0!.z), 9);
+    // Snapped to points of the scan (on the 0.1 m grid, not where the ray passes), each on its plane.
+    for (const point of [p0!, p1!]) {
+      for (const axis of ['x', 'z'] as const) {
+        const steps = (point[axis] - ORIGIN[axis]) * 10;
+        expect(Math.abs(steps - Math.round(steps))).toBeLessThan(0.01);
+      }
+    }
+    expect(Math.abs(p0!.y - near.y)).toBeLessThan(0.001);
+    expect(Math.abs(p1!.y - far.y)).toBeLessThan(0.001);
+    expect((await status()).measurements).toHaveLength(1);
+    // The tool stays on for the next measurement, its points cleared.
+    expect((await status()).measuring.points).toEqual([]);
+  });
+
+  it('finishes a polyline on Enter, selects a measurement by its label, and Escape goes back to select', async () => {
+    await page.evaluate(() => (window as any).viewer.setTool('polyline'));
+    const corners = [at(18, 0, 2), at(18, 0, 8), at(12, 0, 8)];
+    for (const corner of corners) await clickAt(corner);
+    expect((await status()).measuring.points).toHaveLength(3);
+    await page.keyboard.press('Enter');
+    await page.waitForFunction(
+      () => (window as any).events.filter((event: { name: string }) => event.name === 'measurementCreated').length === 2,
+    );
+    const polyline = (await eventsNamed('measurementCreated'))[1]!.payload.measurement;
+    expect(polyline).toMatchObject({ kind: 'polyline', unit: 'm', id: null });
+    expect(Math.abs(polyline.value - 12)).toBeLessThan(0.05);
+
+    await frame.locator('.rdp-measurement:not(.rdp-measurement-draft)', { hasText: /^10\.0\d m$/ }).click();
+    await page.waitForFunction(() =>
+      (window as any).events.some((event: { name: string }) => event.name === 'measurementSelected'),
+    );
+    expect((await eventsNamed('measurementSelected')).map((event) => event.payload)).toEqual([{ id: null }]);
+
+    await page.keyboard.press('Escape');
+    await frame.waitForFunction(() => (window as any).rdpViewerStatus().tool === 'select');
+    await page.waitForFunction(
+      () => (window as any).events.filter((event: { name: string }) => event.name === 'toolChanged').length === 3,
+    );
+    expect((await eventsNamed('toolChanged')).map((event) => event.payload.tool)).toEqual(['distance', 'polyline', 'select']);
+  });
+});
