@@ -1,4 +1,5 @@
 import type { Browser, Frame, Page } from 'playwright-core';
+import { PNG } from 'pngjs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { launchBrowser } from '../support/browser.js';
 import { createOrg, createTree, type OrgFixture } from '../support/fixtures.js';
@@ -62,6 +63,33 @@ function screenOf(point: Vector3, camera: Camera): { x: number; y: number } {
   const ndcX = dot(d, right) / (dot(d, forward) * tan * (WIDTH / HEIGHT));
   const ndcY = dot(d, up) / (dot(d, forward) * tan);
   return { x: ((ndcX + 1) / 2) * WIDTH, y: ((1 - ndcY) / 2) * HEIGHT };
+}
+
+/** The viewer canvas's pixels (RGBA, 800 × 600 at a device pixel ratio of 1). */
+async function canvasPixels(frame: Frame): Promise<Buffer> {
+  const dataUrl = await frame.evaluate(() =>
+    (document.querySelector('#rdp-viewer canvas') as HTMLCanvasElement).toDataURL('image/png'),
+  );
+  return PNG.sync.read(Buffer.from(dataUrl.slice(dataUrl.indexOf(',') + 1), 'base64')).data;
+}
+
+/** The pixels of a (2r+1)-square around (x, y) that are not the background (#202428). */
+function paintedAround(pixels: Buffer, x: number, y: number, r = 3): number {
+  let painted = 0;
+  for (let j = Math.round(y) - r; j <= Math.round(y) + r; j += 1) {
+    for (let i = Math.round(x) - r; i <= Math.round(x) + r; i += 1) {
+      const k = (j * WIDTH + i) * 4;
+      if (Math.abs(pixels[k]! - 0x20) + Math.abs(pixels[k + 1]! - 0x24) + Math.abs(pixels[k + 2]! - 0x28) > 12) painted += 1;
+    }
+  }
+  return painted;
+}
+
+function differingPixels(a: Buffer, b: Buffer): number {
+  let differing = 0;
+  for (let k = 0; k < a.length; k += 4)
+    if (Math.abs(a[k]! - b[k]!) + Math.abs(a[k + 1]! - b[k + 1]!) + Math.abs(a[k + 2]! - b[k + 2]!) > 30) differing += 1;
+  return differing;
 }
 
 describe("the viewer's measuring tools in chromium, on two planes 10 m apart, through rdp-embed.js", () => {
@@ -221,5 +249,70 @@ describe("the viewer's measuring tools in chromium, on two planes 10 m apart, th
       () => (window as any).events.filter((event: { name: string }) => event.name === 'toolChanged').length === 3,
     );
     expect((await eventsNamed('toolChanged')).map((event) => event.payload.tool)).toEqual(['distance', 'polyline', 'select']);
+  });
+
+  it('colours the points by setColorMode (rgb, elevation, single give different pixels) and hides the points outside a clip box', async () => {
+    const nextFrames = () =>
+      frame.evaluate(() => new Promise((resolve) => requestAnimationFrame(() => requestAnimationFrame(resolve))));
+    await nextFrames();
+    const rgb = await canvasPixels(frame);
+    expect(await page.evaluate(() => (window as any).viewer.setColorMode('elevation'))).toBe('elevation');
+    await nextFrames();
+    const elevation = await canvasPixels(frame);
+    await page.evaluate(() => (window as any).viewer.setColorMode('single'));
+    await nextFrames();
+    const single = await canvasPixels(frame);
+    for (const [a, b] of [
+      [rgb, elevation],
+      [rgb, single],
+      [elevation, single],
+    ] as const) {
+      expect(differingPixels(a, b)).toBeGreaterThan(5_000);
+    }
+    await expect(page.evaluate(() => (window as any).viewer.setColorMode('infrared'))).rejects.toThrow(/no colour mode/);
+    // These tiles hold no classification: the legend says so (the ASPRS names show for tiles with _CLASSIFICATION).
+    await page.evaluate(() => (window as any).viewer.setColorMode('classification'));
+    expect(await frame.locator('#rdp-legend').textContent()).toBe('No classification in the points shown.');
+    expect(await frame.locator('#rdp-legend').isVisible()).toBe(true);
+    await page.evaluate(() => (window as any).viewer.setColorMode('rgb'));
+    expect(await frame.locator('#rdp-legend').isVisible()).toBe(false);
+    await nextFrames();
+    expect(differingPixels(rgb, await canvasPixels(frame))).toBe(0);
+
+    // A box around the near plane's first half: the far plane and the near plane's other half go, without a request.
+    const kept = screenOf(at(5, 0, 5), camera);
+    const clippedNear = screenOf(at(15, 0, 5), camera);
+    const clippedFar = screenOf(at(15, 10, 2), camera);
+    for (const place of [kept, clippedNear, clippedFar]) expect(paintedAround(rgb, place.x, place.y)).toBeGreaterThan(0);
+    const requests: string[] = [];
+    frame.page().on('request', (request) => requests.push(request.url()));
+    const box = { center: at(5, 0, 5), size: { x: 10, y: 1, z: 11 }, rotation: { x: 0, y: 0, z: 0, w: 1 } };
+    expect(await page.evaluate((clip) => (window as any).viewer.setClipBox(clip), box)).toEqual(box);
+    await nextFrames();
+    const clipped = await canvasPixels(frame);
+    expect(paintedAround(clipped, kept.x, kept.y)).toBeGreaterThan(0);
+    expect(paintedAround(clipped, clippedNear.x, clippedNear.y)).toBe(0);
+    expect(paintedAround(clipped, clippedFar.x, clippedFar.y)).toBe(0);
+    expect(requests).toEqual([]);
+    // Measuring snaps to what is drawn: nothing under the cursor where the box hides the points.
+    await page.evaluate(() => (window as any).viewer.setTool('distance'));
+    await clickAt(at(15, 0, 5));
+    expect((await status()).measuring.points).toEqual([]);
+    await clickAt(at(5, 0, 5));
+    expect((await status()).measuring.points).toHaveLength(1);
+    await page.keyboard.press('Escape');
+    await frame.waitForFunction(() => (window as any).rdpViewerStatus().tool === 'select');
+    await expect(
+      page.evaluate(() =>
+        (window as any).viewer.setClipBox({
+          center: { x: 0, y: 0, z: 0 },
+          size: { x: 0, y: 1, z: 1 },
+          rotation: { x: 0, y: 0, z: 0, w: 1 },
+        }),
+      ),
+    ).rejects.toThrow(/size must be above 0/);
+    expect(await page.evaluate(() => (window as any).viewer.setClipBox(null))).toBeNull();
+    await nextFrames();
+    expect(differingPixels(rgb, await canvasPixels(frame))).toBe(0);
   });
 });

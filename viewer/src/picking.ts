@@ -17,7 +17,13 @@ export type PickHit =
   | { kind: 'point'; position: Vector3; layerBundleId: string | null };
 
 /** Casts a ray through `at` at the zones, the placed models and the visible layers; the nearest visible thing hit, or null. */
-export function pickAt(at: CanvasPoint, scene: ViewerScene, objects: TwinObjects, layers: LayerView[]): PickHit | null {
+export function pickAt(
+  at: CanvasPoint,
+  scene: ViewerScene,
+  objects: TwinObjects,
+  layers: LayerView[],
+  hidden: (scenePoint: ThreeVector3) => boolean = () => false,
+): PickHit | null {
   const raycaster = new Raycaster();
   raycaster.setFromCamera(new Vector2(at.x, at.y), scene.camera);
   const distance = scene.camera.position.distanceTo(scene.controls.target);
@@ -26,7 +32,12 @@ export function pickAt(at: CanvasPoint, scene: ViewerScene, objects: TwinObjects
     ...objects.pickables(),
     ...layers.filter((layer) => layer.tiles.group.visible).map((layer) => layer.tiles.group),
   ];
-  const hit = raycaster.intersectObjects(targets, true).find((candidate) => candidate.object.visible !== false);
+  // A point the clip box hides is not there to pick (point-style.ts).
+  const hit = raycaster
+    .intersectObjects(targets, true)
+    .find(
+      (candidate) => candidate.object.visible !== false && !((candidate.object as Points).isPoints && hidden(candidate.point)),
+    );
   if (!hit) return null;
   const picked = hit.object.userData as Partial<PickedObject>;
   if (picked.kind === 'zone' || picked.kind === 'modelAsset') return { kind: picked.kind, id: picked.id as string };
@@ -43,9 +54,15 @@ const SNAP_DEPTH_MARGIN = 0.02;
  * The point of a visible layer that a measuring tool snaps to (docs/design/measurements.md,
  * "Viewer tools"): among the points within SNAP_PX pixels of the cursor, the nearest to it on
  * screen of those in front (within 2% of the nearest one's depth), as the point itself, not the
- * ray's closest approach; on a mesh layer, the surface point hit. Null when nothing is that near.
+ * ray's closest approach; on a mesh layer, the surface point hit. Points `hidden` (outside the
+ * clip box) do not count. Null when nothing is that near.
  */
-export function snapAt(at: CanvasPoint, scene: ViewerScene, layers: LayerView[]): Extract<PickHit, { kind: 'point' }> | null {
+export function snapAt(
+  at: CanvasPoint,
+  scene: ViewerScene,
+  layers: LayerView[],
+  hidden: (scenePoint: ThreeVector3) => boolean = () => false,
+): Extract<PickHit, { kind: 'point' }> | null {
   const { camera, renderer } = scene;
   const width = renderer.domElement.clientWidth || 1;
   const height = renderer.domElement.clientHeight || 1;
@@ -65,6 +82,7 @@ export function snapAt(at: CanvasPoint, scene: ViewerScene, layers: LayerView[])
       const points = hit.object as Points;
       if (points.isPoints && hit.index !== undefined) {
         vertex.fromBufferAttribute(points.geometry.getAttribute('position'), hit.index).applyMatrix4(points.matrixWorld);
+        if (hidden(vertex)) continue;
         projected.copy(vertex).project(camera);
         const pixels = Math.hypot(((projected.x - at.x) * width) / 2, ((projected.y - at.y) * height) / 2);
         if (pixels <= SNAP_PX)

@@ -29,6 +29,16 @@ export interface CameraState {
 /** What setVisibility takes: a whole kind, or one object or layer by its id. */
 export type VisibilityTarget = 'layers' | 'pointsOfInterest' | 'zones' | 'modelAssets' | { id: string };
 
+/** How the points are coloured (setColorMode): classification with a legend of the ASPRS class names. */
+export type ColorMode = 'rgb' | 'intensity' | 'elevation' | 'classification' | 'single';
+
+/** An oriented box in the twin's frame, as a zone's volume holds them: centre, full size, rotation (a unit quaternion). */
+export interface ClipBox {
+  center: Vector3;
+  size: Vector3;
+  rotation: { x: number; y: number; z: number; w: number };
+}
+
 /** The viewer's tools (setTool); the measuring ones are a measurement's kinds. */
 export type ToolName = 'select' | MeasurementKind;
 export type MeasurementKind = 'distance' | 'height' | 'polyline' | 'area' | 'angle';
@@ -99,6 +109,10 @@ export interface ViewerMethods {
   setVisibility(target: VisibilityTarget, visible: boolean): number;
   /** Makes `tool` the active one (toolChanged follows); rejects for an unknown name. */
   setTool(tool: ToolName): ToolName;
+  /** Colours every layer's points by `mode`; rejects for an unknown mode. */
+  setColorMode(mode: ColorMode): ColorMode;
+  /** Hides the points outside the box (null: shows them all again), on the GPU: nothing is fetched again. */
+  setClipBox(box: ClipBox | null): ClipBox | null;
   /** The twin's saved measurements as GET .../measurements answers them. */
   getMeasurements(): Promise<Measurement[]>;
 }
@@ -112,6 +126,8 @@ const methodNames: Record<keyof ViewerMethods, true> = {
   setCamera: true,
   setVisibility: true,
   setTool: true,
+  setColorMode: true,
+  setClipBox: true,
   getMeasurements: true,
 };
 export const VIEWER_METHOD_NAMES = Object.keys(methodNames) as (keyof ViewerMethods)[];
