@@ -1,3 +1,4 @@
+import { NodeIO } from '@gltf-transform/core';
 import type { Browser, Frame, Page } from 'playwright-core';
 import { PNG } from 'pngjs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -90,6 +91,27 @@ function differingPixels(a: Buffer, b: Buffer): number {
   for (let k = 0; k < a.length; k += 4)
     if (Math.abs(a[k]! - b[k]!) + Math.abs(a[k + 1]! - b[k + 1]!) + Math.abs(a[k + 2]! - b[k + 2]!) > 30) differing += 1;
   return differing;
+}
+
+/**
+ * A tile of the platform's with `_INTENSITY` (0.5) and `_CLASSIFICATION` (2 for its first half of
+ * points, 6 for the rest) added, as tiles of a scan that has them carry (docs/design/measurements.md,
+ * "Tile attributes"): the tiles this branch's tiler writes have neither.
+ */
+async function withScanAttributes(glb: Buffer): Promise<Uint8Array> {
+  const io = new NodeIO();
+  const document = await io.readBinary(new Uint8Array(glb));
+  const buffer = document.getRoot().listBuffers()[0]!;
+  for (const mesh of document.getRoot().listMeshes()) {
+    for (const primitive of mesh.listPrimitives()) {
+      const count = primitive.getAttribute('POSITION')!.getCount();
+      const intensity = new Float32Array(count).fill(0.5);
+      const classes = new Uint8Array(count).map((_, i) => (i < count / 2 ? 2 : 6));
+      primitive.setAttribute('_INTENSITY', document.createAccessor().setType('SCALAR').setArray(intensity).setBuffer(buffer));
+      primitive.setAttribute('_CLASSIFICATION', document.createAccessor().setType('SCALAR').setArray(classes).setBuffer(buffer));
+    }
+  }
+  return io.writeBinary(document);
 }
 
 describe("the viewer's measuring tools in chromium, on two planes 10 m apart, through rdp-embed.js", () => {
@@ -315,4 +337,58 @@ describe("the viewer's measuring tools in chromium, on two planes 10 m apart, th
     await nextFrames();
     expect(differingPixels(rgb, await canvasPixels(frame))).toBe(0);
   });
+
+  it("colours by the tiles' intensity and classification, with the ASPRS names in the legend", async () => {
+    const second = await browser.newPage({ viewport: { width: 1000, height: 700 } });
+    await second.route('**/*.glb', async (route) => {
+      const response = await route.fetch();
+      await route.fulfill({ response, body: Buffer.from(await withScanAttributes(await response.body())) });
+    });
+    const session = await org.admin.post('/v1/embed-sessions', { twinId: siteId, allowedOrigins: [parentServer.origin] });
+    const iframeUrl = `${viewerServer.origin}/viewer/${siteId}#token=${session.body.token}`;
+    await second.goto(`${parentServer.origin}/?iframe=${encodeURIComponent(iframeUrl)}`);
+    await second.waitForFunction(() => (window as any).viewer !== undefined, undefined, { timeout: 30_000 });
+    const secondFrame = second.frames().find((candidate) => candidate.url().startsWith(viewerServer.origin))!;
+    await second.evaluate((view) => (window as any).viewer.setCamera(view), camera);
+    await secondFrame.waitForFunction(
+      (points) => {
+        const layer = (window as any).rdpViewerStatus().layers[0];
+        return layer?.settled && layer.pointsLoaded === points;
+      },
+      2 * PER_PLANE,
+      { timeout: 30_000 },
+    );
+    const nextFrames = () =>
+      secondFrame.evaluate(() => new Promise((resolve) => requestAnimationFrame(() => requestAnimationFrame(resolve))));
+    await nextFrames();
+    const rgb = await canvasPixels(secondFrame);
+    await second.evaluate(() => (window as any).viewer.setColorMode('classification'));
+    await nextFrames();
+    const classification = await canvasPixels(secondFrame);
+    expect(differingPixels(rgb, classification)).toBeGreaterThan(5_000);
+    expect(await secondFrame.locator('#rdp-legend .rdp-legend-class').allTextContents()).toEqual(['2 Ground', '6 Building']);
+    // Every painted pixel is Ground's sienna or Building's orange.
+    const colours = new Set<string>();
+    for (let k = 0; k < classification.length; k += 4) {
+      const [r, g, b] = [classification[k]!, classification[k + 1]!, classification[k + 2]!];
+      if (Math.abs(r - 0x20) + Math.abs(g - 0x24) + Math.abs(b - 0x28) > 12) colours.add(`${r},${g},${b}`);
+    }
+    expect([...colours].sort()).toEqual(['160,82,45', '255,140,0']);
+    await second.evaluate(() => (window as any).viewer.setColorMode('intensity'));
+    await nextFrames();
+    const intensity = await canvasPixels(secondFrame);
+    expect(differingPixels(rgb, intensity)).toBeGreaterThan(5_000);
+    expect(differingPixels(classification, intensity)).toBeGreaterThan(5_000);
+    // Intensity 0.5 everywhere: one grey.
+    const greys = new Set<string>();
+    for (let k = 0; k < intensity.length; k += 4) {
+      const [r, g, b] = [intensity[k]!, intensity[k + 1]!, intensity[k + 2]!];
+      if (Math.abs(r - 0x20) + Math.abs(g - 0x24) + Math.abs(b - 0x28) > 12) greys.add(`${r},${g},${b}`);
+    }
+    expect(greys.size).toBe(1);
+    const [grey] = [...greys][0]!.split(',').map(Number);
+    expect([...greys][0]).toBe(`${grey},${grey},${grey}`);
+    expect(await secondFrame.locator('#rdp-legend').isVisible()).toBe(false);
+    await second.close();
+  }, 60_000);
 });
