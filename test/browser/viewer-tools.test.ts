@@ -86,6 +86,14 @@ function paintedAround(pixels: Buffer, x: number, y: number, r = 3): number {
   return painted;
 }
 
+function paintedPixels(pixels: Buffer): number {
+  let painted = 0;
+  for (let k = 0; k < pixels.length; k += 4) {
+    if (Math.abs(pixels[k]! - 0x20) + Math.abs(pixels[k + 1]! - 0x24) + Math.abs(pixels[k + 2]! - 0x28) > 12) painted += 1;
+  }
+  return painted;
+}
+
 function differingPixels(a: Buffer, b: Buffer): number {
   let differing = 0;
   for (let k = 0; k < a.length; k += 4)
@@ -336,6 +344,47 @@ describe("the viewer's measuring tools in chromium, on two planes 10 m apart, th
     expect(await page.evaluate(() => (window as any).viewer.setClipBox(null))).toBeNull();
     await nextFrames();
     expect(differingPixels(rgb, await canvasPixels(frame))).toBe(0);
+  });
+
+  it('cuts a slice with the section plane tool and thins the points to a point budget, on the GPU', async () => {
+    const nextFrames = () =>
+      frame.evaluate(() => new Promise((resolve) => requestAnimationFrame(() => requestAnimationFrame(resolve))));
+    await nextFrames();
+    const full = await canvasPixels(frame);
+    const requests: string[] = [];
+    page.on('request', (request) => requests.push(request.url()));
+
+    expect(await page.evaluate(() => (window as any).viewer.setTool('sectionPlane'))).toBe('sectionPlane');
+    const through = at(5, 0, 5);
+    await clickAt(through);
+    await frame.waitForFunction(() => (window as any).rdpViewerStatus().section !== null);
+    expect(Math.abs((await status()).section.point.y - through.y)).toBeLessThan(0.001);
+    await nextFrames();
+    const sliced = await canvasPixels(frame);
+    const onSlice = screenOf(through, camera);
+    const offSlice = screenOf(at(15, 0, 5), camera);
+    expect(paintedAround(full, offSlice.x, offSlice.y)).toBeGreaterThan(0);
+    expect(paintedAround(sliced, onSlice.x, onSlice.y)).toBeGreaterThan(0);
+    expect(paintedAround(sliced, offSlice.x, offSlice.y)).toBe(0);
+    expect(paintedPixels(sliced)).toBeLessThan(paintedPixels(full) * 0.2);
+    await page.keyboard.press('Backspace');
+    expect((await status()).section).toBeNull();
+    await nextFrames();
+    expect(differingPixels(full, await canvasPixels(frame))).toBe(0);
+    await page.keyboard.press('Escape');
+    await frame.waitForFunction(() => (window as any).rdpViewerStatus().tool === 'select');
+
+    // 10,000 of the 40,602 points: about a quarter of the painted pixels.
+    expect(await page.evaluate(() => (window as any).viewer.setPointBudget(10_000))).toBe(10_000);
+    await nextFrames();
+    const thinned = paintedPixels(await canvasPixels(frame));
+    expect(thinned).toBeLessThan(paintedPixels(full) * 0.5);
+    expect(thinned).toBeGreaterThan(paintedPixels(full) * 0.1);
+    await expect(page.evaluate(() => (window as any).viewer.setPointBudget(0))).rejects.toThrow(/at least 1/);
+    await page.evaluate(() => (window as any).viewer.setPointBudget(5_000_000));
+    await nextFrames();
+    expect(differingPixels(full, await canvasPixels(frame))).toBe(0);
+    expect(requests).toEqual([]);
   });
 
   it("colours by the tiles' intensity and classification, with the ASPRS names in the legend", async () => {

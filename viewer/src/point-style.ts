@@ -1,10 +1,22 @@
-import { type BufferGeometry, Color, Matrix4, Quaternion, ShaderMaterial, Vector3 as ThreeVector3, Vector2 } from 'three';
-import type { ClipBox, ColorMode } from './protocol.js';
+import {
+  type BufferGeometry,
+  Color,
+  Matrix4,
+  Quaternion,
+  ShaderMaterial,
+  Vector3 as ThreeVector3,
+  Vector2,
+  Vector4,
+} from 'three';
+import type { ClipBox, ColorMode, Vector3 } from './protocol.js';
 import type { ViewerScene } from './scene.js';
 
 /** The colour modes in the shader's order (uMode). */
 export const COLOR_MODES: ColorMode[] = ['rgb', 'intensity', 'elevation', 'classification', 'single'];
 const SINGLE_COLOR = '#e8e8e8';
+export const DEFAULT_POINT_BUDGET = 5_000_000;
+/** A section plane keeps the points this near it on either side: a 0.5 m slice. */
+export const SECTION_HALF_THICKNESS = 0.25;
 
 /** ASPRS LAS 1.4 standard classes (R15), the legend's names and the shader's colours. */
 export const ASPRS_CLASSES: { code: number; name: string; color: string }[] = [
@@ -36,6 +48,10 @@ uniform vec2 uHeights;
 uniform float uSize;
 uniform bool uClip;
 uniform mat4 uClipInverse;
+uniform bool uSection;
+uniform vec4 uSectionPlane;
+uniform float uSectionHalf;
+uniform float uKeep;
 uniform vec3 uClasses[19];
 #ifdef HAS_INTENSITY
 attribute float _intensity;
@@ -52,13 +68,15 @@ vec3 ramp(float t) {
 
 void main() {
   vec4 world = modelMatrix * vec4(position, 1.0);
-  if (uClip) {
-    vec3 local = (uClipInverse * world).xyz;
-    if (any(greaterThan(abs(local), vec3(0.5)))) {
-      gl_Position = vec4(2.0, 2.0, 2.0, 1.0);
-      gl_PointSize = 0.0;
-      return;
-    }
+  // Hidden: outside the clip box, off the section's slice, or thinned by the point budget (a
+  // low-discrepancy pick of uKeep of the points, whatever their order in the tile).
+  bool hidden = uClip && any(greaterThan(abs((uClipInverse * world).xyz), vec3(0.5)));
+  hidden = hidden || (uSection && abs(dot(uSectionPlane.xyz, world.xyz) + uSectionPlane.w) > uSectionHalf);
+  hidden = hidden || (uKeep < 1.0 && fract(float(gl_VertexID) * 0.6180339887) >= uKeep);
+  if (hidden) {
+    gl_Position = vec4(2.0, 2.0, 2.0, 1.0);
+    gl_PointSize = 0.0;
+    return;
   }
   vec3 grey = vec3(0.6);
   if (uMode == 0) {
@@ -104,12 +122,15 @@ void main() {
  * How the points of every layer are drawn (docs/design/measurements.md, "Viewer tools"): a
  * colour mode (rgb; intensity and classification from the tiles' `_INTENSITY` and
  * `_CLASSIFICATION`, grey where a tile lacks them; elevation, a ramp over the layers' height
- * range; a single colour), the point size, and a clip box that hides the points outside it on
- * the GPU, without fetching again. One set of uniforms is shared by every tile's material.
+ * range; a single colour), the point size, a point budget, and a clip box and a section plane
+ * that hide points on the GPU, without fetching again. One set of uniforms is shared by every tile's material.
  */
 export class PointStyle {
   mode: ColorMode = 'rgb';
   clipBox: ClipBox | null = null;
+  /** The most points drawn in a frame (setPointBudget). */
+  pointBudget = DEFAULT_POINT_BUDGET;
+  section: { point: Vector3; normal: Vector3 } | null = null;
   /** The class codes of the tiles made so far (for the legend), and what to call when one is new. */
   readonly classesSeen = new Set<number>();
   onNewClass: () => void = () => undefined;
@@ -120,6 +141,10 @@ export class PointStyle {
     uSize: { value: 1 },
     uClip: { value: false },
     uClipInverse: { value: new Matrix4() },
+    uSection: { value: false },
+    uSectionPlane: { value: new Vector4() },
+    uSectionHalf: { value: SECTION_HALF_THICKNESS },
+    uKeep: { value: 1 },
     uClasses: { value: ASPRS_CLASSES.map((entry) => new Color(entry.color)) },
   };
 
@@ -165,11 +190,31 @@ export class PointStyle {
     this.uniforms.uSize.value = pixels * this.viewer.renderer.getPixelRatio();
   }
 
-  /** Whether a scene point is outside the clip box, so not drawn: picking and snapping pass over it. */
+  /** Whether a scene point is outside the clip box or the section's slice, so not drawn: picking and snapping pass over it. */
   hides(scenePoint: ThreeVector3): boolean {
+    const plane = this.uniforms.uSectionPlane.value;
+    if (this.uniforms.uSection.value) {
+      const distance = plane.x * scenePoint.x + plane.y * scenePoint.y + plane.z * scenePoint.z + plane.w;
+      if (Math.abs(distance) > SECTION_HALF_THICKNESS) return true;
+    }
     if (!this.uniforms.uClip.value) return false;
     const local = scenePoint.clone().applyMatrix4(this.uniforms.uClipInverse.value);
     return Math.abs(local.x) > 0.5 || Math.abs(local.y) > 0.5 || Math.abs(local.z) > 0.5;
+  }
+
+  /** The section plane through `point` (twin frame) with unit `normal`, or null for none. */
+  setSection(section: { point: Vector3; normal: Vector3 } | null): void {
+    this.section = section;
+    this.uniforms.uSection.value = section !== null;
+    if (!section) return;
+    const { normal } = section;
+    const at = this.viewer.toScene(section.point);
+    this.uniforms.uSectionPlane.value.set(normal.x, normal.y, normal.z, -(normal.x * at.x + normal.y * at.y + normal.z * at.z));
+  }
+
+  /** Thins the points drawn to the budget: `loaded` is how many the layers hold now (called each frame). */
+  applyBudget(loaded: number): void {
+    this.uniforms.uKeep.value = loaded > this.pointBudget ? this.pointBudget / loaded : 1;
   }
 
   /** An oriented box (twin frame) outside which no point is drawn, or null for none. */

@@ -40,7 +40,7 @@ export interface ClipBox {
 }
 
 /** The viewer's tools (setTool); the measuring ones are a measurement's kinds. */
-export type ToolName = 'select' | MeasurementKind;
+export type ToolName = 'select' | MeasurementKind | 'sectionPlane';
 export type MeasurementKind = 'distance' | 'height' | 'polyline' | 'area' | 'angle';
 export type MeasurementUnit = 'm' | 'm2' | 'deg';
 
@@ -113,6 +113,8 @@ export interface ViewerMethods {
   setColorMode(mode: ColorMode): ColorMode;
   /** Hides the points outside the box (null: shows them all again), on the GPU: nothing is fetched again. */
   setClipBox(box: ClipBox | null): ClipBox | null;
+  /** Draws at most `points` points a frame (an integer of at least 1), thinned evenly; answers it. */
+  setPointBudget(points: number): number;
   /** The twin's saved measurements as GET .../measurements answers them. */
   getMeasurements(): Promise<Measurement[]>;
 }
@@ -128,6 +130,7 @@ const methodNames: Record<keyof ViewerMethods, true> = {
   setTool: true,
   setColorMode: true,
   setClipBox: true,
+  setPointBudget: true,
   getMeasurements: true,
 };
 export const VIEWER_METHOD_NAMES = Object.keys(methodNames) as (keyof ViewerMethods)[];

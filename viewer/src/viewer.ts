@@ -13,6 +13,7 @@ import type { CameraState, ClipBox, ColorMode, ToolName, Vector3, ViewerMethods,
 import { ViewerScene } from './scene.js';
 import { routeInputToTool } from './tools/input.js';
 import { MeasureTool } from './tools/measure-tool.js';
+import { SectionPlaneTool } from './tools/section-tool.js';
 import { SelectTool } from './tools/select-tool.js';
 import type { Tool, ToolContext } from './tools/tool.js';
 
@@ -84,6 +85,10 @@ export class Viewer {
       polyline: new MeasureTool('polyline', context, finished),
       area: new MeasureTool('area', context, finished),
       angle: new MeasureTool('angle', context, finished),
+      sectionPlane: new SectionPlaneTool(context, {
+        get: () => this.pointStyle.section,
+        set: (section) => this.pointStyle.setSection(section),
+      }),
     };
     this.activeTool = this.select;
     this.scene.afterCameraChange.push(() => this.cameraChanged());
@@ -119,6 +124,12 @@ export class Viewer {
     this.pointStyle.setMode(mode);
     this.legend.show(mode === 'classification', this.pointStyle.classesSeen);
     return mode;
+  }
+
+  setPointBudget(points: number): number {
+    if (!Number.isInteger(points) || points < 1) throw new Error('setPointBudget takes an integer of at least 1');
+    this.pointStyle.pointBudget = points;
+    return points;
   }
 
   setClipBox(box: ClipBox | null): ClipBox | null {
@@ -205,6 +216,7 @@ export class Viewer {
       setTool: (name) => this.setTool(name),
       setColorMode: (mode) => this.setColorMode(mode),
       setClipBox: (box) => this.setClipBox(box),
+      setPointBudget: (points) => this.setPointBudget(points),
       getMeasurements: () => this.measurements.saved(),
     };
   }
@@ -259,6 +271,8 @@ export class Viewer {
       measurements: this.measurements.created,
       colorMode: this.pointStyle.mode,
       clipBox: this.pointStyle.clipBox,
+      section: this.pointStyle.section,
+      pointBudget: this.pointStyle.pointBudget,
       firstContentFrameAt: this.firstContentFrameAt,
       models: this.models,
       camera: this.scene.getCamera(),
@@ -268,6 +282,9 @@ export class Viewer {
   private updateLayers(): void {
     if (this.refused) return;
     for (const layer of this.layers) layer.update();
+    let loaded = 0;
+    for (const layer of this.layers) if (layer.tiles.group.visible) loaded += layer.status.pointsLoaded;
+    this.pointStyle.applyBudget(loaded);
     if (!this.framed) this.frameEverything();
   }
 
