@@ -63,6 +63,21 @@ describe('the web console: measuring in a twin', { timeout: 90_000 }, () => {
     await expect.poll(() => toolButton(target, 'Select').getAttribute('aria-pressed')).toBe('true');
   }
 
+  /** Chooses the distance tool and clicks the scan at the twin points (the view framing them: a measurement selected). */
+  async function measureInView(target: Page, points: Vector3[]) {
+    await expect.poll(async () => (await status(target)).layers[0]?.settled, { timeout: 30_000 }).toBe(true);
+    await toolButton(target, 'Distance').click();
+    await expect.poll(async () => (await status(target)).tool).toBe('distance');
+    const camera: Camera = (await status(target)).camera;
+    const box = await target.locator('iframe').boundingBox();
+    if (!box) throw new Error('no iframe');
+    for (const point of points) {
+      // Inside the iframe's 1 px border.
+      const { x, y } = screenOf(point, camera, box.width - 2, box.height - 2);
+      await target.mouse.click(box.x + 1 + x, box.y + 1 + y);
+    }
+  }
+
   beforeAll(async () => {
     [t, browser] = await Promise.all([
       startConsolePlatform({ viewer: true, worker: true, env: { RDP_RATE_LIMIT_DISABLED: '1' } }),
@@ -147,19 +162,7 @@ describe('the web console: measuring in a twin', { timeout: 90_000 }, () => {
   });
 
   it('saves what the distance tool measures in the view through the API, and lists it', async () => {
-    await expect.poll(async () => (await status(page)).layers[0]?.settled, { timeout: 30_000 }).toBe(true);
-    await toolButton(page, 'Distance').click();
-    await expect.poll(async () => (await status(page)).tool).toBe('distance');
-    const camera: Camera = (await status(page)).camera;
-    const box = await page.locator('iframe').boundingBox();
-    if (!box) throw new Error('no iframe');
-    // Inside the iframe's 1 px border.
-    const click = async (point: Vector3) => {
-      const { x, y } = screenOf(point, camera, box.width - 2, box.height - 2);
-      await page.mouse.click(box.x + 1 + x, box.y + 1 + y);
-    };
-    await click(at(2, 2));
-    await click(at(3, 4));
+    await measureInView(page, [at(2, 2), at(3, 4)]);
     await expect.poll(async () => (await measurements()).length).toBe(3);
     const saved = (await measurements())[2]!;
     expect(saved).toMatchObject({ kind: 'distance', unit: 'm', name: 'Distance 1' });
@@ -207,6 +210,28 @@ describe('the web console: measuring in a twin', { timeout: 90_000 }, () => {
       .not.toContain('Bay floor');
   });
 
+  it('saves a measurement made in a draft into the draft only', async () => {
+    await page.getByRole('button', { name: 'New draft' }).click();
+    const create = page.getByRole('dialog', { name: 'New draft' });
+    await create.getByLabel('Draft name', { exact: true }).fill('Survey');
+    await create.getByRole('button', { name: 'Create draft', exact: true }).click();
+    await expect.poll(() => page.textContent('#draft-heading')).toBe('Draft: Survey');
+    const draftId = new URL(page.url()).searchParams.get('draft') as string;
+    await page.locator('.viewer-status', { hasText: '3D view ready: Plant' }).waitFor({ timeout: 30_000 });
+    await page.getByRole('list', { name: 'Measurements' }).getByRole('button', { name: 'Hall diagonal', exact: true }).click();
+    await measureInView(page, [at(1, 3), at(4, 3)]);
+    await expect
+      .poll(() => page.getByRole('list', { name: 'Changes in this draft' }).getByRole('listitem').allTextContents())
+      .toEqual(['Adds the measurement Distance 1']);
+    expect((await org.admin.get(`/v1/twin/${draftId}/measurements`)).body).toHaveLength(3);
+    expect(await measurements()).toHaveLength(2);
+    await page.keyboard.press('Escape');
+    await page.getByRole('button', { name: 'Discard draft' }).click();
+    const discard = page.getByRole('dialog', { name: 'Discard Survey?' });
+    await discard.getByRole('button', { name: 'Discard', exact: true }).click();
+    await discard.waitFor({ state: 'detached' });
+  });
+
   it('gives a reader the tools and the list, and no write control', async () => {
     const readerPage = await freshPage(browser);
     await signIntoConsole(readerPage, t, reader);
@@ -215,6 +240,11 @@ describe('the web console: measuring in a twin', { timeout: 90_000 }, () => {
     await expect.poll(() => list.getByRole('listitem').count()).toBe(2);
     await toolButton(readerPage, 'Angle').click();
     await expect.poll(async () => (await status(readerPage)).tool).toBe('angle');
+    // A reader's measurement is reported, not saved.
+    await list.getByRole('button', { name: 'Hall diagonal', exact: true }).click();
+    await measureInView(readerPage, [at(2, 2), at(3, 4)]);
+    await expect.poll(() => readerPage.textContent('main [role=status]')).toContain('Not saved: you may not change this twin.');
+    expect(await measurements()).toHaveLength(2);
     const labels = await readerPage
       .getByRole('main')
       .getByRole('button')
