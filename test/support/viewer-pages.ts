@@ -97,7 +97,7 @@ window.addEventListener('message', (event) => {
 const iframe = document.getElementById('twin');
 window.connected = RdpViewer.connect(iframe).then((viewer) => {
   window.viewer = viewer;
-  for (const name of ['ready', 'poiSelected', 'zoneSelected', 'cameraChanged', 'pointPicked', 'error']) {
+  for (const name of ['ready', 'poiSelected', 'zoneSelected', 'cameraChanged', 'pointPicked', 'error', 'toolChanged', 'measurementCreated', 'measurementSelected']) {
     viewer.on(name, (payload) => window.events.push({ name, payload }));
   }
   return true;

@@ -1,3 +1,4 @@
+import { isEmbedToken } from '../../src/domain/embed/embed-sessions.js';
 import type {
   LibraryModel,
   ModelAsset,
@@ -8,6 +9,7 @@ import type {
   ViewerConfig,
   Zone,
 } from './api-types.js';
+import type { Measurement, MeasurementKind, Vector3 } from './protocol.js';
 
 /** The API refused the token (401, or 403 on the target's own reads): the session has expired or was revoked. */
 export class SessionRefusedError extends Error {
@@ -52,6 +54,34 @@ export class TwinApi {
     return { Authorization: `Bearer ${this.token}` };
   }
 
+  /**
+   * Whether the viewer tries to save what it measures: an embed session's token (every viewer
+   * page's, the console's included: docs/embedding.md) is read-only, and a plan has no
+   * measurements; any other token is tried, and a refusal leaves the measurement reported only.
+   */
+  get mayWrite(): boolean {
+    return !this.showsPlan && !isEmbedToken(this.token);
+  }
+
+  /** POST /v1/twin/{ctx}/measurements (docs/design/measurements.md): the platform computes value and unit. */
+  async createMeasurement(body: { name: string; kind: MeasurementKind; points: Vector3[] }): Promise<Measurement> {
+    const path = `/twin/${encodeURIComponent(this.objectsContext)}/measurements`;
+    if (this.refused) throw new SessionRefusedError(401);
+    const response = await fetch(`${this.config.apiBase}${path}`, {
+      method: 'POST',
+      headers: { ...this.authorization, 'content-type': 'application/json' },
+      body: JSON.stringify(body),
+      referrerPolicy: 'no-referrer',
+    });
+    if (!response.ok) throw new Error(`${path} answered ${response.status}`);
+    return (await response.json()) as Measurement;
+  }
+
+  /** The twin's saved measurements (a plan has none). */
+  async measurements(): Promise<Measurement[]> {
+    return this.showsPlan ? [] : this.all<Measurement>('measurements');
+  }
+
   /** A fetch with the token that turns a refusal into SessionRefusedError (and remembers it). */
   async fetch(url: string, refusalEndsSession = true, signal?: AbortSignal): Promise<Response> {
     if (this.refused) throw new SessionRefusedError(401);
@@ -88,7 +118,7 @@ export class TwinApi {
   }
 
   /** Every item of a twin list (a flat array per page, docs/twins.md), page by page. */
-  async all<T>(kind: 'points-of-interest' | 'zones' | 'model-assets'): Promise<T[]> {
+  async all<T>(kind: 'points-of-interest' | 'zones' | 'model-assets' | 'measurements'): Promise<T[]> {
     const items: T[] = [];
     for (let offset = 0; ; offset += PAGE) {
       const page = await this.json<T[]>(

@@ -1,7 +1,8 @@
 import { TilesRenderer } from '3d-tiles-renderer/three';
-import { Box3, Matrix4, type Object3D, type Points, Sphere } from 'three';
+import { Box3, type Material, Matrix4, type Object3D, type Points, Sphere } from 'three';
 import type { TwinApi } from './api.js';
 import type { Layer } from './api-types.js';
+import type { PointStyle } from './point-style.js';
 import type { Vector3 } from './protocol.js';
 import type { ViewerScene } from './scene.js';
 
@@ -44,6 +45,7 @@ export class LayerView {
     private readonly viewer: ViewerScene,
     api: TwinApi,
     onFailure: (layer: Layer, error: unknown) => void,
+    style: PointStyle,
   ) {
     this.status = { bundleId: layer.bundleId, tilesLoaded: 0, pointsLoaded: 0, errors: [], rootLoaded: false };
     this.tiles = new TilesRenderer(layer.tilesetUrl);
@@ -58,13 +60,22 @@ export class LayerView {
       this.status.rootLoaded = true;
       this.place(tileset.root?.transform);
     });
+    // Each tile's points drawn by the viewer's point style (colour mode, size, clip box); its own
+    // materials are the renderer's to dispose, ours are disposed with the tile.
     this.tiles.addEventListener('load-model', ({ scene }) => {
       this.status.tilesLoaded += 1;
       this.status.pointsLoaded += pointsOf(scene);
+      scene.traverse((child) => {
+        const points = child as Points;
+        if (points.isPoints) points.material = style.materialFor(points.geometry);
+      });
     });
     this.tiles.addEventListener('dispose-model', ({ scene }) => {
       this.status.tilesLoaded -= 1;
       this.status.pointsLoaded -= pointsOf(scene);
+      scene.traverse((child) => {
+        if ((child as Points).isPoints) ((child as Points).material as Material).dispose();
+      });
     });
     this.tiles.addEventListener('load-error', ({ error, url }) => {
       this.status.errors.push(`${String(url)}: ${String(error)}`);

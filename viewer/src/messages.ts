@@ -27,6 +27,10 @@ export class PageMessages {
     element.style.cssText = `background:${background};color:#fff;padding:8px 12px;border-radius:4px;max-width:40em;pointer-events:auto`;
     element.textContent = text;
   }
+
+  hide(key: string): void {
+    this.list.querySelector(`[data-key="${CSS.escape(key)}"]`)?.remove();
+  }
 }
 
 /** The full-window notice of a refused session: the scene is removed, only this stays. */

@@ -1,4 +1,4 @@
-import { type Object3D, Raycaster, Vector2 } from 'three';
+import { MathUtils, type Object3D, type Points, Raycaster, Vector3 as ThreeVector3, Vector2 } from 'three';
 import type { LayerView } from './layers.js';
 import type { PickedObject, TwinObjects } from './objects.js';
 import type { Vector3 } from './protocol.js';
@@ -17,7 +17,13 @@ export type PickHit =
   | { kind: 'point'; position: Vector3; layerBundleId: string | null };
 
 /** Casts a ray through `at` at the zones, the placed models and the visible layers; the nearest visible thing hit, or null. */
-export function pickAt(at: CanvasPoint, scene: ViewerScene, objects: TwinObjects, layers: LayerView[]): PickHit | null {
+export function pickAt(
+  at: CanvasPoint,
+  scene: ViewerScene,
+  objects: TwinObjects,
+  layers: LayerView[],
+  hidden: (scenePoint: ThreeVector3) => boolean = () => false,
+): PickHit | null {
   const raycaster = new Raycaster();
   raycaster.setFromCamera(new Vector2(at.x, at.y), scene.camera);
   const distance = scene.camera.position.distanceTo(scene.controls.target);
@@ -26,12 +32,74 @@ export function pickAt(at: CanvasPoint, scene: ViewerScene, objects: TwinObjects
     ...objects.pickables(),
     ...layers.filter((layer) => layer.tiles.group.visible).map((layer) => layer.tiles.group),
   ];
-  const hit = raycaster.intersectObjects(targets, true).find((candidate) => candidate.object.visible !== false);
+  // A point the clip box hides is not there to pick (point-style.ts).
+  const hit = raycaster
+    .intersectObjects(targets, true)
+    .find(
+      (candidate) => candidate.object.visible !== false && !((candidate.object as Points).isPoints && hidden(candidate.point)),
+    );
   if (!hit) return null;
   const picked = hit.object.userData as Partial<PickedObject>;
   if (picked.kind === 'zone' || picked.kind === 'modelAsset') return { kind: picked.kind, id: picked.id as string };
   const layer = layers.find((candidate) => isInside(hit.object, candidate.tiles.group));
   return { kind: 'point', position: scene.toTwin(hit.point), layerBundleId: layer?.layer.bundleId ?? null };
+}
+
+/** How near the cursor, in pixels, a point must be for a measuring tool to snap to it. */
+export const SNAP_PX = 6;
+/** Points this much farther than the nearest one under the cursor are behind it (hidden), not candidates. */
+const SNAP_DEPTH_MARGIN = 0.02;
+
+/**
+ * The point of a visible layer that a measuring tool snaps to (docs/design/measurements.md,
+ * "Viewer tools"): among the points within SNAP_PX pixels of the cursor, the nearest to it on
+ * screen of those in front (within 2% of the nearest one's depth), as the point itself, not the
+ * ray's closest approach; on a mesh layer, the surface point hit. Points `hidden` (outside the
+ * clip box) do not count. Null when nothing is that near.
+ */
+export function snapAt(
+  at: CanvasPoint,
+  scene: ViewerScene,
+  layers: LayerView[],
+  hidden: (scenePoint: ThreeVector3) => boolean = () => false,
+): Extract<PickHit, { kind: 'point' }> | null {
+  const { camera, renderer } = scene;
+  const width = renderer.domElement.clientWidth || 1;
+  const height = renderer.domElement.clientHeight || 1;
+  const raycaster = new Raycaster();
+  raycaster.setFromCamera(new Vector2(at.x, at.y), camera);
+  // A world threshold wide enough for SNAP_PX at the target's depth; the pixel test below is exact.
+  const pixelAtTarget =
+    (2 * camera.position.distanceTo(scene.controls.target) * Math.tan(MathUtils.degToRad(camera.fov / 2))) / height;
+  raycaster.params.Points.threshold = pixelAtTarget * SNAP_PX * 2;
+  const visible = layers.filter((layer) => layer.tiles.group.visible);
+  const candidates: { position: ThreeVector3; depth: number; pixels: number; layer: LayerView }[] = [];
+  const vertex = new ThreeVector3();
+  const projected = new ThreeVector3();
+  for (const layer of visible) {
+    for (const hit of raycaster.intersectObject(layer.tiles.group, true)) {
+      if (hit.object.visible === false) continue;
+      const points = hit.object as Points;
+      if (points.isPoints && hit.index !== undefined) {
+        vertex.fromBufferAttribute(points.geometry.getAttribute('position'), hit.index).applyMatrix4(points.matrixWorld);
+        if (hidden(vertex)) continue;
+        projected.copy(vertex).project(camera);
+        const pixels = Math.hypot(((projected.x - at.x) * width) / 2, ((projected.y - at.y) * height) / 2);
+        if (pixels <= SNAP_PX)
+          candidates.push({ position: vertex.clone(), depth: vertex.distanceTo(camera.position), pixels, layer });
+      } else if (!points.isPoints) {
+        candidates.push({ position: hit.point.clone(), depth: hit.distance, pixels: 0, layer });
+      }
+    }
+  }
+  if (candidates.length === 0) return null;
+  const front = Math.min(...candidates.map((candidate) => candidate.depth)) * (1 + SNAP_DEPTH_MARGIN);
+  let best: (typeof candidates)[number] | undefined;
+  for (const candidate of candidates) {
+    if (candidate.depth <= front && (!best || candidate.pixels < best.pixels)) best = candidate;
+  }
+  if (!best) return null;
+  return { kind: 'point', position: scene.toTwin(best.position), layerBundleId: best.layer.layer.bundleId };
 }
 
 function isInside(object: Object3D, ancestor: Object3D): boolean {

@@ -29,6 +29,42 @@ export interface CameraState {
 /** What setVisibility takes: a whole kind, or one object or layer by its id. */
 export type VisibilityTarget = 'layers' | 'pointsOfInterest' | 'zones' | 'modelAssets' | { id: string };
 
+/** How the points are coloured (setColorMode): classification with a legend of the ASPRS class names. */
+export type ColorMode = 'rgb' | 'intensity' | 'elevation' | 'classification' | 'single';
+
+/** An oriented box in the twin's frame, as a zone's volume holds them: centre, full size, rotation (a unit quaternion). */
+export interface ClipBox {
+  center: Vector3;
+  size: Vector3;
+  rotation: { x: number; y: number; z: number; w: number };
+}
+
+/** The viewer's tools (setTool); the measuring ones are a measurement's kinds. */
+export type ToolName = 'select' | MeasurementKind | 'sectionPlane';
+export type MeasurementKind = 'distance' | 'height' | 'polyline' | 'area' | 'angle';
+export type MeasurementUnit = 'm' | 'm2' | 'deg';
+
+/**
+ * A measurement as GET /v1/twin/{ctx}/measurements answers it (docs/design/measurements.md):
+ * `value` and `unit` computed from the points. One the viewer made but could not save (the
+ * token may not write) has `id` null and none of the fields the platform adds.
+ */
+export interface Measurement {
+  id: string | null;
+  name: string;
+  kind: MeasurementKind;
+  points: Vector3[];
+  value: number;
+  unit: MeasurementUnit;
+  description?: string;
+  color?: string | null;
+  metadataTypeId?: string | null;
+  createdBy?: string;
+  updatedBy?: string;
+  createdAt?: string;
+  updatedAt?: string;
+}
+
 /** What the viewer sends when a layer, the twin's reads or the session fail; only `layerFailed` names a layer. */
 export type ViewerError =
   | { code: 'layerFailed'; message: string; layerBundleId: string }
@@ -47,6 +83,12 @@ export interface ViewerEvents {
   /** A point of the cloud was clicked: `layerBundleId` is the bundle of the layer it belongs to, null when none holds it. */
   pointPicked: { position: Vector3; layerBundleId: string | null };
   error: ViewerError;
+  /** The active tool changed (setTool, or Escape back to select). */
+  toolChanged: { tool: ToolName };
+  /** A measuring tool finished one: saved when the token may write, else `id` null (reported only). */
+  measurementCreated: { measurement: Measurement };
+  /** A measurement's label was clicked; `id` null for one that was not saved. */
+  measurementSelected: { id: string | null };
 }
 
 export type ViewerEventName = keyof ViewerEvents;
@@ -65,6 +107,16 @@ export interface ViewerMethods {
   setCamera(camera: Partial<CameraState> & { position: Vector3; target: Vector3 }): CameraState;
   /** Answers how many things it changed; rejects for an unknown id. */
   setVisibility(target: VisibilityTarget, visible: boolean): number;
+  /** Makes `tool` the active one (toolChanged follows); rejects for an unknown name. */
+  setTool(tool: ToolName): ToolName;
+  /** Colours every layer's points by `mode`; rejects for an unknown mode. */
+  setColorMode(mode: ColorMode): ColorMode;
+  /** Hides the points outside the box (null: shows them all again), on the GPU: nothing is fetched again. */
+  setClipBox(box: ClipBox | null): ClipBox | null;
+  /** Draws at most `points` points a frame (an integer of at least 1), thinned evenly; answers it. */
+  setPointBudget(points: number): number;
+  /** The twin's saved measurements as GET .../measurements answers them. */
+  getMeasurements(): Promise<Measurement[]>;
 }
 
 /** Every method's name, for a parent that forwards them (rdp-embed.js): the checker wants each method of ViewerMethods here. */
@@ -75,6 +127,11 @@ const methodNames: Record<keyof ViewerMethods, true> = {
   flyTo: true,
   setCamera: true,
   setVisibility: true,
+  setTool: true,
+  setColorMode: true,
+  setClipBox: true,
+  setPointBudget: true,
+  getMeasurements: true,
 };
 export const VIEWER_METHOD_NAMES = Object.keys(methodNames) as (keyof ViewerMethods)[];
 

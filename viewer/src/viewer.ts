@@ -3,12 +3,17 @@ import { SessionRefusedError, type TwinApi } from './api.js';
 import type { Layer, PointOfInterest, Twin, ViewerConfig, Zone } from './api-types.js';
 import { ParentBridge } from './bridge.js';
 import { LayerView } from './layers.js';
+import { ClassificationLegend } from './legend.js';
+import { Measurements } from './measurements.js';
 import { PageMessages, showSessionRefused } from './messages.js';
 import { TwinObjects } from './objects.js';
-import { pickAt } from './picking.js';
-import type { CameraState, Vector3, ViewerMethods, VisibilityTarget } from './protocol.js';
+import { pickAt, snapAt } from './picking.js';
+import { PointStyle } from './point-style.js';
+import type { CameraState, ClipBox, ColorMode, ToolName, Vector3, ViewerMethods, VisibilityTarget } from './protocol.js';
 import { ViewerScene } from './scene.js';
 import { routeInputToTool } from './tools/input.js';
+import { MeasureTool } from './tools/measure-tool.js';
+import { SectionPlaneTool } from './tools/section-tool.js';
 import { SelectTool } from './tools/select-tool.js';
 import type { Tool, ToolContext } from './tools/tool.js';
 
@@ -35,6 +40,12 @@ export class Viewer {
   refused = false;
   /** The first tool, and the active one until another is used. */
   readonly select: SelectTool;
+  /** Every tool by the name setTool takes. */
+  readonly tools: Record<ToolName, Tool>;
+  readonly measurements: Measurements;
+  /** How every layer's points are drawn: colour mode, size, clip box. */
+  readonly pointStyle: PointStyle;
+  private readonly legend: ClassificationLegend;
   /** performance.now() of the first frame drawn with a tile in it (bench/viewer.ts measures it). */
   firstContentFrameAt: number | null = null;
   /** Placed models, and how many of them show as boxes for want of a preview. */
@@ -57,8 +68,28 @@ export class Viewer {
       this.activeTool.click?.({ on: 'pointOfInterest', pointOfInterest: poi }),
     );
     this.messages = new PageMessages(overlay);
+    this.pointStyle = new PointStyle(this.scene);
+    this.legend = new ClassificationLegend(overlay);
+    this.pointStyle.onNewClass = () => this.legend.show(this.pointStyle.mode === 'classification', this.pointStyle.classesSeen);
     this.bridge = new ParentBridge(config.allowedOrigins, this.methods());
-    this.select = new SelectTool(this.toolContext());
+    this.measurements = new Measurements(this.scene, overlay, api, this.messages, (name, payload) =>
+      this.bridge.emit(name, payload),
+    );
+    const context = this.toolContext();
+    this.select = new SelectTool(context);
+    const finished = (kind: MeasureTool['name'], points: Vector3[]) => void this.measurements.finish(kind, points);
+    this.tools = {
+      select: this.select,
+      distance: new MeasureTool('distance', context, finished),
+      height: new MeasureTool('height', context, finished),
+      polyline: new MeasureTool('polyline', context, finished),
+      area: new MeasureTool('area', context, finished),
+      angle: new MeasureTool('angle', context, finished),
+      sectionPlane: new SectionPlaneTool(context, {
+        get: () => this.pointStyle.section,
+        set: (section) => this.pointStyle.setSection(section),
+      }),
+    };
     this.activeTool = this.select;
     this.scene.afterCameraChange.push(() => this.cameraChanged());
     this.scene.beforeRender.push(() => this.updateLayers());
@@ -78,6 +109,35 @@ export class Viewer {
     tool.activate?.();
   }
 
+  /** Makes the tool named `name` the active one and tells the parent (toolChanged). */
+  setTool(name: ToolName): ToolName {
+    const tool = Object.hasOwn(this.tools, name) ? this.tools[name] : undefined;
+    if (!tool) throw new Error(`no tool is named ${String(name)}: one of ${Object.keys(this.tools).join(', ')}`);
+    if (tool !== this.activeTool) {
+      this.useTool(tool);
+      this.bridge.emit('toolChanged', { tool: name });
+    }
+    return name;
+  }
+
+  setColorMode(mode: ColorMode): ColorMode {
+    this.pointStyle.setMode(mode);
+    this.legend.show(mode === 'classification', this.pointStyle.classesSeen);
+    return mode;
+  }
+
+  setPointBudget(points: number): number {
+    if (!Number.isInteger(points) || points < 1) throw new Error('setPointBudget takes an integer of at least 1');
+    this.pointStyle.pointBudget = points;
+    return points;
+  }
+
+  setClipBox(box: ClipBox | null): ClipBox | null {
+    if (box !== null) checkBox(box);
+    this.pointStyle.setClipBox(box);
+    return box;
+  }
+
   /** Reads the twin (or takes the read already under way: main.ts starts it before the WebGL context is made) and shows it. */
   async load(twinRead: Promise<Twin> = this.api.twin()): Promise<void> {
     try {
@@ -86,7 +146,15 @@ export class Viewer {
       this.scene.origin = sceneOrigin(twin.layers);
       // The tiles start streaming first; the objects are read meanwhile.
       for (const layer of twin.layers) {
-        this.layers.push(new LayerView(layer, this.scene, this.api, (failed, error) => this.layerFailed(failed, error)));
+        this.layers.push(
+          new LayerView(layer, this.scene, this.api, (failed, error) => this.layerFailed(failed, error), this.pointStyle),
+        );
+      }
+      // The elevation ramp spans the layers' recorded boxes.
+      const layerBoxes = twin.layers.flatMap((layer) => (layer.boundingBox ? [layer.boundingBox] : []));
+      if (layerBoxes.length > 0) {
+        const heights = union(layerBoxes);
+        this.pointStyle.setHeights(heights.min.z, heights.max.z);
       }
       this.frameEverything();
       this.scene.start();
@@ -145,6 +213,11 @@ export class Viewer {
       flyTo: (id, options) => this.flyTo(id, options?.durationMs),
       setCamera: (camera) => this.scene.setCamera(camera),
       setVisibility: (target, visible) => this.setVisibility(target, visible),
+      setTool: (name) => this.setTool(name),
+      setColorMode: (mode) => this.setColorMode(mode),
+      setClipBox: (box) => this.setClipBox(box),
+      setPointBudget: (points) => this.setPointBudget(points),
+      getMeasurements: () => this.measurements.saved(),
     };
   }
 
@@ -193,6 +266,13 @@ export class Viewer {
       frames: this.scene.frames,
       layers: this.layers.map((layer) => ({ ...layer.status, errors: [...layer.status.errors], settled: layer.settled })),
       lastPick: this.select.lastPick,
+      tool: this.activeTool.name,
+      measuring: this.activeTool instanceof MeasureTool ? this.activeTool.status() : null,
+      measurements: this.measurements.created,
+      colorMode: this.pointStyle.mode,
+      clipBox: this.pointStyle.clipBox,
+      section: this.pointStyle.section,
+      pointBudget: this.pointStyle.pointBudget,
       firstContentFrameAt: this.firstContentFrameAt,
       models: this.models,
       camera: this.scene.getCamera(),
@@ -202,6 +282,9 @@ export class Viewer {
   private updateLayers(): void {
     if (this.refused) return;
     for (const layer of this.layers) layer.update();
+    let loaded = 0;
+    for (const layer of this.layers) if (layer.tiles.group.visible) loaded += layer.status.pointsLoaded;
+    this.pointStyle.applyBudget(loaded);
     if (!this.framed) this.frameEverything();
   }
 
@@ -252,8 +335,11 @@ export class Viewer {
     return {
       scene: this.scene,
       messages: this.messages,
-      pick: (at) => pickAt(at, this.scene, this.objects, this.layers),
+      pick: (at) => pickAt(at, this.scene, this.objects, this.layers, (point) => this.pointStyle.hides(point)),
+      snap: (at) => snapAt(at, this.scene, this.layers, (point) => this.pointStyle.hides(point)),
       zone: (id) => this.zones.find((candidate) => candidate.id === id),
+      setTool: (name) => this.setTool(name),
+      drawMeasurement: (kind, draft) => this.measurements.draw(kind, draft),
       emit: (name, payload) => this.bridge.emit(name, payload),
     };
   }
@@ -295,6 +381,19 @@ function union(boxes: Bounds[]): Bounds {
     }
   }
   return { min, max };
+}
+
+/** A clip box the shader can use: finite numbers, a size above zero on each axis, a rotation of length 1. */
+function checkBox(box: ClipBox): void {
+  const numbers = (value: unknown, keys: string[]) =>
+    typeof value === 'object' && value !== null && keys.every((key) => Number.isFinite((value as Record<string, unknown>)[key]));
+  const xyz = ['x', 'y', 'z'];
+  if (!numbers(box?.center, xyz) || !numbers(box?.size, xyz) || !numbers(box?.rotation, [...xyz, 'w'])) {
+    throw new Error('setClipBox takes {center: {x, y, z}, size: {x, y, z}, rotation: {x, y, z, w}} of finite numbers, or null');
+  }
+  if (box.size.x <= 0 || box.size.y <= 0 || box.size.z <= 0) throw new Error('setClipBox: size must be above 0 on each axis');
+  const { x, y, z, w } = box.rotation;
+  if (Math.abs(Math.hypot(x, y, z, w) - 1) > 1e-3) throw new Error('setClipBox: rotation must be a unit quaternion');
 }
 
 function offset(point: Vector3, by: number): Vector3 {

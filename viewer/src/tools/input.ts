@@ -18,6 +18,7 @@ export function routeInputToTool(canvas: HTMLCanvasElement, activeTool: () => To
     down = null;
     activeTool()?.click?.({ on: 'canvas', at: canvasPoint(canvas, event) });
   });
+  canvas.addEventListener('dblclick', () => activeTool()?.doubleClick?.());
   canvas.addEventListener('pointermove', (event) => {
     const tool = activeTool();
     if (tool?.pointerMove) tool.pointerMove(canvasPoint(canvas, event));

@@ -1,8 +1,9 @@
 import type { PointOfInterest, Zone } from '../api-types.js';
 import type { PageMessages } from '../messages.js';
 import type { CanvasPoint, PickHit } from '../picking.js';
-import type { ViewerEventName, ViewerEvents } from '../protocol.js';
+import type { MeasurementKind, ToolName, ViewerEventName, ViewerEvents } from '../protocol.js';
 import type { ViewerScene } from '../scene.js';
+import type { MeasurementDrawing } from './measurement-drawing.js';
 
 /** What a tool may use of the viewer (viewer.ts makes it). */
 export interface ToolContext {
@@ -10,7 +11,13 @@ export interface ToolContext {
   readonly messages: PageMessages;
   /** What lies nearest under a canvas point: a zone, a placed model, or a point of a visible layer. */
   pick(at: CanvasPoint): PickHit | null;
+  /** The point of a visible layer a measuring tool snaps to: the nearest within a few pixels of `at`. */
+  snap(at: CanvasPoint): Extract<PickHit, { kind: 'point' }> | null;
   zone(id: string): Zone | undefined;
+  /** Makes another tool the active one (Escape goes back to select). */
+  setTool(name: ToolName): void;
+  /** A measurement's drawing in the scene, its label over the canvas (a draft's takes no clicks). */
+  drawMeasurement(kind: MeasurementKind, draft: boolean): MeasurementDrawing;
   /** Sends an event to the parent (protocol.ts). */
   emit<K extends ViewerEventName>(name: K, payload: ViewerEvents[K]): void;
 }
@@ -29,6 +36,8 @@ export interface Tool {
   activate?(): void;
   deactivate?(): void;
   click?(click: ToolClick): void;
+  /** After the two clicks of a double-click on the canvas (each came to `click` first). */
+  doubleClick?(): void;
   pointerMove?(at: CanvasPoint): void;
   key?(event: KeyboardEvent): void;
 }

@@ -2,7 +2,7 @@ import { ok } from '@reality-data-platform/sdk/browser';
 import type { ConsoleSession } from '../../auth/session.js';
 
 /** The kinds of twin object, as the API names them (a draft's changes, metadata types). */
-export type TwinObjectType = 'pointOfInterest' | 'zone' | 'asset' | 'modelAsset';
+export type TwinObjectType = 'pointOfInterest' | 'zone' | 'asset' | 'modelAsset' | 'measurement';
 
 /** What the console knows of a kind of twin object: its words, and its routes to read a name and to delete one. */
 export interface ConsoleObjectKind {
@@ -62,6 +62,22 @@ export const TWIN_OBJECT_KINDS: Record<TwinObjectType, ConsoleObjectKind> = {
     remove: async (session, contextId, modelAssetId) => {
       await ok(
         session.api.DELETE('/v1/twin/{contextId}/model-assets/{modelAssetId}', { params: { path: { contextId, modelAssetId } } }),
+      );
+    },
+  },
+  measurement: {
+    word: 'measurement',
+    read: async (session, contextId, measurementId) =>
+      (
+        await session.api.GET('/v1/twin/{contextId}/measurements/{measurementId}', {
+          params: { path: { contextId, measurementId } },
+        })
+      ).data,
+    remove: async (session, contextId, measurementId) => {
+      await ok(
+        session.api.DELETE('/v1/twin/{contextId}/measurements/{measurementId}', {
+          params: { path: { contextId, measurementId } },
+        }),
       );
     },
   },

@@ -5,11 +5,12 @@ export type Twin = Schema<'Twin'>;
 export type PointOfInterest = Schema<'PointOfInterest'>;
 export type Zone = Schema<'Zone'>;
 export type TwinDraft = Schema<'TwinDraft'>;
+export type Measurement = Schema<'Measurement'>;
 export type MetadataType = Schema<'MetadataType'>;
 export type MetadataProperty = MetadataType['properties'][number];
 export type ObjectMetadata = Schema<'ObjectMetadata'>;
 export type Vector3 = { x: number; y: number; z: number };
-export type ObjectKind = 'pointOfInterest' | 'zone';
+export type ObjectKind = 'pointOfInterest' | 'zone' | 'measurement';
 
 /** The object the panels are about: chosen in a list or in the 3D view. */
 export interface Selection {

@@ -11,11 +11,13 @@ import type { NodeDetail } from '../nodes/node-kinds.js';
 import { canWriteTree } from '../nodes/node-rights.js';
 import { DraftBar } from './draft-bar.js';
 import { LayersPanel } from './layers-panel.js';
+import { MeasurementPanel } from './measurement-panel.js';
 import { MetadataPanel } from './metadata-panel.js';
 import { formatPosition, PoiPanel } from './poi-panel.js';
 import {
   listMetadataTypes,
   listZones,
+  type Measurement,
   type MetadataType,
   type Selection,
   type TwinContext,
@@ -24,15 +26,17 @@ import {
   twinHref,
   type Vector3,
 } from './twin-api.js';
+import { framingCamera } from './viewer-camera.js';
 import { ViewerFrame } from './viewer-frame.js';
-import type { ViewerRemote } from './viewer-link.js';
+import { formatMeasurementValue, type ToolName, type ViewerMeasurement, type ViewerRemote } from './viewer-link.js';
+import { ToolHint, ViewerToolbar } from './viewer-toolbar.js';
 import { ZonePanel } from './zone-panel.js';
 import './twin.css';
 
 /**
- * A site's twin (/twins/{siteId}, `?draft={draftId}` to work in a draft): the 3D view beside
- * panels of its layers, points of interest, zones and the selected object's metadata, all read and
- * written through the context chosen in the draft bar.
+ * A site's twin (/twins/{siteId}, `?draft={draftId}` to work in a draft): the 3D view under its
+ * toolbar, beside panels of its layers, points of interest, zones, measurements and the selected
+ * object's metadata, all read and written through the context chosen in the draft bar.
  */
 export function TwinView(props: { siteId: string }) {
   const session = useSession();
@@ -112,6 +116,13 @@ function TwinWorkspace(props: {
     [ctx],
   );
   const zones = useResource(() => listZones(session, ctx), [ctx]);
+  const measurements = usePagedList(
+    (page) => session.api.GET('/v1/twin/{contextId}/measurements', { params: { path: { contextId: ctx }, query: page } }),
+    [ctx],
+  );
+  const [tool, setTool] = useState<ToolName>();
+  const [readyKey, setReadyKey] = useState(0);
+  const [measureError, setMeasureError] = useState<unknown>();
   const [selection, setSelection] = useState<Selection>();
   const [picked, setPicked] = useState<Vector3>();
   const [viewKey, setViewKey] = useState(0);
@@ -119,7 +130,7 @@ function TwinWorkspace(props: {
   const remote = useRef<ViewerRemote | undefined>(undefined);
 
   const objects = new Map<string, { name: string; updatedAt: string }>(
-    [...(pois.items ?? []), ...(zones.data ?? [])].map((object) => [object.id, object]),
+    [...(pois.items ?? []), ...(zones.data ?? []), ...(measurements.items ?? [])].map((object) => [object.id, object]),
   );
   const names = new Map([...objects].map(([id, object]) => [id, object.name]));
   const selected = selection && objects.get(selection.id);
@@ -129,10 +140,54 @@ function TwinWorkspace(props: {
     // The view flies there; an object it does not show yet (just made) is no reason for an error.
     remote.current?.flyTo(next.id).catch(() => undefined);
   }
+  function selectMeasurement(measurement: Measurement) {
+    setSelection({ kind: 'measurement', id: measurement.id });
+    // The viewer flies to the objects it draws; a saved measurement's points are framed here.
+    const view = remote.current;
+    if (view) {
+      view
+        .getCamera()
+        .then((camera) => view.setCamera(framingCamera(measurement.points, camera)))
+        .catch(() => undefined);
+    }
+  }
+  /**
+   * A measuring tool finished one. The framed viewer's token is an embed session's, read-only
+   * (docs/viewer.md, "Measuring"): it saves nothing (id null) and the console saves it for an
+   * editor; one the viewer did save (id set) is only listed again.
+   */
+  async function measured(measurement: ViewerMeasurement) {
+    const value = formatMeasurementValue(measurement.value, measurement.unit);
+    setMeasureError(undefined);
+    if (measurement.id === null) {
+      if (!context.canWrite) {
+        props.onNotice(`${measurement.name}: ${value}. Not saved: you may not change this twin.`);
+        return;
+      }
+      try {
+        const { name, kind, points } = measurement;
+        await ok(
+          session.api.POST('/v1/twin/{contextId}/measurements', {
+            params: { path: { contextId: ctx } },
+            body: { name, kind, points },
+          }),
+        );
+      } catch (error) {
+        setMeasureError(error);
+        return;
+      }
+    }
+    props.onNotice(`Measurement ${measurement.name} saved: ${value}.`);
+    measurements.reload();
+    setChangesKey((key) => key + 1);
+    if (context.draft) props.onDraftsChanged();
+  }
   function changed(message: string) {
     props.onNotice(message);
     pois.reload();
     zones.reload();
+    measurements.reload();
+    setTool(undefined);
     setViewKey((key) => key + 1);
     setChangesKey((key) => key + 1);
     if (context.draft) props.onDraftsChanged();
@@ -156,13 +211,29 @@ function TwinWorkspace(props: {
       <ErrorNotice error={twin.error} />
       <div class="twin-layout">
         <div class="viewer-column">
+          <ViewerToolbar
+            remote={remote}
+            tool={tool}
+            readyKey={readyKey}
+            layerBox={twin.data?.layers.find((layer) => layer.boundingBox)?.boundingBox ?? undefined}
+          />
           <ViewerFrame
             ctx={ctx}
             reloadKey={viewKey}
             remote={remote}
             onSelect={(next) => setSelection(next)}
             onPicked={setPicked}
+            onReady={() => {
+              // A view loaded again starts with select.
+              setTool('select');
+              setReadyKey((key) => key + 1);
+            }}
+            onToolChanged={setTool}
+            onMeasurementCreated={(measurement) => void measured(measurement)}
+            onMeasurementSelected={(id) => id && setSelection({ kind: 'measurement', id })}
           />
+          <ToolHint tool={tool} />
+          <ErrorNotice error={measureError} />
           {picked && <p class="picked">Picked point: {formatPosition(picked)}</p>}
         </div>
         <div class="twin-panels">
@@ -194,6 +265,14 @@ function TwinWorkspace(props: {
             selection={selection}
             onSelect={select}
             start={twinCentre(twin.data)}
+            onChanged={changed}
+          />
+          <MeasurementPanel
+            context={context}
+            measurements={measurements}
+            types={props.types}
+            selection={selection}
+            onSelect={selectMeasurement}
             onChanged={changed}
           />
           {selection && selected && (

@@ -4,7 +4,7 @@ import { ErrorNotice } from '../../ui/components.js';
 import { useSession } from '../../ui/session-context.js';
 import { useResource } from '../../ui/use-resource.js';
 import type { Selection, Vector3 } from './twin-api.js';
-import { type CameraState, connectViewer, type ViewerRemote } from './viewer-link.js';
+import { type CameraState, connectViewer, type ToolName, type ViewerMeasurement, type ViewerRemote } from './viewer-link.js';
 
 type FrameStatus = { state: 'loading' } | { state: 'ready'; name: string } | { state: 'failed'; message: string };
 
@@ -12,7 +12,8 @@ type FrameStatus = { state: 'loading' } | { state: 'ready'; name: string } | { s
  * The platform's 3D viewer framed in the page (GET /v1/twin/{ctx}/iframe: a viewer address with a
  * short-lived token of the person's own, for this context only) and connected through its
  * postMessage API: a label clicked there selects the object here, a point clicked there is offered
- * as a position. `reloadKey` loads the view again after a change (the viewer reads the twin once),
+ * as a position; the active tool, a finished measurement and a measurement's label clicked are
+ * handed on (docs/viewer.md, "Events"). `reloadKey` loads the view again after a change (the viewer reads the twin once),
  * keeping the camera where the person left it.
  */
 export function ViewerFrame(props: {
@@ -21,6 +22,11 @@ export function ViewerFrame(props: {
   remote: { current: ViewerRemote | undefined };
   onSelect: (selection: Selection, name: string) => void;
   onPicked: (position: Vector3) => void;
+  /** The view is ready (at each load): its remote methods answer. */
+  onReady: (remote: ViewerRemote) => void;
+  onToolChanged: (tool: ToolName) => void;
+  onMeasurementCreated: (measurement: ViewerMeasurement) => void;
+  onMeasurementSelected: (id: string | null) => void;
 }) {
   const session = useSession();
   const [urlGeneration, setUrlGeneration] = useState(0);
@@ -46,6 +52,13 @@ export function ViewerFrame(props: {
         setStatus({ state: 'ready', name: payload.name });
         const kept = camera.current;
         if (kept) void link.remote.then((remote) => remote.setCamera(kept)).catch(() => undefined);
+        void link.remote.then((remote) => handlers.current.onReady(remote)).catch(() => undefined);
+      } else if (name === 'toolChanged') {
+        events.onToolChanged(payload.tool);
+      } else if (name === 'measurementCreated') {
+        events.onMeasurementCreated(payload.measurement);
+      } else if (name === 'measurementSelected') {
+        events.onMeasurementSelected(payload.id);
       } else if (name === 'cameraChanged') {
         camera.current = payload;
       } else if (name === 'poiSelected' || name === 'zoneSelected') {
@@ -83,7 +96,7 @@ export function ViewerFrame(props: {
       )}
       <p class={`viewer-status ${status.state}`} role="status">
         {status.state === 'ready'
-          ? `3D view ready: ${status.name}. Click a label to select it; click the scan to pick a position.`
+          ? `3D view ready: ${status.name}.`
           : status.state === 'failed'
             ? `The 3D view could not show everything: ${status.message}`
             : 'Loading the 3D view…'}

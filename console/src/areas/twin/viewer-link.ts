@@ -2,7 +2,16 @@ import { connectToViewer, type ViewerConnection } from '../../../../viewer/src/c
 import type { ViewerEventArguments } from '../../../../viewer/src/protocol.js';
 
 // The viewer's protocol is declared once, in the viewer (docs/viewer.md, "The postMessage API").
-export type { CameraState, RemoteViewerMethods as ViewerRemote } from '../../../../viewer/src/protocol.js';
+export type {
+  CameraState,
+  ClipBox,
+  ColorMode,
+  Measurement as ViewerMeasurement,
+  RemoteViewerMethods as ViewerRemote,
+  ToolName,
+} from '../../../../viewer/src/protocol.js';
+// A measurement's value in the same words as the viewer's label (docs/viewer.md, "Measuring").
+export { formatValue as formatMeasurementValue } from '../../../../viewer/src/tools/measure-math.js';
 
 export type ViewerListener = (...event: ViewerEventArguments) => void;
 

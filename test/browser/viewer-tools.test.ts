@@ -1,0 +1,443 @@
+import { NodeIO } from '@gltf-transform/core';
+import type { Browser, Frame, Page } from 'playwright-core';
+import { PNG } from 'pngjs';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { launchBrowser } from '../support/browser.js';
+import { createOrg, createTree, type OrgFixture } from '../support/fixtures.js';
+import { startPlatform, type TestPlatform } from '../support/platform.js';
+import { type PointSource, writeLas } from '../support/point-cloud-samples.js';
+import { processedPointCloud } from '../support/processed-point-cloud.js';
+import { sampleBytes } from '../support/uploads.js';
+import {
+  type BuiltViewer,
+  buildViewerForTest,
+  type PageServer,
+  pageServer,
+  parentPage,
+  viewerRoute,
+} from '../support/viewer-pages.js';
+
+type Vector3 = { x: number; y: number; z: number };
+type Camera = { position: Vector3; target: Vector3; fov: number };
+type Recorded = { name: string; payload: any };
+
+/** Two vertical planes exactly 10.000 m apart (y = 0 and y = 10), 20 m along x and 10 m high, a point every 0.1 m. */
+const ORIGIN = { x: 500_000, y: 4_000_000, z: 100 };
+const COLUMNS = 201;
+const ROWS = 101;
+const PER_PLANE = COLUMNS * ROWS;
+const PLANES: PointSource = {
+  origin: ORIGIN,
+  pointAt: (i) => {
+    const plane = Math.floor(i / PER_PLANE);
+    const k = i % PER_PLANE;
+    return {
+      x: ORIGIN.x + (k % COLUMNS) * 0.1,
+      y: ORIGIN.y + plane * 10,
+      z: ORIGIN.z + Math.floor(k / COLUMNS) * 0.1,
+      r: plane ? 255 : 40,
+      g: 200,
+      b: plane ? 40 : 255,
+      intensity: 1000,
+    };
+  },
+};
+const at = (x: number, y: number, z: number): Vector3 => ({ x: ORIGIN.x + x, y: ORIGIN.y + y, z: ORIGIN.z + z });
+/** The iframe of parentPage: 800 × 600 at the page's top left. */
+const WIDTH = 800;
+const HEIGHT = 600;
+
+/** Where a twin point shows in the page: the camera's projection (Z up, as the viewer's). */
+function screenOf(point: Vector3, camera: Camera): { x: number; y: number } {
+  const sub = (a: Vector3, b: Vector3) => ({ x: a.x - b.x, y: a.y - b.y, z: a.z - b.z });
+  const dot = (a: Vector3, b: Vector3) => a.x * b.x + a.y * b.y + a.z * b.z;
+  const cross = (a: Vector3, b: Vector3) => ({ x: a.y * b.z - a.z * b.y, y: a.z * b.x - a.x * b.z, z: a.x * b.y - a.y * b.x });
+  const unit = (a: Vector3) => {
+    const length = Math.hypot(a.x, a.y, a.z);
+    return { x: a.x / length, y: a.y / length, z: a.z / length };
+  };
+  const forward = unit(sub(camera.target, camera.position));
+  const right = unit(cross(forward, { x: 0, y: 0, z: 1 }));
+  const up = cross(right, forward);
+  const d = sub(point, camera.position);
+  const tan = Math.tan((camera.fov * Math.PI) / 360);
+  const ndcX = dot(d, right) / (dot(d, forward) * tan * (WIDTH / HEIGHT));
+  const ndcY = dot(d, up) / (dot(d, forward) * tan);
+  return { x: ((ndcX + 1) / 2) * WIDTH, y: ((1 - ndcY) / 2) * HEIGHT };
+}
+
+/** The viewer canvas's pixels (RGBA, 800 × 600 at a device pixel ratio of 1). */
+async function canvasPixels(frame: Frame): Promise<Buffer> {
+  const dataUrl = await frame.evaluate(() =>
+    (document.querySelector('#rdp-viewer canvas') as HTMLCanvasElement).toDataURL('image/png'),
+  );
+  return PNG.sync.read(Buffer.from(dataUrl.slice(dataUrl.indexOf(',') + 1), 'base64')).data;
+}
+
+/** The pixels of a (2r+1)-square around (x, y) that are not the background (#202428). */
+function paintedAround(pixels: Buffer, x: number, y: number, r = 3): number {
+  let painted = 0;
+  for (let j = Math.round(y) - r; j <= Math.round(y) + r; j += 1) {
+    for (let i = Math.round(x) - r; i <= Math.round(x) + r; i += 1) {
+      const k = (j * WIDTH + i) * 4;
+      if (Math.abs(pixels[k]! - 0x20) + Math.abs(pixels[k + 1]! - 0x24) + Math.abs(pixels[k + 2]! - 0x28) > 12) painted += 1;
+    }
+  }
+  return painted;
+}
+
+function paintedPixels(pixels: Buffer): number {
+  let painted = 0;
+  for (let k = 0; k < pixels.length; k += 4) {
+    if (Math.abs(pixels[k]! - 0x20) + Math.abs(pixels[k + 1]! - 0x24) + Math.abs(pixels[k + 2]! - 0x28) > 12) painted += 1;
+  }
+  return painted;
+}
+
+function differingPixels(a: Buffer, b: Buffer): number {
+  let differing = 0;
+  for (let k = 0; k < a.length; k += 4)
+    if (Math.abs(a[k]! - b[k]!) + Math.abs(a[k + 1]! - b[k + 1]!) + Math.abs(a[k + 2]! - b[k + 2]!) > 30) differing += 1;
+  return differing;
+}
+
+/**
+ * A tile of the platform's with `_INTENSITY` (0.5) and `_CLASSIFICATION` (2 for its first half of
+ * points, 6 for the rest) added, as tiles of a scan that has them carry (docs/design/measurements.md,
+ * "Tile attributes"): the tiles this branch's tiler writes have neither.
+ */
+async function withScanAttributes(glb: Buffer): Promise<Uint8Array> {
+  const io = new NodeIO();
+  const document = await io.readBinary(new Uint8Array(glb));
+  const buffer = document.getRoot().listBuffers()[0]!;
+  for (const mesh of document.getRoot().listMeshes()) {
+    for (const primitive of mesh.listPrimitives()) {
+      const count = primitive.getAttribute('POSITION')!.getCount();
+      const intensity = new Float32Array(count).fill(0.5);
+      const classes = new Uint8Array(count).map((_, i) => (i < count / 2 ? 2 : 6));
+      primitive.setAttribute('_INTENSITY', document.createAccessor().setType('SCALAR').setArray(intensity).setBuffer(buffer));
+      primitive.setAttribute('_CLASSIFICATION', document.createAccessor().setType('SCALAR').setArray(classes).setBuffer(buffer));
+    }
+  }
+  return io.writeBinary(document);
+}
+
+describe("the viewer's measuring tools in chromium, on two planes 10 m apart, through rdp-embed.js", () => {
+  let built: BuiltViewer;
+  let viewerServer: PageServer;
+  let parentServer: PageServer;
+  let t: TestPlatform;
+  let org: OrgFixture;
+  let browser: Browser;
+  let page: Page;
+  let frame: Frame;
+  let siteId: string;
+  let camera: Camera;
+
+  const events = (): Promise<Recorded[]> => page.evaluate(() => (window as any).events);
+  const eventsNamed = async (name: string) => (await events()).filter((event) => event.name === name);
+  const status = () => frame.evaluate(() => (window as any).rdpViewerStatus());
+  const clickAt = async (point: Vector3) => {
+    const { x, y } = screenOf(point, camera);
+    await page.mouse.click(x, y);
+  };
+
+  beforeAll(async () => {
+    built = await buildViewerForTest();
+    const apiBase = { value: '' };
+    let apiOrigin = '';
+    let allowedOrigins: string[] = [];
+    viewerServer = await pageServer(built, (url) => viewerRoute(apiBase.value, apiOrigin, () => allowedOrigins)(url));
+    parentServer = await pageServer(built, (url) => {
+      const iframeUrl = url.searchParams.get('iframe');
+      return url.pathname === '/' && iframeUrl ? { html: parentPage(viewerServer.origin, iframeUrl) } : undefined;
+    });
+    allowedOrigins = [parentServer.origin];
+    const [platform, launched] = await Promise.all([
+      startPlatform({ RDP_CORS_ORIGINS: viewerServer.origin }, { worker: true }),
+      launchBrowser(),
+    ]);
+    t = platform;
+    browser = launched;
+    apiBase.value = `${t.regionUrl('eu')}/v1`;
+    apiOrigin = t.origin;
+    org = await createOrg(t, { storageQuota: 50 * 1024 * 1024 });
+    siteId = (await createTree(org)).siteId;
+    const las = await sampleBytes((file) => writeLas(file, 2 * PER_PLANE, '1.2', { source: PLANES }));
+    const { bundleId } = await processedPointCloud(org, siteId, { name: 'planes.las', bytes: las });
+    expect((await org.admin.request('PUT', `/v1/twin/${siteId}/layers/${bundleId}`)).status).toBe(201);
+    // An embed session's token: read-only, so the viewer reports what it measures and saves nothing.
+    const session = await org.admin.post('/v1/embed-sessions', { twinId: siteId, allowedOrigins: [parentServer.origin] });
+    expect(session.status).toBe(201);
+    page = await browser.newPage({ viewport: { width: 1000, height: 700 } });
+    const failures: string[] = [];
+    page.on('pageerror', (error) => failures.push(error.message));
+    const iframeUrl = `${viewerServer.origin}/viewer/${siteId}#token=${session.body.token}`;
+    await page.goto(`${parentServer.origin}/?iframe=${encodeURIComponent(iframeUrl)}`);
+    await page.waitForFunction(
+      () => (window as any).events.some((event: { name: string }) => event.name === 'ready'),
+      undefined,
+      {
+        timeout: 30_000,
+      },
+    );
+    frame = page.frames().find((candidate) => candidate.url().startsWith(viewerServer.origin))!;
+    // Beside the planes' far end, looking across them: both planes show, the far one past the near one's end.
+    camera = await page.evaluate((view) => (window as any).viewer.setCamera(view), {
+      position: at(40, -20, 5),
+      target: at(10, 5, 5),
+      fov: 60,
+    } satisfies Camera);
+    await frame.waitForFunction(
+      (points) => {
+        const layer = (window as any).rdpViewerStatus().layers[0];
+        return layer?.settled && layer.pointsLoaded === points;
+      },
+      2 * PER_PLANE,
+      { timeout: 30_000 },
+    );
+    expect(failures).toEqual([]);
+  }, 120_000);
+  afterAll(async () => {
+    await browser?.close();
+    await t?.close();
+    await viewerServer?.close();
+    await parentServer?.close();
+    await built?.remove();
+  });
+
+  it('setTool chooses a tool and sends toolChanged; an unknown tool is refused', async () => {
+    expect(await page.evaluate(() => (window as any).viewer.setTool('distance'))).toBe('distance');
+    await page.waitForFunction(() => (window as any).events.some((event: { name: string }) => event.name === 'toolChanged'));
+    expect((await eventsNamed('toolChanged')).map((event) => event.payload)).toEqual([{ tool: 'distance' }]);
+    expect((await status()).tool).toBe('distance');
+    await expect(page.evaluate(() => (window as any).viewer.setTool('laser'))).rejects.toThrow(/no tool is named laser/);
+  });
+
+  it('measures 10.00 m between the planes, live as the cursor moves; Backspace takes a point back; the parent hears measurementCreated', async () => {
+    const near = at(18, 0, 5);
+    const far = at(18, 10, 5);
+    await clickAt(near);
+    const measuring = (await status()).measuring;
+    expect(measuring.points).toHaveLength(1);
+    expect(Math.abs(measuring.points[0].y - near.y)).toBeLessThan(0.001);
+    // Live: the cursor over the far plane shows the value with its unit.
+    const farOnScreen = screenOf(far, camera);
+    await page.mouse.move(farOnScreen.x, farOnScreen.y);
+    await frame.waitForFunction(() => /^10\.0\d m$/.test((window as any).rdpViewerStatus().measuring.label ?? ''));
+    expect(await frame.locator('.rdp-measurement-draft').textContent()).toMatch(/^10\.0\d m$/);
+    await page.keyboard.press('Backspace');
+    expect((await status()).measuring.points).toEqual([]);
+
+    await clickAt(near);
+    await clickAt(far);
+    await page.waitForFunction(() =>
+      (window as any).events.some((event: { name: string }) => event.name === 'measurementCreated'),
+    );
+    const [created] = await eventsNamed('measurementCreated');
+    const { measurement } = created!.payload;
+    expect(measurement).toMatchObject({ id: null, kind: 'distance', unit: 'm', name: 'Distance 1' });
+    expect(Math.abs(measurement.value - 10)).toBeLessThan(0.02);
+    const [p0, p1] = measurement.points as Vector3[];
+    expect(measurement.value).toBeCloseTo(Math.hypot(p1!.x - p0!.x, p1!.y - p0!.y, p1!.z - p0!.z), 9);
+    // Snapped to points of the scan (on the 0.1 m grid, not where the ray passes), each on its plane.
+    for (const point of [p0!, p1!]) {
+      for (const axis of ['x', 'z'] as const) {
+        const steps = (point[axis] - ORIGIN[axis]) * 10;
+        expect(Math.abs(steps - Math.round(steps))).toBeLessThan(0.01);
+      }
+    }
+    expect(Math.abs(p0!.y - near.y)).toBeLessThan(0.001);
+    expect(Math.abs(p1!.y - far.y)).toBeLessThan(0.001);
+    expect((await status()).measurements).toHaveLength(1);
+    // The tool stays on for the next measurement, its points cleared.
+    expect((await status()).measuring.points).toEqual([]);
+  });
+
+  it('finishes a polyline on Enter, selects a measurement by its label, and Escape goes back to select', async () => {
+    await page.evaluate(() => (window as any).viewer.setTool('polyline'));
+    const corners = [at(18, 0, 2), at(18, 0, 8), at(12, 0, 8)];
+    for (const corner of corners) await clickAt(corner);
+    expect((await status()).measuring.points).toHaveLength(3);
+    await page.keyboard.press('Enter');
+    await page.waitForFunction(
+      () => (window as any).events.filter((event: { name: string }) => event.name === 'measurementCreated').length === 2,
+    );
+    const polyline = (await eventsNamed('measurementCreated'))[1]!.payload.measurement;
+    expect(polyline).toMatchObject({ kind: 'polyline', unit: 'm', id: null });
+    expect(Math.abs(polyline.value - 12)).toBeLessThan(0.05);
+
+    await frame.locator('.rdp-measurement:not(.rdp-measurement-draft)', { hasText: /^10\.0\d m$/ }).click();
+    await page.waitForFunction(() =>
+      (window as any).events.some((event: { name: string }) => event.name === 'measurementSelected'),
+    );
+    expect((await eventsNamed('measurementSelected')).map((event) => event.payload)).toEqual([{ id: null }]);
+
+    await page.keyboard.press('Escape');
+    await frame.waitForFunction(() => (window as any).rdpViewerStatus().tool === 'select');
+    await page.waitForFunction(
+      () => (window as any).events.filter((event: { name: string }) => event.name === 'toolChanged').length === 3,
+    );
+    expect((await eventsNamed('toolChanged')).map((event) => event.payload.tool)).toEqual(['distance', 'polyline', 'select']);
+  });
+
+  it('colours the points by setColorMode (rgb, elevation, single give different pixels) and hides the points outside a clip box', async () => {
+    const nextFrames = () =>
+      frame.evaluate(() => new Promise((resolve) => requestAnimationFrame(() => requestAnimationFrame(resolve))));
+    await nextFrames();
+    const rgb = await canvasPixels(frame);
+    expect(await page.evaluate(() => (window as any).viewer.setColorMode('elevation'))).toBe('elevation');
+    await nextFrames();
+    const elevation = await canvasPixels(frame);
+    await page.evaluate(() => (window as any).viewer.setColorMode('single'));
+    await nextFrames();
+    const single = await canvasPixels(frame);
+    for (const [a, b] of [
+      [rgb, elevation],
+      [rgb, single],
+      [elevation, single],
+    ] as const) {
+      expect(differingPixels(a, b)).toBeGreaterThan(5_000);
+    }
+    await expect(page.evaluate(() => (window as any).viewer.setColorMode('infrared'))).rejects.toThrow(/no colour mode/);
+    // These tiles hold no classification: the legend says so (the ASPRS names show for tiles with _CLASSIFICATION).
+    await page.evaluate(() => (window as any).viewer.setColorMode('classification'));
+    expect(await frame.locator('#rdp-legend').textContent()).toBe('No classification in the points shown.');
+    expect(await frame.locator('#rdp-legend').isVisible()).toBe(true);
+    await page.evaluate(() => (window as any).viewer.setColorMode('rgb'));
+    expect(await frame.locator('#rdp-legend').isVisible()).toBe(false);
+    await nextFrames();
+    expect(differingPixels(rgb, await canvasPixels(frame))).toBe(0);
+
+    // A box around the near plane's first half: the far plane and the near plane's other half go, without a request.
+    const kept = screenOf(at(5, 0, 5), camera);
+    const clippedNear = screenOf(at(15, 0, 5), camera);
+    const clippedFar = screenOf(at(15, 10, 2), camera);
+    for (const place of [kept, clippedNear, clippedFar]) expect(paintedAround(rgb, place.x, place.y)).toBeGreaterThan(0);
+    const requests: string[] = [];
+    frame.page().on('request', (request) => requests.push(request.url()));
+    const box = { center: at(5, 0, 5), size: { x: 10, y: 1, z: 11 }, rotation: { x: 0, y: 0, z: 0, w: 1 } };
+    expect(await page.evaluate((clip) => (window as any).viewer.setClipBox(clip), box)).toEqual(box);
+    await nextFrames();
+    const clipped = await canvasPixels(frame);
+    expect(paintedAround(clipped, kept.x, kept.y)).toBeGreaterThan(0);
+    expect(paintedAround(clipped, clippedNear.x, clippedNear.y)).toBe(0);
+    expect(paintedAround(clipped, clippedFar.x, clippedFar.y)).toBe(0);
+    expect(requests).toEqual([]);
+    // Measuring snaps to what is drawn: nothing under the cursor where the box hides the points.
+    await page.evaluate(() => (window as any).viewer.setTool('distance'));
+    await clickAt(at(15, 0, 5));
+    expect((await status()).measuring.points).toEqual([]);
+    await clickAt(at(5, 0, 5));
+    expect((await status()).measuring.points).toHaveLength(1);
+    await page.keyboard.press('Escape');
+    await frame.waitForFunction(() => (window as any).rdpViewerStatus().tool === 'select');
+    await expect(
+      page.evaluate(() =>
+        (window as any).viewer.setClipBox({
+          center: { x: 0, y: 0, z: 0 },
+          size: { x: 0, y: 1, z: 1 },
+          rotation: { x: 0, y: 0, z: 0, w: 1 },
+        }),
+      ),
+    ).rejects.toThrow(/size must be above 0/);
+    expect(await page.evaluate(() => (window as any).viewer.setClipBox(null))).toBeNull();
+    await nextFrames();
+    expect(differingPixels(rgb, await canvasPixels(frame))).toBe(0);
+  });
+
+  it('cuts a slice with the section plane tool and thins the points to a point budget, on the GPU', async () => {
+    const nextFrames = () =>
+      frame.evaluate(() => new Promise((resolve) => requestAnimationFrame(() => requestAnimationFrame(resolve))));
+    await nextFrames();
+    const full = await canvasPixels(frame);
+    const requests: string[] = [];
+    page.on('request', (request) => requests.push(request.url()));
+
+    expect(await page.evaluate(() => (window as any).viewer.setTool('sectionPlane'))).toBe('sectionPlane');
+    const through = at(5, 0, 5);
+    await clickAt(through);
+    await frame.waitForFunction(() => (window as any).rdpViewerStatus().section !== null);
+    expect(Math.abs((await status()).section.point.y - through.y)).toBeLessThan(0.001);
+    await nextFrames();
+    const sliced = await canvasPixels(frame);
+    const onSlice = screenOf(through, camera);
+    const offSlice = screenOf(at(15, 0, 5), camera);
+    expect(paintedAround(full, offSlice.x, offSlice.y)).toBeGreaterThan(0);
+    expect(paintedAround(sliced, onSlice.x, onSlice.y)).toBeGreaterThan(0);
+    expect(paintedAround(sliced, offSlice.x, offSlice.y)).toBe(0);
+    expect(paintedPixels(sliced)).toBeLessThan(paintedPixels(full) * 0.2);
+    await page.keyboard.press('Backspace');
+    expect((await status()).section).toBeNull();
+    await nextFrames();
+    expect(differingPixels(full, await canvasPixels(frame))).toBe(0);
+    await page.keyboard.press('Escape');
+    await frame.waitForFunction(() => (window as any).rdpViewerStatus().tool === 'select');
+
+    // 10,000 of the 40,602 points: about a quarter of the painted pixels.
+    expect(await page.evaluate(() => (window as any).viewer.setPointBudget(10_000))).toBe(10_000);
+    await nextFrames();
+    const thinned = paintedPixels(await canvasPixels(frame));
+    expect(thinned).toBeLessThan(paintedPixels(full) * 0.5);
+    expect(thinned).toBeGreaterThan(paintedPixels(full) * 0.1);
+    await expect(page.evaluate(() => (window as any).viewer.setPointBudget(0))).rejects.toThrow(/at least 1/);
+    await page.evaluate(() => (window as any).viewer.setPointBudget(5_000_000));
+    await nextFrames();
+    expect(differingPixels(full, await canvasPixels(frame))).toBe(0);
+    expect(requests).toEqual([]);
+  });
+
+  it("colours by the tiles' intensity and classification, with the ASPRS names in the legend", async () => {
+    const second = await browser.newPage({ viewport: { width: 1000, height: 700 } });
+    await second.route('**/*.glb', async (route) => {
+      const response = await route.fetch();
+      await route.fulfill({ response, body: Buffer.from(await withScanAttributes(await response.body())) });
+    });
+    const session = await org.admin.post('/v1/embed-sessions', { twinId: siteId, allowedOrigins: [parentServer.origin] });
+    const iframeUrl = `${viewerServer.origin}/viewer/${siteId}#token=${session.body.token}`;
+    await second.goto(`${parentServer.origin}/?iframe=${encodeURIComponent(iframeUrl)}`);
+    await second.waitForFunction(() => (window as any).viewer !== undefined, undefined, { timeout: 30_000 });
+    const secondFrame = second.frames().find((candidate) => candidate.url().startsWith(viewerServer.origin))!;
+    await second.evaluate((view) => (window as any).viewer.setCamera(view), camera);
+    await secondFrame.waitForFunction(
+      (points) => {
+        const layer = (window as any).rdpViewerStatus().layers[0];
+        return layer?.settled && layer.pointsLoaded === points;
+      },
+      2 * PER_PLANE,
+      { timeout: 30_000 },
+    );
+    const nextFrames = () =>
+      secondFrame.evaluate(() => new Promise((resolve) => requestAnimationFrame(() => requestAnimationFrame(resolve))));
+    await nextFrames();
+    const rgb = await canvasPixels(secondFrame);
+    await second.evaluate(() => (window as any).viewer.setColorMode('classification'));
+    await nextFrames();
+    const classification = await canvasPixels(secondFrame);
+    expect(differingPixels(rgb, classification)).toBeGreaterThan(5_000);
+    expect(await secondFrame.locator('#rdp-legend .rdp-legend-class').allTextContents()).toEqual(['2 Ground', '6 Building']);
+    // Every painted pixel is Ground's sienna or Building's orange.
+    const colours = new Set<string>();
+    for (let k = 0; k < classification.length; k += 4) {
+      const [r, g, b] = [classification[k]!, classification[k + 1]!, classification[k + 2]!];
+      if (Math.abs(r - 0x20) + Math.abs(g - 0x24) + Math.abs(b - 0x28) > 12) colours.add(`${r},${g},${b}`);
+    }
+    expect([...colours].sort()).toEqual(['160,82,45', '255,140,0']);
+    await second.evaluate(() => (window as any).viewer.setColorMode('intensity'));
+    await nextFrames();
+    const intensity = await canvasPixels(secondFrame);
+    expect(differingPixels(rgb, intensity)).toBeGreaterThan(5_000);
+    expect(differingPixels(classification, intensity)).toBeGreaterThan(5_000);
+    // Intensity 0.5 everywhere: one grey.
+    const greys = new Set<string>();
+    for (let k = 0; k < intensity.length; k += 4) {
+      const [r, g, b] = [intensity[k]!, intensity[k + 1]!, intensity[k + 2]!];
+      if (Math.abs(r - 0x20) + Math.abs(g - 0x24) + Math.abs(b - 0x28) > 12) greys.add(`${r},${g},${b}`);
+    }
+    expect(greys.size).toBe(1);
+    const [grey] = [...greys][0]!.split(',').map(Number);
+    expect([...greys][0]).toBe(`${grey},${grey},${grey}`);
+    expect(await secondFrame.locator('#rdp-legend').isVisible()).toBe(false);
+    await second.close();
+  }, 60_000);
+});
