@@ -344,6 +344,33 @@ describe("the viewer's measuring tools in chromium, on two planes 10 m apart, th
     expect(await page.evaluate(() => (window as any).viewer.setClipBox(null))).toBeNull();
     await nextFrames();
     expect(differingPixels(rgb, await canvasPixels(frame))).toBe(0);
+
+    // The clip box tool: a click centres a cube on the snapped point, its side half the camera's distance to it.
+    await page.evaluate(() => (window as any).viewer.setTool('clipBox'));
+    await clickAt(at(5, 0, 5));
+    await frame.waitForFunction(() => (window as any).rdpViewerStatus().clipBox !== null);
+    const placed = (await status()).clipBox as { center: Vector3; size: Vector3 };
+    const distance = Math.hypot(
+      placed.center.x - camera.position.x,
+      placed.center.y - camera.position.y,
+      placed.center.z - camera.position.z,
+    );
+    expect(Math.abs(placed.center.y - ORIGIN.y)).toBeLessThan(0.001);
+    expect(Math.abs(placed.center.x - at(5, 0, 5).x)).toBeLessThan(0.5);
+    expect(placed.size.x).toBeCloseTo(distance / 2, 6);
+    expect(placed.size).toEqual({ x: placed.size.x, y: placed.size.x, z: placed.size.x });
+    await nextFrames();
+    const boxed = await canvasPixels(frame);
+    const beyond = screenOf(at(18, 10, 2), camera);
+    expect(paintedAround(rgb, beyond.x, beyond.y)).toBeGreaterThan(0);
+    expect(paintedAround(boxed, kept.x, kept.y)).toBeGreaterThan(0);
+    expect(paintedAround(boxed, beyond.x, beyond.y)).toBe(0);
+    await page.keyboard.press('Backspace');
+    expect((await status()).clipBox).toBeNull();
+    await page.keyboard.press('Escape');
+    await frame.waitForFunction(() => (window as any).rdpViewerStatus().tool === 'select');
+    await nextFrames();
+    expect(differingPixels(rgb, await canvasPixels(frame))).toBe(0);
   });
 
   it('cuts a slice with the section plane tool and thins the points to a point budget, on the GPU', async () => {
@@ -448,10 +475,10 @@ describe("the viewer's measuring tools in chromium, on two planes 10 m apart, th
         posts.push({ url: request.url(), body: request.postDataJSON(), authorization: request.headers().authorization });
       }
     });
-    const answers: { status: number; body: any }[] = [];
-    second.on('response', async (response) => {
+    const answers: { status: number; body: Promise<unknown> }[] = [];
+    second.on('response', (response) => {
       if (response.request().method() === 'POST')
-        answers.push({ status: response.status(), body: await response.json().catch(() => null) });
+        answers.push({ status: response.status(), body: response.json().catch(() => null) });
     });
     await second.evaluate(() => (window as any).viewer.setTool('height'));
     const top = at(18, 0, 9);
@@ -473,9 +500,9 @@ describe("the viewer's measuring tools in chromium, on two planes 10 m apart, th
     expect(Object.keys(body).sort()).toEqual(['kind', 'name', 'points']);
     expect(body).toMatchObject({ name: 'Height 1', kind: 'height' });
     expect(Math.abs(Math.abs(body.points[0]!.z - body.points[1]!.z) - 8)).toBeLessThan(0.05);
-    await expect.poll(() => answers.length).toBe(1);
+    await expect.poll(() => answers.length, { timeout: 10_000 }).toBe(1);
     if (answers[0]!.status === 201) {
-      expect(measurement).toEqual(answers[0]!.body);
+      expect(measurement).toEqual(await answers[0]!.body);
     } else {
       expect(measurement).toMatchObject({ id: null, kind: 'height', unit: 'm', points: body.points });
       expect(await secondFrame.locator('[data-key="measurement"]').textContent()).toMatch(/was not saved/);

@@ -40,7 +40,7 @@ export interface ClipBox {
 }
 
 /** The viewer's tools (setTool); the measuring ones are a measurement's kinds. */
-export type ToolName = 'select' | MeasurementKind | 'sectionPlane';
+export type ToolName = 'select' | MeasurementKind | 'clipBox' | 'sectionPlane';
 export type MeasurementKind = 'distance' | 'height' | 'polyline' | 'area' | 'angle';
 export type MeasurementUnit = 'm' | 'm2' | 'deg';
 
