@@ -401,7 +401,8 @@ describe("the viewer's measuring tools in chromium, on two planes 10 m apart, th
     await page.keyboard.press('Escape');
     await frame.waitForFunction(() => (window as any).rdpViewerStatus().tool === 'select');
 
-    // 10,000 of the 40,602 points: about a quarter of the painted pixels.
+    // 10,000 of the 40,602 points shown: about a quarter of the painted pixels.
+    expect((await status()).pointsShown).toBe(2 * PER_PLANE);
     expect(await page.evaluate(() => (window as any).viewer.setPointBudget(10_000))).toBe(10_000);
     await nextFrames();
     const thinned = paintedPixels(await canvasPixels(frame));

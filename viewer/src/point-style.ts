@@ -212,9 +212,9 @@ export class PointStyle {
     this.uniforms.uSectionPlane.value.set(normal.x, normal.y, normal.z, -(normal.x * at.x + normal.y * at.y + normal.z * at.z));
   }
 
-  /** Thins the points drawn to the budget: `loaded` is how many the layers hold now (called each frame). */
-  applyBudget(loaded: number): void {
-    this.uniforms.uKeep.value = loaded > this.pointBudget ? this.pointBudget / loaded : 1;
+  /** Thins the points drawn to the budget: `shown` is how many the tiles drawn hold (called each frame). */
+  applyBudget(shown: number): void {
+    this.uniforms.uKeep.value = shown > this.pointBudget ? this.pointBudget / shown : 1;
   }
 
   /** An oriented box (twin frame) outside which no point is drawn, or null for none. */

@@ -278,6 +278,7 @@ export class Viewer {
       clipBox: this.pointStyle.clipBox,
       section: this.pointStyle.section,
       pointBudget: this.pointStyle.pointBudget,
+      pointsShown: this.layers.reduce((sum, layer) => sum + layer.pointsShown(), 0),
       firstContentFrameAt: this.firstContentFrameAt,
       models: this.models,
       camera: this.scene.getCamera(),
@@ -287,9 +288,9 @@ export class Viewer {
   private updateLayers(): void {
     if (this.refused) return;
     for (const layer of this.layers) layer.update();
-    let loaded = 0;
-    for (const layer of this.layers) if (layer.tiles.group.visible) loaded += layer.status.pointsLoaded;
-    this.pointStyle.applyBudget(loaded);
+    let shown = 0;
+    for (const layer of this.layers) shown += layer.pointsShown();
+    this.pointStyle.applyBudget(shown);
     if (!this.framed) this.frameEverything();
   }
 
