@@ -323,6 +323,40 @@ describe("the viewer's measuring tools in chromium, on two planes 10 m apart, th
     expect(requests).toEqual([]);
   });
 
+  it('draws wider points with setPointSize and shades them with eye-dome lighting', async () => {
+    const nextFrames = () =>
+      frame.evaluate(() => new Promise((resolve) => requestAnimationFrame(() => requestAnimationFrame(resolve))));
+    await nextFrames();
+    const one = await canvasPixels(frame);
+    expect(await page.evaluate(() => (window as any).viewer.setPointSize(3))).toBe(3);
+    await nextFrames();
+    const three = await canvasPixels(frame);
+    expect(paintedPixels(three)).toBeGreaterThan(paintedPixels(one) * 1.2);
+    await expect(page.evaluate(() => (window as any).viewer.setPointSize(0))).rejects.toThrow(/from 1 to 20/);
+
+    expect(await page.evaluate(() => (window as any).viewer.setEyeDomeLighting(true))).toBe(true);
+    await nextFrames();
+    const lit = await canvasPixels(frame);
+    expect((await status()).eyeDomeLighting).toBe(true);
+    // Where the near plane's points stand before the far plane's, the far ones darken.
+    const brightness = (pixels: Buffer) => {
+      let sum = 0;
+      for (let k = 0; k < pixels.length; k += 4) sum += pixels[k]! + pixels[k + 1]! + pixels[k + 2]!;
+      return sum;
+    };
+    expect(differingPixels(three, lit)).toBeGreaterThan(500);
+    expect(brightness(lit)).toBeLessThan(brightness(three) * 0.98);
+    // Shaded, not blacked out: most of the points keep their colour.
+    expect(brightness(lit)).toBeGreaterThan(brightness(three) * 0.7);
+    expect(paintedPixels(lit)).toBeGreaterThan(paintedPixels(three) * 0.9);
+    await page.evaluate(() => (window as any).viewer.setEyeDomeLighting(false));
+    await nextFrames();
+    expect(differingPixels(three, await canvasPixels(frame))).toBe(0);
+    await page.evaluate(() => (window as any).viewer.setPointSize(1));
+    await nextFrames();
+    expect(differingPixels(one, await canvasPixels(frame))).toBe(0);
+  });
+
   it("colours by the tiles' intensity and classification, with the ASPRS names in the legend; a writable token's measurement goes to POST .../measurements", async () => {
     const second = await browser.newPage({ viewport: { width: 1000, height: 700 } });
     await second.route('**/*.glb', async (route) => {

@@ -128,6 +128,8 @@ void main() {
 export class PointStyle {
   mode: ColorMode = 'rgb';
   clipBox: ClipBox | null = null;
+  /** Each point's width in CSS pixels (setPointSize). */
+  pointSize = 1;
   /** The most points drawn in a frame (setPointBudget). */
   pointBudget = DEFAULT_POINT_BUDGET;
   section: { point: Vector3; normal: Vector3 } | null = null;
@@ -187,6 +189,7 @@ export class PointStyle {
   }
 
   setPointSize(pixels: number): void {
+    this.pointSize = pixels;
     this.uniforms.uSize.value = pixels * this.viewer.renderer.getPixelRatio();
   }
 

@@ -2,6 +2,7 @@ import { Vector3 as ThreeVector3 } from 'three';
 import { SessionRefusedError, type TwinApi } from './api.js';
 import type { Layer, PointOfInterest, Twin, ViewerConfig, Zone } from './api-types.js';
 import { ParentBridge } from './bridge.js';
+import { EyeDomeLighting } from './eye-dome.js';
 import { LayerView } from './layers.js';
 import { ClassificationLegend } from './legend.js';
 import { Measurements } from './measurements.js';
@@ -137,6 +138,23 @@ export class Viewer {
     return points;
   }
 
+  setPointSize(pixels: number): number {
+    if (!Number.isFinite(pixels) || pixels < 1 || pixels > 20)
+      throw new Error('setPointSize takes a number of pixels from 1 to 20');
+    this.pointStyle.setPointSize(pixels);
+    return pixels;
+  }
+
+  setEyeDomeLighting(enabled: boolean): boolean {
+    if (typeof enabled !== 'boolean') throw new Error('setEyeDomeLighting takes true or false');
+    if (enabled && !this.scene.eyeDome) this.scene.eyeDome = new EyeDomeLighting();
+    if (!enabled && this.scene.eyeDome) {
+      this.scene.eyeDome.dispose();
+      this.scene.eyeDome = null;
+    }
+    return enabled;
+  }
+
   setClipBox(box: ClipBox | null): ClipBox | null {
     if (box !== null) checkBox(box);
     this.pointStyle.setClipBox(box);
@@ -222,6 +240,8 @@ export class Viewer {
       setColorMode: (mode) => this.setColorMode(mode),
       setClipBox: (box) => this.setClipBox(box),
       setPointBudget: (points) => this.setPointBudget(points),
+      setPointSize: (pixels) => this.setPointSize(pixels),
+      setEyeDomeLighting: (enabled) => this.setEyeDomeLighting(enabled),
       getMeasurements: () => this.measurements.saved(),
     };
   }
@@ -278,6 +298,8 @@ export class Viewer {
       clipBox: this.pointStyle.clipBox,
       section: this.pointStyle.section,
       pointBudget: this.pointStyle.pointBudget,
+      pointSize: this.pointStyle.pointSize,
+      eyeDomeLighting: this.scene.eyeDome !== null,
       pointsShown: this.layers.reduce((sum, layer) => sum + layer.pointsShown(), 0),
       firstContentFrameAt: this.firstContentFrameAt,
       models: this.models,
