@@ -33,6 +33,10 @@ const ROUNDS = quick ? 3 : 11;
 const TARGET = 1.25;
 const WIDTH = 1024;
 const HEIGHT = 768;
+/** Issue 24: frames with eye-dome lighting and a clip box on take at most 1.25x those without. */
+const FRAME_TARGET = 1.25;
+const FRAME_ROUNDS = quick ? 3 : 7;
+const FRAME_WINDOW_MS = quick ? 1_500 : 3_000;
 
 /** The bare page's script: what any three.js page needs to show the tileset, nothing of ours. */
 const BARE_ENTRY = `
@@ -101,6 +105,69 @@ function serve(handler: (url: URL) => Promise<Answer>, proxyTo?: () => string) {
   );
 }
 
+/**
+ * The viewer's mean frame time (the frames it draws in FRAME_WINDOW_MS, window.rdpViewerStatus),
+ * with eye-dome lighting and a clip box (about the middle half of the cloud) on, off, and eye-dome
+ * lighting alone (the clip box draws fewer points, which hides the pass's cost) in turn, in one
+ * page framed by a parent that drives it through rdp-embed.js: same tiles, same camera. Answers
+ * each round's ratios to off and the median times. requestAnimationFrame caps a frame at the
+ * display's interval: a ratio near 1 at about 16.7 ms means both are under it.
+ */
+async function frameTimes(browser: Browser, parentUrl: string, viewerOrigin: string) {
+  const context = await browser.newContext({ viewport: { width: WIDTH, height: HEIGHT } });
+  try {
+    const page = await context.newPage();
+    await page.goto(parentUrl);
+    await page.waitForFunction(() => (window as any).viewer !== undefined, undefined, { timeout: 120_000 });
+    const frame = page.frames().find((candidate) => candidate.url().startsWith(viewerOrigin))!;
+    await frame.waitForFunction(() => (window as any).rdpViewerStatus().layers[0]?.settled === true, undefined, {
+      timeout: 120_000,
+    });
+    const box = await page.evaluate(async () => {
+      const viewer = (window as any).viewer;
+      const camera = await viewer.getCamera();
+      return { center: camera.target, size: { x: 50, y: 30, z: 20 }, rotation: { x: 0, y: 0, z: 0, w: 1 } };
+    });
+    const meanFrame = async () => {
+      const before = await frame.evaluate(() => (window as any).rdpViewerStatus().frames as number);
+      const started = Date.now();
+      await page.waitForTimeout(FRAME_WINDOW_MS);
+      const after = await frame.evaluate(() => (window as any).rdpViewerStatus().frames as number);
+      return (Date.now() - started) / Math.max(1, after - before);
+    };
+    type State = 'off' | 'on' | 'eyeDomeOnly';
+    const set = (state: State) =>
+      page.evaluate(
+        ([eyeDome, clip]) =>
+          Promise.all([(window as any).viewer.setEyeDomeLighting(eyeDome), (window as any).viewer.setClipBox(clip)]),
+        [state !== 'off', state === 'on' ? box : null] as const,
+      );
+    const ratios: number[] = [];
+    const eyeDomeRatios: number[] = [];
+    const measured: Record<State, number[]> = { off: [], on: [], eyeDomeOnly: [] };
+    for (let round = 0; round < FRAME_ROUNDS; round += 1) {
+      const order: State[] = round % 2 === 0 ? ['off', 'on', 'eyeDomeOnly'] : ['eyeDomeOnly', 'on', 'off'];
+      for (const state of order) {
+        await set(state);
+        await page.waitForTimeout(200);
+        measured[state].push(await meanFrame());
+      }
+      const off = measured.off.at(-1) as number;
+      ratios.push((measured.on.at(-1) as number) / off);
+      eyeDomeRatios.push((measured.eyeDomeOnly.at(-1) as number) / off);
+    }
+    return {
+      ratios,
+      eyeDomeRatios,
+      on: median(measured.on),
+      off: median(measured.off),
+      eyeDomeOnly: median(measured.eyeDomeOnly),
+    };
+  } finally {
+    await context.close();
+  }
+}
+
 async function timeToFirstFrame(browser: Browser, url: string, read: () => number | false): Promise<number> {
   const context = await browser.newContext({ viewport: { width: WIDTH, height: HEIGHT } });
   try {
@@ -144,6 +211,8 @@ export async function runViewer(): Promise<SummaryRow[]> {
   let apiOrigin = '';
   let siteId = '';
   let tilesFolder = '';
+  let parentOrigin = '';
+  let framedUrl = '';
   // The viewer's page on the API's own address, as the platform serves it: the server answers the
   // page and its scripts and passes everything else to the API (its public address), so no request
   // of the viewer is cross-origin (no CORS preflight), as in production.
@@ -152,11 +221,13 @@ export async function runViewer(): Promise<SummaryRow[]> {
       if (url.pathname.startsWith('/viewer/assets/')) {
         return { type: 'text/javascript', body: await fs.readFile(path.join(built.outdir, path.basename(url.pathname))) };
       }
-      const config = { apiBase, target: { type: 'twin' as const, id: siteId }, ctx: siteId, allowedOrigins: [] };
+      // The bare page's server also serves the parent of the frame-time measure: the one origin allowed.
+      const parents = parentOrigin ? [parentOrigin] : [];
+      const config = { apiBase, target: { type: 'twin' as const, id: siteId }, ctx: siteId, allowedOrigins: parents };
       return {
         type: 'text/html; charset=utf-8',
         body: viewerPage('Twin', config).toString(),
-        headers: { 'content-security-policy': viewerContentSecurityPolicy([]) },
+        headers: { 'content-security-policy': viewerContentSecurityPolicy(parents) },
       };
     },
     () => apiOrigin,
@@ -169,12 +240,21 @@ export async function runViewer(): Promise<SummaryRow[]> {
         body: '<!doctype html><body style="margin:0"><script src="/bare.js"></script></body>',
       };
     }
+    if (url.pathname === '/parent') {
+      return {
+        type: 'text/html; charset=utf-8',
+        body: `<!doctype html><body style="margin:0"><script src="${viewerOrigin}/viewer/assets/rdp-embed.js"></script>
+<iframe id="twin" src="${framedUrl}" style="width:${WIDTH}px;height:${HEIGHT}px;border:0"></iframe>
+<script>RdpViewer.connect(document.getElementById('twin')).then((viewer) => { window.viewer = viewer; });</script></body>`,
+      };
+    }
     if (url.pathname === '/bare.js') return { type: 'text/javascript', body: await fs.readFile(path.join(scratch, 'bare.js')) };
     const file = path.join(tilesFolder, path.normalize(decodeURIComponent(url.pathname)).replace(/^(\.\.[/\\])+/, ''));
     if (!file.startsWith(tilesFolder)) return undefined;
     return { type: file.endsWith('.json') ? 'application/json' : 'model/gltf-binary', body: await fs.readFile(file) };
   });
 
+  parentOrigin = bareServer.origin;
   const client = await seedOrganization(store.env);
   const port = await freePort();
   const platform = await openPlatform(
@@ -251,6 +331,15 @@ export async function runViewer(): Promise<SummaryRow[]> {
       ratios.push((viewerTimes.at(-1) as number) / (bareTimes.at(-1) as number));
     }
     const ratio = median(ratios);
+    framedUrl = viewerUrl;
+    const frames = await frameTimes(browser, `${parentOrigin}/parent`, viewerOrigin);
+    const frameRatio = median(frames.ratios);
+    log(
+      `  frame time: eye-dome lighting and a clip box on ${ms(frames.on)}, off ${ms(frames.off)}; median ratio ${times(frameRatio)} (rounds ${frames.ratios.map(times).join(' ')})`,
+    );
+    log(
+      `  frame time: eye-dome lighting alone ${ms(frames.eyeDomeOnly)}; median ratio ${times(median(frames.eyeDomeRatios))} (rounds ${frames.eyeDomeRatios.map(times).join(' ')})`,
+    );
     const { sizes } = built;
     log(
       `  viewer.js ${(sizes['viewer.js'].gzipBytes / 1024).toFixed(1)} KiB gzip (budget 250 KB); bare page script built the same way`,
@@ -265,6 +354,20 @@ export async function runViewer(): Promise<SummaryRow[]> {
         ratio: times(ratio),
         target: `≤ ${TARGET}x`,
         met: ratio <= TARGET,
+      },
+      {
+        bench: 'viewer',
+        measure: 'frame time, eye-dome lighting and clip box on vs off',
+        ratio: times(frameRatio),
+        target: `≤ ${FRAME_TARGET}x`,
+        met: frameRatio <= FRAME_TARGET,
+      },
+      {
+        bench: 'viewer',
+        measure: 'frame time, eye-dome lighting alone vs off',
+        ratio: times(median(frames.eyeDomeRatios)),
+        target: `≤ ${FRAME_TARGET}x`,
+        met: median(frames.eyeDomeRatios) <= FRAME_TARGET,
       },
       {
         bench: 'viewer',

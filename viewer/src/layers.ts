@@ -39,6 +39,8 @@ export class LayerView {
   readonly tiles: TilesRenderer;
   readonly status: LayerStatus;
   private idleUpdates = 0;
+  /** Each loaded tile's point count, by its scene (for the point budget). */
+  private readonly pointsOfScene = new WeakMap<Object3D, number>();
 
   constructor(
     readonly layer: Layer,
@@ -64,7 +66,9 @@ export class LayerView {
     // materials are the renderer's to dispose, ours are disposed with the tile.
     this.tiles.addEventListener('load-model', ({ scene }) => {
       this.status.tilesLoaded += 1;
-      this.status.pointsLoaded += pointsOf(scene);
+      const points = pointsOf(scene);
+      this.status.pointsLoaded += points;
+      this.pointsOfScene.set(scene, points);
       scene.traverse((child) => {
         const points = child as Points;
         if (points.isPoints) points.material = style.materialFor(points.geometry);
@@ -104,6 +108,17 @@ export class LayerView {
     const { queued, downloading, parsing } = (this.tiles as TilesRenderer & { stats: TileQueueStats }).stats;
     const idle = this.status.rootLoaded && queued + downloading + parsing === 0;
     this.idleUpdates = idle ? this.idleUpdates + 1 : 0;
+  }
+
+  /** The points of the tiles drawn now (loaded tiles may be cached without being shown). */
+  pointsShown(): number {
+    if (!this.tiles.group.visible) return 0;
+    let points = 0;
+    for (const tile of this.tiles.visibleTiles) {
+      const scene = (tile as { engineData?: { scene?: Object3D } }).engineData?.scene;
+      if (scene) points += this.pointsOfScene.get(scene) ?? 0;
+    }
+    return points;
   }
 
   get settled(): boolean {

@@ -128,6 +128,8 @@ void main() {
 export class PointStyle {
   mode: ColorMode = 'rgb';
   clipBox: ClipBox | null = null;
+  /** Each point's width in CSS pixels (setPointSize). */
+  pointSize = 1;
   /** The most points drawn in a frame (setPointBudget). */
   pointBudget = DEFAULT_POINT_BUDGET;
   section: { point: Vector3; normal: Vector3 } | null = null;
@@ -187,6 +189,7 @@ export class PointStyle {
   }
 
   setPointSize(pixels: number): void {
+    this.pointSize = pixels;
     this.uniforms.uSize.value = pixels * this.viewer.renderer.getPixelRatio();
   }
 
@@ -212,9 +215,9 @@ export class PointStyle {
     this.uniforms.uSectionPlane.value.set(normal.x, normal.y, normal.z, -(normal.x * at.x + normal.y * at.y + normal.z * at.z));
   }
 
-  /** Thins the points drawn to the budget: `loaded` is how many the layers hold now (called each frame). */
-  applyBudget(loaded: number): void {
-    this.uniforms.uKeep.value = loaded > this.pointBudget ? this.pointBudget / loaded : 1;
+  /** Thins the points drawn to the budget: `shown` is how many the tiles drawn hold (called each frame). */
+  applyBudget(shown: number): void {
+    this.uniforms.uKeep.value = shown > this.pointBudget ? this.pointBudget / shown : 1;
   }
 
   /** An oriented box (twin frame) outside which no point is drawn, or null for none. */

@@ -40,7 +40,7 @@ export interface ClipBox {
 }
 
 /** The viewer's tools (setTool); the measuring ones are a measurement's kinds. */
-export type ToolName = 'select' | MeasurementKind | 'sectionPlane';
+export type ToolName = 'select' | MeasurementKind | 'clipBox' | 'sectionPlane';
 export type MeasurementKind = 'distance' | 'height' | 'polyline' | 'area' | 'angle';
 export type MeasurementUnit = 'm' | 'm2' | 'deg';
 
@@ -115,6 +115,10 @@ export interface ViewerMethods {
   setClipBox(box: ClipBox | null): ClipBox | null;
   /** Draws at most `points` points a frame (an integer of at least 1), thinned evenly; answers it. */
   setPointBudget(points: number): number;
+  /** Draws each point `pixels` wide (1 to 20); answers it. */
+  setPointSize(pixels: number): number;
+  /** Turns eye-dome lighting on or off (off at first); answers the state. */
+  setEyeDomeLighting(enabled: boolean): boolean;
   /** The twin's saved measurements as GET .../measurements answers them. */
   getMeasurements(): Promise<Measurement[]>;
 }
@@ -131,6 +135,8 @@ const methodNames: Record<keyof ViewerMethods, true> = {
   setColorMode: true,
   setClipBox: true,
   setPointBudget: true,
+  setPointSize: true,
+  setEyeDomeLighting: true,
   getMeasurements: true,
 };
 export const VIEWER_METHOD_NAMES = Object.keys(methodNames) as (keyof ViewerMethods)[];

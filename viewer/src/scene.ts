@@ -1,5 +1,6 @@
 import { Color, PerspectiveCamera, Scene, Vector3 as ThreeVector3, WebGLRenderer } from 'three';
 import { OrbitControls } from 'three/examples/jsm/controls/OrbitControls.js';
+import type { EyeDomeLighting } from './eye-dome.js';
 import type { CameraState, Vector3 } from './protocol.js';
 
 /**
@@ -19,6 +20,8 @@ export class ViewerScene {
   readonly afterCameraChange: Array<() => void> = [];
   frames = 0;
   stopped = false;
+  /** When set, frames are drawn through eye-dome lighting (eye-dome.ts). */
+  eyeDome: EyeDomeLighting | null = null;
   private flight: ((now: number) => boolean) | null = null;
 
   constructor(readonly container: HTMLElement) {
@@ -48,7 +51,8 @@ export class ViewerScene {
       if (this.stopped) return;
       if (this.flight && !this.flight(now)) this.flight = null;
       for (const step of this.beforeRender) step();
-      this.renderer.render(this.scene, this.camera);
+      if (this.eyeDome) this.eyeDome.render(this.renderer, this.scene, this.camera);
+      else this.renderer.render(this.scene, this.camera);
       this.frames += 1;
       for (const step of this.afterRender) step();
       requestAnimationFrame(frame);

@@ -2,6 +2,7 @@ import { Vector3 as ThreeVector3 } from 'three';
 import { SessionRefusedError, type TwinApi } from './api.js';
 import type { Layer, PointOfInterest, Twin, ViewerConfig, Zone } from './api-types.js';
 import { ParentBridge } from './bridge.js';
+import { EyeDomeLighting } from './eye-dome.js';
 import { LayerView } from './layers.js';
 import { ClassificationLegend } from './legend.js';
 import { Measurements } from './measurements.js';
@@ -11,6 +12,7 @@ import { pickAt, snapAt } from './picking.js';
 import { PointStyle } from './point-style.js';
 import type { CameraState, ClipBox, ColorMode, ToolName, Vector3, ViewerMethods, VisibilityTarget } from './protocol.js';
 import { ViewerScene } from './scene.js';
+import { ClipBoxTool } from './tools/clip-box-tool.js';
 import { routeInputToTool } from './tools/input.js';
 import { MeasureTool } from './tools/measure-tool.js';
 import { SectionPlaneTool } from './tools/section-tool.js';
@@ -85,6 +87,10 @@ export class Viewer {
       polyline: new MeasureTool('polyline', context, finished),
       area: new MeasureTool('area', context, finished),
       angle: new MeasureTool('angle', context, finished),
+      clipBox: new ClipBoxTool(context, {
+        get: () => this.pointStyle.clipBox,
+        set: (box) => this.setClipBox(box),
+      }),
       sectionPlane: new SectionPlaneTool(context, {
         get: () => this.pointStyle.section,
         set: (section) => this.pointStyle.setSection(section),
@@ -130,6 +136,23 @@ export class Viewer {
     if (!Number.isInteger(points) || points < 1) throw new Error('setPointBudget takes an integer of at least 1');
     this.pointStyle.pointBudget = points;
     return points;
+  }
+
+  setPointSize(pixels: number): number {
+    if (!Number.isFinite(pixels) || pixels < 1 || pixels > 20)
+      throw new Error('setPointSize takes a number of pixels from 1 to 20');
+    this.pointStyle.setPointSize(pixels);
+    return pixels;
+  }
+
+  setEyeDomeLighting(enabled: boolean): boolean {
+    if (typeof enabled !== 'boolean') throw new Error('setEyeDomeLighting takes true or false');
+    if (enabled && !this.scene.eyeDome) this.scene.eyeDome = new EyeDomeLighting();
+    if (!enabled && this.scene.eyeDome) {
+      this.scene.eyeDome.dispose();
+      this.scene.eyeDome = null;
+    }
+    return enabled;
   }
 
   setClipBox(box: ClipBox | null): ClipBox | null {
@@ -217,6 +240,8 @@ export class Viewer {
       setColorMode: (mode) => this.setColorMode(mode),
       setClipBox: (box) => this.setClipBox(box),
       setPointBudget: (points) => this.setPointBudget(points),
+      setPointSize: (pixels) => this.setPointSize(pixels),
+      setEyeDomeLighting: (enabled) => this.setEyeDomeLighting(enabled),
       getMeasurements: () => this.measurements.saved(),
     };
   }
@@ -273,6 +298,9 @@ export class Viewer {
       clipBox: this.pointStyle.clipBox,
       section: this.pointStyle.section,
       pointBudget: this.pointStyle.pointBudget,
+      pointSize: this.pointStyle.pointSize,
+      eyeDomeLighting: this.scene.eyeDome !== null,
+      pointsShown: this.layers.reduce((sum, layer) => sum + layer.pointsShown(), 0),
       firstContentFrameAt: this.firstContentFrameAt,
       models: this.models,
       camera: this.scene.getCamera(),
@@ -282,9 +310,9 @@ export class Viewer {
   private updateLayers(): void {
     if (this.refused) return;
     for (const layer of this.layers) layer.update();
-    let loaded = 0;
-    for (const layer of this.layers) if (layer.tiles.group.visible) loaded += layer.status.pointsLoaded;
-    this.pointStyle.applyBudget(loaded);
+    let shown = 0;
+    for (const layer of this.layers) shown += layer.pointsShown();
+    this.pointStyle.applyBudget(shown);
     if (!this.framed) this.frameEverything();
   }
 
