@@ -13,6 +13,7 @@ const TOOLS: { name: ToolName; label: string }[] = [
   { name: 'polyline', label: 'Polyline' },
   { name: 'area', label: 'Area' },
   { name: 'angle', label: 'Angle' },
+  { name: 'clipBox', label: 'Clip box' },
   { name: 'sectionPlane', label: 'Section plane' },
 ];
 
@@ -31,6 +32,7 @@ const HINTS: Record<ToolName, string> = {
   polyline: 'Click the points of the line; Enter or a double-click finishes it. Backspace removes the last point.',
   area: 'Click the corners of the area; Enter or a double-click finishes it. Backspace removes the last point.',
   angle: 'Click three points: the angle is at the middle one. Escape goes back to Select.',
+  clipBox: 'Click the scan: a box centred on that point keeps what is inside it. Backspace removes it.',
   sectionPlane: 'Click the scan: only a 0.5 m slice through that point, facing you, stays. Backspace removes it.',
 };
 
