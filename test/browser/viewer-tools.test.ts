@@ -410,8 +410,7 @@ describe("the viewer's measuring tools in chromium, on two planes 10 m apart, th
     expect(await secondFrame.locator('#rdp-legend').isVisible()).toBe(false);
 
     // Saving (docs/design/measurements.md): {name, kind, points} posted with the token, value and
-    // unit left to the platform. The route is built on another branch: where it answers 201 the
-    // parent receives the saved measurement, otherwise the one reported with id null and the page says so.
+    // unit left to the platform; the parent receives the measurement the API answered.
     const posts: { url: string; body: unknown; authorization?: string }[] = [];
     second.on('request', (request) => {
       if (request.method() === 'POST') {
@@ -444,12 +443,13 @@ describe("the viewer's measuring tools in chromium, on two planes 10 m apart, th
     expect(body).toMatchObject({ name: 'Height 1', kind: 'height' });
     expect(Math.abs(Math.abs(body.points[0]!.z - body.points[1]!.z) - 8)).toBeLessThan(0.05);
     await expect.poll(() => answers.length, { timeout: 10_000 }).toBe(1);
-    if (answers[0]!.status === 201) {
-      expect(measurement).toEqual(await answers[0]!.body);
-    } else {
-      expect(measurement).toMatchObject({ id: null, kind: 'height', unit: 'm', points: body.points });
-      expect(await secondFrame.locator('[data-key="measurement"]').textContent()).toMatch(/was not saved/);
-    }
+    expect(answers[0]!.status).toBe(201);
+    expect(measurement).toEqual(await answers[0]!.body);
+    // The platform computed the value from the snapped points: the height between them.
+    const saved = await org.admin.get(`/v1/twin/${siteId}/measurements/${measurement.id}`);
+    expect(saved.status).toBe(200);
+    expect(saved.body).toMatchObject({ kind: 'height', unit: 'm', points: body.points });
+    expect(saved.body.value).toBeCloseTo(Math.abs(body.points[0]!.z - body.points[1]!.z), 9);
     await second.close();
   }, 60_000);
 });
