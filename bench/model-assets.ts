@@ -2,7 +2,7 @@ import { performance } from 'node:perf_hooks';
 import { sql } from '../src/adapters/db/database.js';
 import { loadConfig } from '../src/config/config.js';
 import { openPlatform } from '../src/platform.js';
-import { fetchToken } from './support/bench-store.js';
+import { apiCaller, fetchToken } from './support/bench-store.js';
 import { startChildServer } from './support/child-server.js';
 import { timedRequest } from './support/latency.js';
 import { log, median, ms, quick, runMain, type SummaryRow, times } from './support/report.js';
@@ -99,17 +99,9 @@ async function onStore(store: StoreUnderTest): Promise<SummaryRow[]> {
   const server = await startChildServer('bench/servers/platform-server.ts', { RDP_LOG_LEVEL: 'warn', ...store.env });
   try {
     const api = `${server.origin}/eu/reality`;
-    const headers = { authorization: `Bearer ${await fetchToken(server.origin, seeded.client)}` };
-    const call = async (method: string, path: string, body?: unknown) => {
-      const response = await fetch(`${api}${path}`, {
-        method,
-        headers: { ...headers, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
-        body: body === undefined ? undefined : JSON.stringify(body),
-      });
-      const text = await response.text();
-      if (!response.ok) throw new Error(`${method} ${path}: ${response.status} ${text}`);
-      return text ? JSON.parse(text) : undefined;
-    };
+    const token = await fetchToken(server.origin, seeded.client);
+    const headers = { authorization: `Bearer ${token}` };
+    const call = apiCaller(api, token);
     // The same few changes in a draft of each twin: two added, two of the first page modified, one removed.
     const drafts = { points: '', models: '' };
     for (const kind of ['points', 'models'] as const) {

@@ -73,3 +73,21 @@ export async function fetchToken(origin: string, store: Pick<BenchStore, 'client
   if (!body.access_token) throw new Error(`token request failed: ${JSON.stringify(body)}`);
   return body.access_token;
 }
+
+/**
+ * A JSON client of a region's API for a benchmark's setup: `call(method, path, body?)` sends
+ * with the bearer token and answers the parsed body, throwing on any status that is not 2xx.
+ */
+export function apiCaller(api: string, token: string) {
+  const headers = { authorization: `Bearer ${token}` };
+  return async (method: string, path: string, body?: unknown) => {
+    const response = await fetch(`${api}${path}`, {
+      method,
+      headers: { ...headers, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+      body: body === undefined ? undefined : JSON.stringify(body),
+    });
+    const text = await response.text();
+    if (!response.ok) throw new Error(`${method} ${path}: ${response.status} ${text}`);
+    return text ? JSON.parse(text) : undefined;
+  };
+}
