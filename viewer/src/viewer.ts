@@ -12,9 +12,10 @@ import { pickAt, snapAt } from './picking.js';
 import { PointStyle } from './point-style.js';
 import type { CameraState, ClipBox, ColorMode, ToolName, Vector3, ViewerMethods, VisibilityTarget } from './protocol.js';
 import { ViewerScene } from './scene.js';
-import { clipBoxTool, sectionPlaneTool } from './tools/cut-tools.js';
+import { ClipBoxTool } from './tools/clip-box-tool.js';
 import { routeInputToTool } from './tools/input.js';
 import { MeasureTool } from './tools/measure-tool.js';
+import { SectionPlaneTool } from './tools/section-tool.js';
 import { SelectTool } from './tools/select-tool.js';
 import type { Tool, ToolContext } from './tools/tool.js';
 
@@ -86,11 +87,11 @@ export class Viewer {
       polyline: new MeasureTool('polyline', context, finished),
       area: new MeasureTool('area', context, finished),
       angle: new MeasureTool('angle', context, finished),
-      clipBox: clipBoxTool(context, {
+      clipBox: new ClipBoxTool(context, {
         get: () => this.pointStyle.clipBox,
         set: (box) => this.setClipBox(box),
       }),
-      sectionPlane: sectionPlaneTool(context, {
+      sectionPlane: new SectionPlaneTool(context, {
         get: () => this.pointStyle.section,
         set: (section) => this.pointStyle.setSection(section),
       }),

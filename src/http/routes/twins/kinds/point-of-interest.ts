@@ -9,7 +9,6 @@ import {
   ObjectId,
   ObjectName,
   ObjectTrailFields,
-  objectTrail,
   Vector3,
   Viewpoint,
 } from '../twin-value-schemas.js';
@@ -93,7 +92,11 @@ export function toPointOfInterestBody(object: TwinObject<'pointOfInterest'>, wit
     icon: f.icon,
     zoneId: f.zoneId,
     metadataTypeId: f.metadataTypeId,
-    ...objectTrail(f, withMetadata),
+    ...(withMetadata ? { metadata: f.metadata ?? {} } : {}),
+    createdBy: f.createdBy,
+    updatedBy: f.updatedBy,
+    createdAt: f.createdAt,
+    updatedAt: f.updatedAt,
   };
 }
 

@@ -11,7 +11,6 @@ import {
   ObjectId,
   ObjectName,
   ObjectTrailFields,
-  objectTrail,
   Volume,
 } from '../twin-value-schemas.js';
 
@@ -95,7 +94,11 @@ export function toZoneBody(zone: ZoneView, withMetadata: boolean): ZoneBody {
     childZoneIds: zone.childZoneIds,
     color: f.color,
     metadataTypeId: f.metadataTypeId,
-    ...objectTrail(f, withMetadata),
+    ...(withMetadata ? { metadata: f.metadata ?? {} } : {}),
+    createdBy: f.createdBy,
+    updatedBy: f.updatedBy,
+    createdAt: f.createdAt,
+    updatedAt: f.updatedAt,
   };
 }
 
