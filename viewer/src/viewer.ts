@@ -12,10 +12,9 @@ import { pickAt, snapAt } from './picking.js';
 import { PointStyle } from './point-style.js';
 import type { CameraState, ClipBox, ColorMode, ToolName, Vector3, ViewerMethods, VisibilityTarget } from './protocol.js';
 import { ViewerScene } from './scene.js';
-import { ClipBoxTool } from './tools/clip-box-tool.js';
+import { clipBoxTool, sectionPlaneTool } from './tools/cut-tools.js';
 import { routeInputToTool } from './tools/input.js';
 import { MeasureTool } from './tools/measure-tool.js';
-import { SectionPlaneTool } from './tools/section-tool.js';
 import { SelectTool } from './tools/select-tool.js';
 import type { Tool, ToolContext } from './tools/tool.js';
 
@@ -87,11 +86,11 @@ export class Viewer {
       polyline: new MeasureTool('polyline', context, finished),
       area: new MeasureTool('area', context, finished),
       angle: new MeasureTool('angle', context, finished),
-      clipBox: new ClipBoxTool(context, {
+      clipBox: clipBoxTool(context, {
         get: () => this.pointStyle.clipBox,
         set: (box) => this.setClipBox(box),
       }),
-      sectionPlane: new SectionPlaneTool(context, {
+      sectionPlane: sectionPlaneTool(context, {
         get: () => this.pointStyle.section,
         set: (section) => this.pointStyle.setSection(section),
       }),

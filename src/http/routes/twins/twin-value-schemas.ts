@@ -103,6 +103,20 @@ export const ObjectTrailFields = {
   updatedAt: Type.String({ format: 'date-time' }),
 };
 
+/** What every kind's answer ends with (ObjectTrailFields): the metadata when asked for, who and when. */
+export function objectTrail(
+  fields: { metadata?: unknown; createdBy: string; updatedBy: string; createdAt: string; updatedAt: string },
+  withMetadata: boolean,
+) {
+  return {
+    ...(withMetadata ? { metadata: (fields.metadata ?? {}) as Record<string, Record<string, unknown>> } : {}),
+    createdBy: fields.createdBy,
+    updatedBy: fields.updatedBy,
+    createdAt: fields.createdAt,
+    updatedAt: fields.updatedAt,
+  };
+}
+
 /** includeMetadata adds the object's metadata; includeMetaData is the earlier spelling. */
 export const IncludeMetadata = {
   includeMetadata: Type.Optional(Type.Boolean({ description: "Add the object's metadata sections" })),

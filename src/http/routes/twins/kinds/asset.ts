@@ -1,7 +1,7 @@
 import { type Static, Type } from '@sinclair/typebox';
 import type { TwinObject } from '../../../../domain/twins/twin-objects.js';
 import type { TwinObjectRoutes } from '../twin-object-routes.js';
-import { Description, Nullable, ObjectId, ObjectName, ObjectTrailFields, Volume } from '../twin-value-schemas.js';
+import { Description, Nullable, ObjectId, ObjectName, ObjectTrailFields, objectTrail, Volume } from '../twin-value-schemas.js';
 
 export const CreateAssetBody = Type.Object(
   {
@@ -45,11 +45,7 @@ export function toAssetBody(object: TwinObject<'asset'>, withMetadata: boolean):
     description: f.description,
     metadataTypeId: f.metadataTypeId,
     volume: f.volume,
-    ...(withMetadata ? { metadata: f.metadata ?? {} } : {}),
-    createdBy: f.createdBy,
-    updatedBy: f.updatedBy,
-    createdAt: f.createdAt,
-    updatedAt: f.updatedAt,
+    ...objectTrail(f, withMetadata),
   };
 }
 

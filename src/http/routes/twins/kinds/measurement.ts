@@ -3,7 +3,7 @@ import { COMPUTED_MEASUREMENT_FIELDS } from '../../../../domain/twins/kinds/meas
 import { MAX_MEASUREMENT_POINTS, MEASUREMENT_KINDS, MEASUREMENT_RULES } from '../../../../domain/twins/measurement-values.js';
 import type { TwinObject } from '../../../../domain/twins/twin-objects.js';
 import type { TwinObjectRoutes } from '../twin-object-routes.js';
-import { Color, Nullable, ObjectId, ObjectName, ObjectTrailFields, Vector3 } from '../twin-value-schemas.js';
+import { Color, Nullable, ObjectId, ObjectName, ObjectTrailFields, objectTrail, Vector3 } from '../twin-value-schemas.js';
 
 /** A measurement's description is shorter than other objects' (docs/design/measurements.md). */
 export const MEASUREMENT_DESCRIPTION_LENGTH = 2000;
@@ -107,11 +107,7 @@ export function toMeasurementBody(object: TwinObject<'measurement'>, withMetadat
     description: f.description,
     color: f.color,
     metadataTypeId: f.metadataTypeId,
-    ...(withMetadata ? { metadata: f.metadata ?? {} } : {}),
-    createdBy: f.createdBy,
-    updatedBy: f.updatedBy,
-    createdAt: f.createdAt,
-    updatedAt: f.updatedAt,
+    ...objectTrail(f, withMetadata),
   };
 }
 

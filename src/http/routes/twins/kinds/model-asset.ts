@@ -2,7 +2,7 @@ import { type Static, Type } from '@sinclair/typebox';
 import type { TwinObject } from '../../../../domain/twins/twin-objects.js';
 import { MetadataPatchBody } from '../object-metadata-schemas.js';
 import type { TwinObjectRoutes } from '../twin-object-routes.js';
-import { Nullable, ObjectId, ObjectName, ObjectTrailFields, Quaternion, Vector3 } from '../twin-value-schemas.js';
+import { Nullable, ObjectId, ObjectName, ObjectTrailFields, objectTrail, Quaternion, Vector3 } from '../twin-value-schemas.js';
 
 /** How far a model may be scaled along each of its axes (docs/design/twin-objects.md#model-assets). */
 export const SCALE_MINIMUM = 1e-4;
@@ -76,11 +76,7 @@ export function toModelAssetBody(object: TwinObject<'modelAsset'>, withMetadata:
     rotation: f.rotation,
     scale: f.scale,
     metadataTypeId: f.metadataTypeId,
-    ...(withMetadata ? { metadata: f.metadata ?? {} } : {}),
-    createdBy: f.createdBy,
-    updatedBy: f.updatedBy,
-    createdAt: f.createdAt,
-    updatedAt: f.updatedAt,
+    ...objectTrail(f, withMetadata),
   };
 }
 

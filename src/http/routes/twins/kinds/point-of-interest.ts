@@ -9,6 +9,7 @@ import {
   ObjectId,
   ObjectName,
   ObjectTrailFields,
+  objectTrail,
   Vector3,
   Viewpoint,
 } from '../twin-value-schemas.js';
@@ -92,11 +93,7 @@ export function toPointOfInterestBody(object: TwinObject<'pointOfInterest'>, wit
     icon: f.icon,
     zoneId: f.zoneId,
     metadataTypeId: f.metadataTypeId,
-    ...(withMetadata ? { metadata: f.metadata ?? {} } : {}),
-    createdBy: f.createdBy,
-    updatedBy: f.updatedBy,
-    createdAt: f.createdAt,
-    updatedAt: f.updatedAt,
+    ...objectTrail(f, withMetadata),
   };
 }
 

@@ -11,6 +11,7 @@ import {
   ObjectId,
   ObjectName,
   ObjectTrailFields,
+  objectTrail,
   Volume,
 } from '../twin-value-schemas.js';
 
@@ -94,11 +95,7 @@ export function toZoneBody(zone: ZoneView, withMetadata: boolean): ZoneBody {
     childZoneIds: zone.childZoneIds,
     color: f.color,
     metadataTypeId: f.metadataTypeId,
-    ...(withMetadata ? { metadata: f.metadata ?? {} } : {}),
-    createdBy: f.createdBy,
-    updatedBy: f.updatedBy,
-    createdAt: f.createdAt,
-    updatedAt: f.updatedAt,
+    ...objectTrail(f, withMetadata),
   };
 }
 
