@@ -377,6 +377,12 @@ describe("the viewer's measuring tools in chromium, on two planes 10 m apart, th
       2 * PER_PLANE,
       { timeout: 30_000 },
     );
+    // The parent's camera stands: framing the layers once they load never replaces a camera the parent chose.
+    const shown = (await secondFrame.evaluate(() => (window as any).rdpViewerStatus().camera)) as Camera;
+    for (const axis of ['x', 'y', 'z'] as const) {
+      expect(shown.position[axis]).toBeCloseTo(camera.position[axis], 6);
+      expect(shown.target[axis]).toBeCloseTo(camera.target[axis], 6);
+    }
     const nextFrames = () =>
       secondFrame.evaluate(() => new Promise((resolve) => requestAnimationFrame(() => requestAnimationFrame(resolve))));
     await nextFrames();
@@ -452,4 +458,21 @@ describe("the viewer's measuring tools in chromium, on two planes 10 m apart, th
     expect(saved.body.value).toBeCloseTo(Math.abs(body.points[0]!.z - body.points[1]!.z), 9);
     await second.close();
   }, 60_000);
+
+  it("answers a parent's calls once the twin is read, and rejects them when the session is refused", async () => {
+    const refused = await browser.newPage();
+    try {
+      const iframeUrl = `${viewerServer.origin}/viewer/${siteId}#token=not-a-token`;
+      await refused.goto(`${parentServer.origin}/?iframe=${encodeURIComponent(iframeUrl)}`);
+      await refused.waitForFunction(() => (window as any).viewer !== undefined, undefined, { timeout: 30_000 });
+      await expect(refused.evaluate((view) => (window as any).viewer.setCamera(view), camera)).rejects.toThrow(
+        /session has expired or was revoked/,
+      );
+      await expect(refused.evaluate(() => (window as any).viewer.getPointsOfInterest())).rejects.toThrow(
+        /session has expired or was revoked/,
+      );
+    } finally {
+      await refused.close();
+    }
+  });
 });

@@ -18,15 +18,22 @@ import {
 export class ParentBridge {
   private parent: ParentMethods | null = null;
   private readyPayload: ViewerEvents['ready'] | null = null;
+  /** Settles with `ready` (resolved) or the twin's failure (rejected); the methods wait for it. */
+  private readonly loaded: Promise<void>;
+  private settleLoaded!: { resolve: () => void; reject: (error: Error) => void };
 
   constructor(
     private readonly allowedOrigins: string[],
     methods: ViewerMethods,
   ) {
+    this.loaded = new Promise((resolve, reject) => {
+      this.settleLoaded = { resolve, reject };
+    });
+    this.loaded.catch(() => undefined);
     const origins = allowedOrigins.filter((origin) => origin !== '*');
     if (window.parent === window || origins.length === 0) return;
     const messenger = new WindowMessenger({ remoteWindow: window.parent, allowedOrigins: origins });
-    const connection = connect({ messenger, methods: methods as unknown as Record<string, () => unknown> });
+    const connection = connect({ messenger, methods: this.afterLoad(methods) });
     connection.promise.then(
       (parent) => {
         this.parent = parent as unknown as ParentMethods;
@@ -38,7 +45,12 @@ export class ParentBridge {
 
   /** Sends an event to a connected parent; before the connection only `ready` is kept (and sent on connecting). */
   emit<K extends ViewerEventName>(name: K, payload: ViewerEvents[K]): void {
-    if (name === 'ready') this.readyPayload = payload as ViewerEvents['ready'];
+    if (name === 'ready') {
+      this.readyPayload = payload as ViewerEvents['ready'];
+      this.settleLoaded.resolve();
+    }
+    const failure = name === 'error' ? (payload as ViewerEvents['error']) : null;
+    if (failure && failure.code !== 'layerFailed') this.settleLoaded.reject(new Error(failure.message));
     if (this.parent) this.send(...([name, payload] as ViewerEventArguments));
   }
 
@@ -50,6 +62,22 @@ export class ParentBridge {
       const message: PlainReadyMessage = { type: READY_MESSAGE_TYPE, version };
       window.parent.postMessage(message, origin);
     }
+  }
+
+  /**
+   * The methods, each answering once the twin is read (docs/viewer.md, "Methods"): the parent may
+   * call as soon as it connects, before the scene has its origin, so a camera or a box set earlier
+   * would land in the wrong frame and the layers' first framing would replace it.
+   */
+  private afterLoad(methods: ViewerMethods): Record<string, (...args: unknown[]) => Promise<unknown>> {
+    const waiting: Record<string, (...args: unknown[]) => Promise<unknown>> = {};
+    for (const [name, method] of Object.entries(methods) as [string, (...args: unknown[]) => unknown][]) {
+      waiting[name] = async (...args) => {
+        await this.loaded;
+        return method(...args);
+      };
+    }
+    return waiting;
   }
 
   private send(...event: ViewerEventArguments): void {

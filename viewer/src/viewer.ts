@@ -52,6 +52,10 @@ export class Viewer {
   /** Placed models, and how many of them show as boxes for want of a preview. */
   models = { placed: 0, boxes: 0 };
   private cameraTimer: number | undefined;
+  /**
+   * Whether the camera is settled: framed on the layers once they are known, or chosen by the
+   * parent (setCamera, flyTo) or the user's drag, which framing never replaces.
+   */
   private framed = false;
   private activeTool: Tool;
 
@@ -62,6 +66,9 @@ export class Viewer {
     readonly version: string,
   ) {
     this.scene = new ViewerScene(container);
+    this.scene.controls.addEventListener('start', () => {
+      this.framed = true;
+    });
     const overlay = document.createElement('div');
     overlay.style.cssText = 'position:absolute;inset:0;pointer-events:none';
     container.appendChild(overlay);
@@ -233,7 +240,10 @@ export class Viewer {
       getZones: () => this.zones,
       getCamera: () => this.scene.getCamera(),
       flyTo: (id, options) => this.flyTo(id, options?.durationMs),
-      setCamera: (camera) => this.scene.setCamera(camera),
+      setCamera: (camera) => {
+        this.framed = true;
+        return this.scene.setCamera(camera);
+      },
       setVisibility: (target, visible) => this.setVisibility(target, visible),
       setTool: (name) => this.setTool(name),
       setColorMode: (mode) => this.setColorMode(mode),
@@ -248,6 +258,7 @@ export class Viewer {
   flyTo(id: string, durationMs?: number): Promise<CameraState> {
     const poi = this.pointsOfInterest.find((candidate) => candidate.id === id);
     if (poi?.viewpoint) {
+      this.framed = true;
       const { position, target, fov } = poi.viewpoint;
       return this.scene.flyTo({ position, target, fov: fov ?? this.scene.camera.fov }, durationMs);
     }
@@ -255,6 +266,7 @@ export class Viewer {
       ? { min: offset(poi.position, -2), max: offset(poi.position, 2) }
       : (this.objects.boundsOf(id) ?? this.layers.find((layer) => layer.layer.bundleId === id)?.bounds() ?? null);
     if (!bounds) return Promise.reject(new Error(`nothing in this twin has the id ${id}`));
+    this.framed = true;
     return this.scene.flyTo(this.cameraFraming(bounds), durationMs);
   }
 
