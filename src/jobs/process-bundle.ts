@@ -7,12 +7,14 @@ import { ProcessingInputGone } from '../domain/processing/bundle-lifecycle.js';
 import { derivativeBlobPrefix } from '../domain/processing/derivatives.js';
 import { PROCESS_BUNDLE } from '../domain/processing/jobs.js';
 import { tileAttributesOf } from '../domain/processing/tile-attributes.js';
+import { GZIP_SUFFIX, storedGzipped } from '../domain/processing/tileset-files.js';
 import type { Region } from '../domain/regions.js';
 import { inputKind } from '../domain/uploads/file-formats.js';
 import type { BlobStore } from '../ports/blob-store.js';
 import type { JobPayload } from '../ports/job-queue.js';
 import { type ProcessResult, processInput } from '../processing/process-input.js';
 import { ProcessingError } from '../processing/processing-error.js';
+import { gzipTile } from '../processing/tiles/tile-encoding.js';
 import type { ProcessingLifecycle, ProcessingOutput } from '../services/processing/processing-lifecycle.js';
 import { handleJob, type JobContext, type JobErrorLog, JobLostError, type JobRegistration } from './job-handler.js';
 
@@ -59,7 +61,7 @@ async function processFile(
   return { result, outputDir };
 }
 
-/** Step 3: the output's files under the derivative's prefix; what they are, for the lifecycle's success. */
+/** Step 3: the output's files under the derivative's prefix (tiles gzip-encoded: tileset-files.ts); what they are, for the lifecycle's success. */
 async function store(
   options: ProcessBundleJobOptions,
   processing: ProcessingRow,
@@ -69,7 +71,10 @@ async function store(
   const prefix = derivativeBlobPrefix(processing.org_id, processing.id);
   let bytes = 0;
   for (const file of result.files) {
-    const stored = await options.blobs.write(`${prefix}${file}`, createReadStream(path.join(outputDir, file)));
+    const written = path.join(outputDir, file);
+    const stored = storedGzipped(file)
+      ? await options.blobs.write(`${prefix}${file}${GZIP_SUFFIX}`, await gzipTile(await fs.readFile(written)))
+      : await options.blobs.write(`${prefix}${file}`, createReadStream(written));
     bytes += stored.size;
     await context.heartbeat(0.9);
   }

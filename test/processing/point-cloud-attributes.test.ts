@@ -46,6 +46,8 @@ async function tile(name: string, write: (file: string) => Promise<void>, count:
   return { result, tiles };
 }
 
+const HALF_STEP = 0.5 / 0xffff + 1e-12;
+
 function expectValues(
   points: TilePoint[],
   count: number,
@@ -54,7 +56,8 @@ function expectValues(
 ): void {
   for (const point of points) {
     const i = sampleIndex(point, count);
-    expect(point.intensity).toBeCloseTo(intensity(i), 6);
+    // A normalized unsigned short: within half of a 1/65535 step (exact for LAS's own 16-bit values).
+    expect(Math.abs(point.intensity! - intensity(i))).toBeLessThanOrEqual(HALF_STEP);
     expect(point.classification).toBe(classification(i));
   }
 }
@@ -62,7 +65,7 @@ function expectValues(
 const BOTH = ['COLOR_0', 'POSITION', '_CLASSIFICATION', '_INTENSITY'];
 
 describe('intensity and classification in the tiles', () => {
-  it('LAS point formats 1 (class in the low 5 bits) and 7 (a whole byte): _INTENSITY /65535 as float, _CLASSIFICATION as the class byte', async () => {
+  it('LAS point formats 1 (class in the low 5 bits) and 7 (a whole byte): _INTENSITY /65535 as a normalized unsigned short, _CLASSIFICATION as the class byte', async () => {
     const count = 10_000;
     for (const [format, version, mask] of [
       [1, '1.2', 0x1f],
@@ -76,7 +79,7 @@ describe('intensity and classification in the tiles', () => {
       const colored = format === 7;
       expect(result.attributes).toEqual(['position', ...(colored ? ['color'] : []), 'intensity', 'classification']);
       expect(tiles.names).toEqual(BOTH.filter((name) => colored || name !== 'COLOR_0'));
-      expect(tiles.accessors._INTENSITY).toEqual({ componentType: 5126, type: 'SCALAR', normalized: undefined });
+      expect(tiles.accessors._INTENSITY).toEqual({ componentType: 5123, type: 'SCALAR', normalized: true });
       expect(tiles.accessors._CLASSIFICATION).toEqual({ componentType: 5121, type: 'SCALAR', normalized: undefined });
       expectValues(
         tiles.points,
@@ -127,7 +130,7 @@ describe('intensity and classification in the tiles', () => {
     expect(pts.result.attributes).toEqual(['position', 'color', 'intensity']);
     expect(pts.tiles.names).toEqual(['COLOR_0', 'POSITION', '_INTENSITY']);
     for (const point of pts.tiles.points) {
-      expect(point.intensity).toBeCloseTo(samplePoint(sampleIndex(point, count), count).intensity / 4095, 6);
+      expect(Math.abs(point.intensity! - samplePoint(sampleIndex(point, count), count).intensity / 4095)).toBeLessThanOrEqual(HALF_STEP);
       expect(point.classification).toBeUndefined();
     }
     const e57 = await tile('scan.e57', (file) => writeE57(file, count), count);
@@ -135,7 +138,7 @@ describe('intensity and classification in the tiles', () => {
     expect(e57.tiles.names).toEqual(['COLOR_0', 'POSITION', '_INTENSITY']);
     for (const point of e57.tiles.points) {
       // The sample's E57 intensity field is declared 0..4095 (point-cloud-samples.ts).
-      expect(point.intensity).toBeCloseTo(samplePoint(sampleIndex(point, count), count).intensity / 4095, 6);
+      expect(Math.abs(point.intensity! - samplePoint(sampleIndex(point, count), count).intensity / 4095)).toBeLessThanOrEqual(HALF_STEP);
     }
   });
 

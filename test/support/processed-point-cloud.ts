@@ -53,13 +53,14 @@ export function contentUris(tileset: { root: unknown }): string[] {
  */
 export function rawGet(url: string, rawPath: string, headers: Record<string, string>) {
   const { hostname, port } = new URL(url);
-  return new Promise<{ status: number; body: string; headers: http.IncomingHttpHeaders }>((resolve, reject) => {
+  return new Promise<{ status: number; body: string; bytes: Buffer; headers: http.IncomingHttpHeaders }>((resolve, reject) => {
     const request = http.request({ host: hostname, port, path: rawPath, headers }, (response) => {
       const chunks: Buffer[] = [];
       response.on('data', (chunk: Buffer) => chunks.push(chunk));
-      response.on('end', () =>
-        resolve({ status: response.statusCode ?? 0, body: Buffer.concat(chunks).toString(), headers: response.headers }),
-      );
+      response.on('end', () => {
+        const bytes = Buffer.concat(chunks);
+        resolve({ status: response.statusCode ?? 0, body: bytes.toString(), bytes, headers: response.headers });
+      });
     });
     request.on('error', reject);
     request.end();

@@ -20,6 +20,7 @@ export interface TileAttributes {
 
 const FLOAT = 5126;
 const UNSIGNED_BYTE = 5121;
+const UNSIGNED_SHORT = 5123;
 
 /**
  * Every point of a tileset's tiles with `_INTENSITY` and `_CLASSIFICATION`, decoded from the
@@ -56,6 +57,7 @@ export async function readTileAttributes(dir: string): Promise<TileAttributes> {
       const at = (view.byteOffset ?? 0) + (accessor.byteOffset ?? 0) + i * view.byteStride;
       if (accessor.componentType === FLOAT) return bin.readFloatLE(at);
       if (accessor.componentType === UNSIGNED_BYTE) return bin.readUInt8(at);
+      if (accessor.componentType === UNSIGNED_SHORT) return bin.readUInt16LE(at) / (accessor.normalized ? 0xffff : 1);
       throw new Error(`${name}: component type ${accessor.componentType} not read here`);
     };
     const position = json.accessors[primitive.attributes.POSITION];

@@ -1,3 +1,4 @@
+import { gunzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createOrg, createTree, expectNoInternals, type OrgFixture } from '../support/fixtures.js';
 import { startPlatform, type TestPlatform } from '../support/platform.js';
@@ -36,7 +37,11 @@ describe.each(BLOB_BACKENDS.filter((backend) => backend.available))(
     let tilesetUrl: string;
     const get = (url: string, headers: Record<string, string> = {}, token = org.admin.token) =>
       fetch(url, { headers: { ...headers, ...(token ? { authorization: `Bearer ${token}` } : {}) } });
-    const stored = (path: string) => t.platform.blobs.read(`orgs/${org.orgId}/nodes/${derivativeId}/${path}`).then(bytesOf);
+    const stored = (path: string, node = derivativeId) =>
+      t.platform.blobs.read(`orgs/${org.orgId}/nodes/${node}/${path}`).then(bytesOf);
+    // A tile is stored gzipped under its name plus .gz (docs/processing.md, "Tiles on the wire").
+    const storedTile = async (uri: string) => gunzipSync(await stored(`${uri}.gz`));
+    const identityEtag = (etag: string) => etag.replace(/"$/, '-identity"');
 
     beforeAll(async () => {
       blobStore = await backend.start();
@@ -90,9 +95,12 @@ describe.each(BLOB_BACKENDS.filter((backend) => backend.available))(
         expect(tile.status, url).toBe(200);
         expect(tile.headers.get('content-type')).toBe('model/gltf-binary');
         expect(tile.headers.get('cache-control')).toBe(IMMUTABLE);
+        // Sent as stored, gzipped (fetch decodes it); a cache keeps one answer per coding.
+        expect(tile.headers.get('content-encoding')).toBe('gzip');
+        expect(tile.headers.get('vary')).toMatch(/\bAuthorization\b.*\bAccept-Encoding\b/);
+        expect(Number(tile.headers.get('content-length'))).toBe((await stored(`${uri}.gz`)).length);
         const bytes = Buffer.from(await tile.arrayBuffer());
-        expect(Number(tile.headers.get('content-length'))).toBe(bytes.length);
-        expect(bytes.equals(await stored(uri))).toBe(true);
+        expect(bytes.equals(await storedTile(uri))).toBe(true);
         points += glbPointCount(bytes);
       }
       expect(points).toBe(POINTS);
@@ -127,10 +135,12 @@ describe.each(BLOB_BACKENDS.filter((backend) => backend.available))(
         expect(await head.text()).toBe('');
       }
 
+      // A range is of the tile's own (decoded) bytes: an answer with an ETag of its own, not gzipped.
       const part = await get(tile, { range: 'bytes=0-99' });
       expect(part.status).toBe(206);
       expect(part.headers.get('content-range')).toBe(`bytes 0-99/${bytes.length}`);
-      expect(part.headers.get('etag')).toBe(etag);
+      expect(part.headers.get('content-encoding')).toBeNull();
+      expect(part.headers.get('etag')).toBe(identityEtag(etag));
       expect(Buffer.from(await part.arrayBuffer()).equals(bytes.subarray(0, 100))).toBe(true);
       const suffix = await get(tile, { range: 'bytes=-10' });
       expect(suffix.status).toBe(206);
@@ -235,7 +245,7 @@ describe.each(BLOB_BACKENDS.filter((backend) => backend.available))(
       const tileset = JSON.parse((await stored('tileset.json')).toString());
       const uri = contentUris(tileset).at(-1) as string;
       const url = `${apiUrl}/v1/nodes/${derivativeId}/tiles/${uri}`;
-      const bytes = await stored(uri);
+      const bytes = await storedTile(uri);
       const first = await get(url);
       expect(first.status).toBe(200);
       expect(Buffer.from(await first.arrayBuffer()).equals(bytes)).toBe(true);
@@ -244,7 +254,7 @@ describe.each(BLOB_BACKENDS.filter((backend) => backend.available))(
       const again = await get(url);
       expect(again.status).toBe(200);
       expect(again.headers.get('etag')).toBe(etag);
-      expect(again.headers.get('content-length')).toBe(String(bytes.length));
+      expect(again.headers.get('content-length')).toBe(String((await stored(`${uri}.gz`)).length));
       expect(Buffer.from(await again.arrayBuffer()).equals(bytes)).toBe(true);
       const range = await get(url, { range: 'bytes=4-11' });
       expect(range.status).toBe(206);
@@ -252,7 +262,7 @@ describe.each(BLOB_BACKENDS.filter((backend) => backend.available))(
       expect(Buffer.from(await range.arrayBuffer()).equals(bytes.subarray(4, 12))).toBe(true);
       expect((await get(url, { 'if-none-match': etag })).status).toBe(304);
       // Only the size and ETag are remembered: a file deleted behind the API's back is a 404, never a broken 200.
-      await t.platform.blobs.delete(`orgs/${org.orgId}/nodes/${derivativeId}/${uri}`);
+      await t.platform.blobs.delete(`orgs/${org.orgId}/nodes/${derivativeId}/${uri}.gz`);
       const gone = await get(url);
       expectErrorShape({ status: gone.status, body: await gone.json() }, [404]);
       expect((await get(tilesetUrl)).status).toBe(200);
@@ -266,6 +276,58 @@ describe.each(BLOB_BACKENDS.filter((backend) => backend.available))(
           expectErrorShape({ status: response.status, body: await response.json() }, [404]);
         }
       }
+    });
+
+    it('sends a tile decoded, with an ETag of its own, to a client that does not take gzip, and the gzipped one to one that does', async () => {
+      const uri = contentUris(JSON.parse((await stored('tileset.json')).toString()))[0] as string;
+      const url = `${apiUrl}/v1/nodes/${derivativeId}/tiles/${uri}`;
+      const bytes = await storedTile(uri);
+      for (const acceptEncoding of ['identity', 'br, deflate', 'gzip;q=0']) {
+        const plain = await get(url, { 'accept-encoding': acceptEncoding });
+        expect(plain.status).toBe(200);
+        expect(plain.headers.get('content-encoding')).toBeNull();
+        expect(plain.headers.get('content-length')).toBe(String(bytes.length));
+        expect(Buffer.from(await plain.arrayBuffer()).equals(bytes)).toBe(true);
+        const etag = plain.headers.get('etag') as string;
+        expect(etag).toMatch(/-identity"$/);
+        expect((await get(url, { 'accept-encoding': acceptEncoding, 'if-none-match': etag })).status).toBe(304);
+        // The gzipped answer's ETag is another representation's: it does not validate this one.
+        const gzipEtag = etag.replace('-identity"', '"');
+        const stale = await get(url, { 'accept-encoding': acceptEncoding, 'if-none-match': gzipEtag });
+        expect(stale.status).toBe(200);
+        await stale.arrayBuffer();
+      }
+      // On the wire: the stored bytes themselves.
+      const raw = await rawGet(url, new URL(url).pathname, {
+        authorization: `Bearer ${org.admin.token}`,
+        'accept-encoding': 'gzip',
+      });
+      expect(raw.status).toBe(200);
+      expect(raw.headers['content-encoding']).toBe('gzip');
+      expect(raw.bytes.equals(await stored(`${uri}.gz`))).toBe(true);
+    });
+
+    it('serves the tiles of a derivative processed before tiles were stored gzipped, as they are', async () => {
+      const las = await sampleBytes((file) => writeLas(file, 5_000));
+      const earlier = await processedPointCloud(org, siteId, { name: 'earlier.las', bytes: las });
+      const tileset = JSON.parse((await stored('tileset.json', earlier.derivativeId)).toString());
+      // What such a derivative holds: each tile under its own name, not gzipped.
+      for (const uri of contentUris(tileset)) {
+        const plain = gunzipSync(await stored(`${uri}.gz`, earlier.derivativeId));
+        await t.platform.blobs.write(`orgs/${org.orgId}/nodes/${earlier.derivativeId}/${uri}`, plain);
+        await t.platform.blobs.delete(`orgs/${org.orgId}/nodes/${earlier.derivativeId}/${uri}.gz`);
+      }
+      let points = 0;
+      for (const uri of contentUris(tileset)) {
+        const tile = await get(`${apiUrl}/v1/nodes/${earlier.derivativeId}/tiles/${uri}`);
+        expect(tile.status).toBe(200);
+        expect(tile.headers.get('content-encoding')).toBeNull();
+        const bytes = Buffer.from(await tile.arrayBuffer());
+        expect(tile.headers.get('content-length')).toBe(String(bytes.length));
+        expect(bytes.equals(await stored(uri, earlier.derivativeId))).toBe(true);
+        points += glbPointCount(bytes);
+      }
+      expect(points).toBe(5_000);
     });
   },
 );

@@ -53,3 +53,15 @@ export function tilesetFile(rawPath: string): { path: string; contentType: strin
   const contentType = extension ? CONTENT_TYPES[extension] : undefined;
   return contentType ? { path, contentType } : undefined;
 }
+
+/**
+ * How a tileset file is kept in the blob store (docs/processing.md, "Tiles on the wire"): a tile
+ * (.glb) gzip-encoded under its name plus `.gz`, sent as it is to a client that accepts gzip;
+ * anything else as written. A derivative processed before tiles were stored this way has its
+ * tiles under their own names, and they are sent as they are.
+ */
+export const GZIP_SUFFIX = '.gz';
+
+export function storedGzipped(path: string): boolean {
+  return path.endsWith('.glb');
+}

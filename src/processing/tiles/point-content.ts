@@ -5,18 +5,20 @@ import { COLOR_WORD, INTENSITY_WORD, type PointRecords, RECORD_DOUBLES, RECORD_W
  * One tile's content: a binary glTF with a single POINTS primitive, POSITION as floats
  * relative to the tile's center (the center is the node's translation, kept in double
  * precision in the JSON), COLOR_0 as normalized RGBA bytes when the cloud has colors,
- * `_INTENSITY` as a float 0..1 and `_CLASSIFICATION` as the LAS class byte when it has them
- * (docs/design/measurements.md, "Tile attributes"), all interleaved in one vertex buffer. glTF
- * requires each vertex attribute's elements on 4-byte boundaries, so the class byte takes a
- * 4-byte slot. glTF is y-up and 3D Tiles z-up: (x, y, z) in the tileset is (x, z, -y) in the
- * glTF. With an `origin` (a georeferenced cloud) the tileset's frame is relative to it: only the
- * node's translation moves, the floats are the same. Written directly rather than through a
- * glTF document library: a tile is one fixed shape, and building a document per tile cost a
- * third of the tiling.
+ * `_INTENSITY` as an unsigned short normalized to 0..1 and `_CLASSIFICATION` as the LAS class
+ * byte when it has them (docs/design/measurements.md, "Tile attributes"). Each attribute has its
+ * own buffer view rather than one interleaved vertex: glTF wants every element on a 4-byte
+ * boundary, so the small attributes carry padding, and kept apart their bytes (and the padding)
+ * compress well, which the stored tiles are (docs/processing.md, "Tiles on the wire"). glTF is
+ * y-up and 3D Tiles z-up: (x, y, z) in the tileset is (x, z, -y) in the glTF. With an `origin`
+ * (a georeferenced cloud) the tileset's frame is relative to it: only the node's translation
+ * moves, the floats are the same. Written directly rather than through a glTF document library:
+ * a tile is one fixed shape, and building a document per tile cost a third of the tiling.
  */
 const GENERATOR = 'Reality Data Platform point-cloud tiler';
 const FLOAT = 5126;
 const UNSIGNED_BYTE = 5121;
+const UNSIGNED_SHORT = 5123;
 const ARRAY_BUFFER = 34962;
 const POINTS = 0;
 
@@ -26,6 +28,29 @@ export interface PointContentAttributes {
   /** The file's intensity range, mapped to 0..1; undefined: no `_INTENSITY`. */
   intensityRange?: readonly [number, number];
   withClassification: boolean;
+}
+
+interface AttributeView {
+  name: string;
+  /** Where the view starts in the BIN chunk. */
+  byteOffset: number;
+  /** Bytes from one element to the next: 12 for a position, 4 (glTF's alignment) for the others. */
+  stride: number;
+  accessor: object;
+}
+
+/** The buffer views of a tile of `count` points, one after the other in the BIN chunk. */
+function attributeViews(count: number, content: PointContentAttributes): AttributeView[] {
+  const views: AttributeView[] = [];
+  const add = (name: string, stride: number, accessor: object) => {
+    const last = views.at(-1);
+    views.push({ name, byteOffset: last ? last.byteOffset + count * last.stride : 0, stride, accessor });
+  };
+  add('POSITION', 12, { type: 'VEC3', componentType: FLOAT });
+  if (content.withColors) add('COLOR_0', 4, { type: 'VEC4', componentType: UNSIGNED_BYTE, normalized: true });
+  if (content.intensityRange) add('_INTENSITY', 4, { type: 'SCALAR', componentType: UNSIGNED_SHORT, normalized: true });
+  if (content.withClassification) add('_CLASSIFICATION', 4, { type: 'SCALAR', componentType: UNSIGNED_BYTE });
+  return views;
 }
 
 /** The content of records `first` to `first + count - 1`. */
@@ -39,14 +64,15 @@ export function pointContentGlb(
 ): Uint8Array {
   const { withColors, intensityRange, withClassification } = content;
   const [cx, cy, cz] = box.center;
-  const colorAt = 12;
-  const intensityAt = colorAt + (withColors ? 4 : 0);
-  const classAt = intensityAt + (intensityRange ? 4 : 0);
-  const stride = classAt + (withClassification ? 4 : 0);
-  const bin = new ArrayBuffer(count * stride);
-  const floats = new Float32Array(bin);
+  const views = attributeViews(count, content);
+  const bin = new ArrayBuffer(views.reduce((length, view) => length + count * view.stride, 0));
+  const positions = new Float32Array(bin, 0, count * 3);
   const bytes = new Uint8Array(bin);
-  const step = stride / 4;
+  const shorts = new Uint16Array(bin);
+  const at = (name: string) => views.find((view) => view.name === name)?.byteOffset ?? 0;
+  const colorAt = at('COLOR_0');
+  const intensityAt = at('_INTENSITY') / 2;
+  const classAt = at('_CLASSIFICATION');
   const min = [Infinity, Infinity, Infinity];
   const max = [-Infinity, -Infinity, -Infinity];
   const { doubles, words } = records;
@@ -54,48 +80,46 @@ export function pointContentGlb(
   const span = high - low || 1;
   for (let i = 0; i < count; i += 1) {
     const d = (first + i) * RECORD_DOUBLES;
-    const f = i * step;
-    floats[f] = doubles[d]! - cx;
-    floats[f + 1] = doubles[d + 2]! - cz;
-    floats[f + 2] = -(doubles[d + 1]! - cy);
+    const f = i * 3;
+    positions[f] = doubles[d]! - cx;
+    positions[f + 1] = doubles[d + 2]! - cz;
+    positions[f + 2] = -(doubles[d + 1]! - cy);
     for (let axis = 0; axis < 3; axis += 1) {
-      const value = floats[f + axis]!;
+      const value = positions[f + axis]!;
       if (value < min[axis]!) min[axis] = value;
       if (value > max[axis]!) max[axis] = value;
     }
     const color = words[(first + i) * RECORD_WORDS + COLOR_WORD]!;
     if (withColors) {
-      const at = f * 4 + colorAt;
-      bytes[at] = color & 0xff;
-      bytes[at + 1] = (color >>> 8) & 0xff;
-      bytes[at + 2] = (color >>> 16) & 0xff;
-      bytes[at + 3] = 255;
+      const c = colorAt + i * 4;
+      bytes[c] = color & 0xff;
+      bytes[c + 1] = (color >>> 8) & 0xff;
+      bytes[c + 2] = (color >>> 16) & 0xff;
+      bytes[c + 3] = 255;
     }
     if (intensityRange) {
       const value = (records.floats[(first + i) * RECORD_WORDS + INTENSITY_WORD]! - low) / span;
       // Clamped; a NaN (an E57 float field may hold one) is 0.
-      floats[f + intensityAt / 4] = value >= 0 ? Math.min(1, value) : 0;
+      shorts[intensityAt + i * 2] = Math.round((value >= 0 ? Math.min(1, value) : 0) * 0xffff);
     }
-    if (withClassification) bytes[f * 4 + classAt] = color >>> 24;
+    if (withClassification) bytes[classAt + i * 4] = color >>> 24;
   }
-  const accessors: object[] = [{ type: 'VEC3', componentType: FLOAT, count, max, min, bufferView: 0, byteOffset: 0 }];
-  const attributes: Record<string, number> = { POSITION: 0 };
-  if (withColors) {
-    attributes.COLOR_0 = accessors.length;
-    accessors.push({ type: 'VEC4', componentType: UNSIGNED_BYTE, count, normalized: true, bufferView: 0, byteOffset: colorAt });
-  }
-  if (intensityRange) {
-    attributes._INTENSITY = accessors.length;
-    accessors.push({ type: 'SCALAR', componentType: FLOAT, count, bufferView: 0, byteOffset: intensityAt });
-  }
-  if (withClassification) {
-    attributes._CLASSIFICATION = accessors.length;
-    accessors.push({ type: 'SCALAR', componentType: UNSIGNED_BYTE, count, bufferView: 0, byteOffset: classAt });
-  }
+  const attributes: Record<string, number> = {};
+  const accessors = views.map((view, index) => {
+    attributes[view.name] = index;
+    const bounds = view.name === 'POSITION' ? { max, min } : {};
+    return { ...view.accessor, count, ...bounds, bufferView: index, byteOffset: 0 };
+  });
   const json = {
     asset: { generator: GENERATOR, version: '2.0' },
     accessors,
-    bufferViews: [{ buffer: 0, byteOffset: 0, byteLength: bin.byteLength, byteStride: stride, target: ARRAY_BUFFER }],
+    bufferViews: views.map(({ byteOffset, stride }) => ({
+      buffer: 0,
+      byteOffset,
+      byteLength: count * stride,
+      byteStride: stride,
+      target: ARRAY_BUFFER,
+    })),
     buffers: [{ byteLength: bin.byteLength }],
     meshes: [{ primitives: [{ attributes, mode: POINTS }] }],
     nodes: [{ translation: origin ? [cx - origin[0], cz - origin[2], -(cy - origin[1])] : [cx, cz, -cy], mesh: 0 }],

@@ -3,7 +3,7 @@ import type { UploadRepository } from '../../adapters/db/repositories/upload-rep
 import type { NodeRow } from '../../adapters/db/schema.js';
 import type { Principal } from '../../domain/access/principal.js';
 import { ApiError } from '../../domain/errors.js';
-import { hasTileset, tilesetFile } from '../../domain/processing/tileset-files.js';
+import { GZIP_SUFFIX, hasTileset, storedGzipped, tilesetFile } from '../../domain/processing/tileset-files.js';
 import type { BlobInfo, BlobStore } from '../../ports/blob-store.js';
 import type { NodeService } from '../node-service.js';
 
@@ -14,6 +14,8 @@ export interface TilesetFileToSend {
   size: number;
   /** Bare, as the blob store gives it. */
   etag: string;
+  /** How the stored bytes are encoded: 'gzip' for a tile stored gzipped (tileset-files.ts), else none. */
+  encoding?: 'gzip';
 }
 
 /** How many files' size and ETag are kept: a viewer of a few large tilesets, each of thousands of tiles. */
@@ -46,6 +48,8 @@ export class TilesetService {
   private readonly known = new Map<string, BlobInfo>();
   /** Each derivative's tileset folder, by node id (see folder()). */
   private readonly folders = new Map<string, string>();
+  /** Whether each folder's tiles are stored gzipped (see gzippedTiles()). */
+  private readonly tileEncodings = new Map<string, boolean>();
   /**
    * Reads admitted in the last second, by caller and derivative: a viewer fetches tens of tiles a
    * second with one token, and on PostgreSQL the exact access cache still costs a round trip each
@@ -69,9 +73,30 @@ export class TilesetService {
     const folder = this.folders.get(node.id) ?? (await this.folder(node.id));
     if (folder === undefined) throw notFound();
     const key = `${folder}${file.path}`;
-    const info = this.known.get(key) ?? (await this.head(key));
+    const gzipped = storedGzipped(file.path) ? await this.gzippedTiles(folder, key) : false;
+    const stored = gzipped ? `${key}${GZIP_SUFFIX}` : key;
+    const info = this.known.get(stored) ?? (await this.head(stored));
     if (!info) throw notFound();
-    return { key, contentType: file.contentType, size: info.size, etag: info.etag };
+    return {
+      key: stored,
+      contentType: file.contentType,
+      size: info.size,
+      etag: info.etag,
+      ...(gzipped ? { encoding: 'gzip' } : {}),
+    };
+  }
+
+  /**
+   * Whether a derivative's tiles are stored gzipped, learnt from the first tile asked for (all
+   * of a derivative's tiles are stored the same way; one processed before they were gzipped has
+   * none so). Unknown while neither form of that tile exists: a path no tile has.
+   */
+  private async gzippedTiles(folder: string, key: string): Promise<boolean> {
+    const known = this.tileEncodings.get(folder);
+    if (known !== undefined) return known;
+    const gzipped = this.known.has(`${key}${GZIP_SUFFIX}`) || (await this.head(`${key}${GZIP_SUFFIX}`)) !== undefined;
+    if (gzipped || (await this.head(key))) remember(this.tileEncodings, folder, gzipped, KNOWN_FILES / 10);
+    return gzipped;
   }
 
   private async authorizeRead(principal: Principal, derivativeId: string): Promise<NodeRow> {

@@ -1,10 +1,11 @@
 import { Type } from '@sinclair/typebox';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { TILESET_FILE } from '../../../domain/processing/tileset-files.js';
+import { acceptsGzip } from '../../../domain/uploads/accept-encoding.js';
 import { noneMatch, quoteEtag } from '../../../domain/uploads/etag.js';
 import type { RegionApp } from '../region-app-type.js';
 import { errors } from '../responses.js';
-import { sendBlob } from '../uploads/send-stored-object.js';
+import { sendBlob, sendGunzippedBlob } from '../uploads/send-stored-object.js';
 import { NodeIdParams } from './node-schemas.js';
 
 /**
@@ -31,7 +32,7 @@ const TILE_RESPONSES = {
 };
 
 const DESCRIPTION =
-  "Content URIs in the tileset are relative: a 3D Tiles viewer resolves each tile from the tileset's address and fetches it with the same bearer token. Answers carry an ETag, Cache-Control: private, max-age=31536000, immutable (a derivative's files never change) and Vary: Authorization; If-None-Match answers 304; Range answers 206 or 416. 404 for a node that is no processed point cloud and for any path the processing did not write.";
+  "Content URIs in the tileset are relative: a 3D Tiles viewer resolves each tile from the tileset's address and fetches it with the same bearer token. A tile is stored gzip-encoded and answers with Content-Encoding: gzip to a client whose Accept-Encoding takes gzip; to one that does not, or to a Range request, it answers decoded (Range over the decoded bytes), with an ETag of its own. Answers carry an ETag, Cache-Control: private, max-age=31536000, immutable (a derivative's files never change) and Vary: Authorization; If-None-Match answers 304; Range answers 206 or 416. 404 for a node that is no processed point cloud and for any path the processing did not write.";
 
 /**
  * The wildcard as the request sent it, before percent-decoding (Fastify's `*` is decoded, which
@@ -47,16 +48,23 @@ function rawWildcard(request: FastifyRequest): string {
 export default async function tileRoutes(app: RegionApp) {
   async function send(request: FastifyRequest, reply: FastifyReply, nodeId: string, path: string) {
     const file = await app.services.tilesets.file(request.principal, nodeId, path);
-    const etag = quoteEtag(file.etag);
+    const gzipped = file.encoding === 'gzip';
+    // A stored-gzipped tile goes as it is stored, unless the client does not take gzip or asks for
+    // a range (of the tile's own bytes): then decoded, with an ETag of its own (docs/processing.md).
+    const asStored = !gzipped || (acceptsGzip(request.headers['accept-encoding']) && !request.headers.range);
+    const bareEtag = asStored ? file.etag : `${file.etag}-identity`;
+    const etag = quoteEtag(bareEtag);
     // After CORS's `Vary: Origin`, when it set one.
-    const vary = reply.getHeader('vary');
-    const caching = { 'cache-control': TILE_CACHE_CONTROL, vary: vary ? `${vary}, Authorization` : 'Authorization' };
+    const vary = [reply.getHeader('vary'), 'Authorization', gzipped ? 'Accept-Encoding' : undefined].filter(Boolean).join(', ');
+    const caching = { 'cache-control': TILE_CACHE_CONTROL, vary };
     if (noneMatch(request.headers['if-none-match'], etag)) {
       // No payload at all: a serialized null would announce a body a 304 cannot have.
       reply.code(304).headers({ ...caching, etag });
       return reply.send();
     }
-    return sendBlob(app.platform.blobs, request, reply, { ...file, headers: caching });
+    if (!asStored) return sendGunzippedBlob(app.platform.blobs, request, reply, { ...file, etag: bareEtag, headers: caching });
+    const encoding: Record<string, string> = gzipped ? { 'content-encoding': 'gzip' } : {};
+    return sendBlob(app.platform.blobs, request, reply, { ...file, headers: { ...caching, ...encoding } });
   }
 
   app.get(
