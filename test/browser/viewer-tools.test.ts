@@ -41,6 +41,7 @@ describe("the viewer's measuring tools in chromium, on two planes 10 m apart, th
   let frame: Frame;
   let siteId: string;
   let camera: Camera;
+  let embedToken: string;
 
   const events = (): Promise<Recorded[]> => page.evaluate(() => (window as any).events);
   const eventsNamed = async (name: string) => (await events()).filter((event) => event.name === name);
@@ -77,10 +78,11 @@ describe("the viewer's measuring tools in chromium, on two planes 10 m apart, th
     // An embed session's token: read-only, so the viewer reports what it measures and saves nothing.
     const session = await org.admin.post('/v1/embed-sessions', { twinId: siteId, allowedOrigins: [parentServer.origin] });
     expect(session.status).toBe(201);
+    embedToken = session.body.token;
     page = await browser.newPage({ viewport: { width: 1000, height: 700 } });
     const failures: string[] = [];
     page.on('pageerror', (error) => failures.push(error.message));
-    const iframeUrl = `${viewerServer.origin}/viewer/${siteId}#token=${session.body.token}`;
+    const iframeUrl = `${viewerServer.origin}/viewer/${siteId}#token=${embedToken}`;
     await page.goto(`${parentServer.origin}/?iframe=${encodeURIComponent(iframeUrl)}`);
     await page.waitForFunction(
       () => (window as any).events.some((event: { name: string }) => event.name === 'ready'),
@@ -457,6 +459,178 @@ describe("the viewer's measuring tools in chromium, on two planes 10 m apart, th
     expect(saved.body).toMatchObject({ kind: 'height', unit: 'm', points: body.points });
     expect(saved.body.value).toBeCloseTo(Math.abs(body.points[0]!.z - body.points[1]!.z), 9);
     await second.close();
+  }, 60_000);
+
+  it("draws the twin's saved measurements as it loads: a label selects one, flyTo frames it, showMeasurements draws the parent's changes; a 403 on them shows none", async () => {
+    const saved = (name: string, kind: string, points: Vector3[]) =>
+      org.admin.post(`/v1/twin/${siteId}/measurements`, { name, kind, points }).then((answer) => {
+        expect(answer.status).toBe(201);
+        return answer.body as { id: string };
+      });
+    const listed = async () =>
+      ((await org.admin.get(`/v1/twin/${siteId}/measurements`)).body as { id: string }[]).map((m) => m.id);
+    const gap = await saved('Gap', 'distance', [at(5, 0, 3), at(5, 10, 3)]);
+    const post = await saved('Post', 'height', [at(12, 0, 1), at(12, 0, 4)]);
+    const third = await browser.newPage({ viewport: { width: 1000, height: 700 } });
+    try {
+      const failures: string[] = [];
+      third.on('pageerror', (error) => failures.push(error.message));
+      const iframeUrl = `${viewerServer.origin}/viewer/${siteId}#token=${embedToken}`;
+      await third.goto(`${parentServer.origin}/?iframe=${encodeURIComponent(iframeUrl)}`);
+      await third.waitForFunction(
+        () => (window as any).events.some((event: { name: string }) => event.name === 'ready'),
+        undefined,
+        {
+          timeout: 30_000,
+        },
+      );
+      const thirdFrame = third.frames().find((candidate) => candidate.url().startsWith(viewerServer.origin))!;
+      const thirdEvents = async (name: string) =>
+        ((await third.evaluate(() => (window as any).events)) as Recorded[]).filter((event) => event.name === name);
+      // Drawn by the time the viewer is ready, each with its value, its name in the label's title.
+      expect((await thirdFrame.evaluate(() => (window as any).rdpViewerStatus())).savedMeasurements).toEqual(await listed());
+      const gapLabel = thirdFrame.locator(`.rdp-measurement[data-id="${gap.id}"]`);
+      expect(await gapLabel.textContent()).toBe('10.00 m');
+      expect(await gapLabel.getAttribute('title')).toBe('Gap: 10.00 m');
+      expect(await thirdFrame.locator(`.rdp-measurement[data-id="${post.id}"]`).textContent()).toBe('3.00 m');
+      await gapLabel.click();
+      await expect
+        .poll(async () => (await thirdEvents('measurementSelected')).map((event) => event.payload))
+        .toEqual([{ id: gap.id }]);
+
+      // flyTo a measurement: a flight of durationMs to the box of its points, at least 1 m on each
+      // axis (here x and z are flat), seen whole: the framing of a zone's box.
+      const { flown, elapsed } = await third.evaluate(async (id) => {
+        const started = performance.now();
+        const flown = await (window as any).viewer.flyTo(id, { durationMs: 300 });
+        return { flown, elapsed: performance.now() - started };
+      }, gap.id);
+      expect(elapsed).toBeGreaterThanOrEqual(250);
+      const middle = at(5, 5, 3);
+      for (const axis of ['x', 'y', 'z'] as const) expect(flown.target[axis]).toBeCloseTo(middle[axis], 6);
+      const radius = Math.hypot(1, 10, 1) / 2;
+      const back = Math.hypot(
+        flown.position.x - flown.target.x,
+        flown.position.y - flown.target.y,
+        flown.position.z - flown.target.z,
+      );
+      expect(back).toBeCloseTo((radius / Math.sin((flown.fov * Math.PI) / 360)) * 1.05, 3);
+      expect((await thirdFrame.evaluate(() => (window as any).rdpViewerStatus())).camera).toEqual(flown);
+      await expect(third.evaluate(() => (window as any).viewer.flyTo('no-such-id'))).rejects.toThrow(
+        /nothing in this twin has the id no-such-id/,
+      );
+
+      // The parent renames one, deletes one and saves another: showMeasurements draws the list as it is now.
+      expect((await org.admin.patch(`/v1/twin/${siteId}/measurements/${gap.id}`, { name: 'Gap across' })).status).toBe(200);
+      expect((await org.admin.request('DELETE', `/v1/twin/${siteId}/measurements/${post.id}`)).status).toBe(204);
+      const beam = await saved('Beam', 'distance', [at(2, 0, 6), at(2, 10, 6)]);
+      const now = await listed();
+      expect(now).toContain(beam.id);
+      const shown = (await third.evaluate(() => (window as any).viewer.showMeasurements())) as { id: string }[];
+      expect(shown.map((measurement) => measurement.id)).toEqual(now);
+      expect((await thirdFrame.evaluate(() => (window as any).rdpViewerStatus())).savedMeasurements).toEqual(now);
+      expect(await thirdFrame.locator(`.rdp-measurement[data-id="${post.id}"]`).count()).toBe(0);
+      expect(await gapLabel.getAttribute('title')).toBe('Gap across: 10.00 m');
+      expect(await thirdFrame.locator(`.rdp-measurement[data-id="${beam.id}"]`).getAttribute('title')).toBe('Beam: 10.00 m');
+      // The deleted one is gone from flyTo too.
+      await expect(third.evaluate((id) => (window as any).viewer.flyTo(id), post.id)).rejects.toThrow(/nothing in this twin/);
+      expect(failures).toEqual([]);
+    } finally {
+      await third.close();
+    }
+
+    // No token of the platform reads a twin but not its measurements, so the browser answers their
+    // list 403 as such a token would get it: the viewer shows none, says nothing, and keeps going.
+    const forbidden = await browser.newPage();
+    try {
+      await forbidden.route('**/measurements?*', (route) =>
+        route.request().method() === 'GET'
+          ? route.fulfill({
+              status: 403,
+              contentType: 'application/json',
+              headers: { 'access-control-allow-origin': viewerServer.origin },
+              body: JSON.stringify({ statusCode: 403, error: 'Forbidden', message: 'not allowed' }),
+            })
+          : route.fallback(),
+      );
+      const iframeUrl = `${viewerServer.origin}/viewer/${siteId}#token=${embedToken}`;
+      await forbidden.goto(`${parentServer.origin}/?iframe=${encodeURIComponent(iframeUrl)}`);
+      await forbidden.waitForFunction(
+        () => (window as any).events.some((event: { name: string }) => event.name === 'ready'),
+        undefined,
+        { timeout: 30_000 },
+      );
+      const forbiddenFrame = forbidden.frames().find((candidate) => candidate.url().startsWith(viewerServer.origin))!;
+      const shownThere = await forbiddenFrame.evaluate(() => (window as any).rdpViewerStatus());
+      expect(shownThere).toMatchObject({ ready: true, refused: false, savedMeasurements: [] });
+      expect(await forbidden.evaluate(() => (window as any).viewer.getMeasurements())).toEqual([]);
+      expect(await forbidden.evaluate(() => (window as any).viewer.showMeasurements())).toEqual([]);
+      expect(await forbiddenFrame.locator('.rdp-measurement, .rdp-message').count()).toBe(0);
+      const errors = await forbidden.evaluate(() =>
+        (window as any).events.filter((event: { name: string }) => event.name === 'error'),
+      );
+      expect(errors).toEqual([]);
+      // Other reads still go on: the camera moves as the parent asks.
+      expect((await forbidden.evaluate((view) => (window as any).viewer.setCamera(view), camera)).target.x).toBeCloseTo(
+        camera.target.x,
+        6,
+      );
+    } finally {
+      await forbidden.close();
+    }
+  }, 90_000);
+
+  it("with a token that may read but not write: the saved measurements show, a measurement's save is refused, reported with id null and said on the page, and nothing is stored", async () => {
+    const { client: reader } = await org.serviceClient({ roleName: 'Organization Reader' });
+    const before = ((await org.admin.get(`/v1/twin/${siteId}/measurements`)).body as { id: string }[]).map((m) => m.id);
+    const readerPage = await browser.newPage({ viewport: { width: 1000, height: 700 } });
+    try {
+      const iframeUrl = `${viewerServer.origin}/viewer/${siteId}#token=${reader.token as string}`;
+      await readerPage.goto(`${parentServer.origin}/?iframe=${encodeURIComponent(iframeUrl)}`);
+      await readerPage.waitForFunction(() => (window as any).viewer !== undefined, undefined, { timeout: 30_000 });
+      const readerFrame = readerPage.frames().find((candidate) => candidate.url().startsWith(viewerServer.origin))!;
+      await readerPage.evaluate((view) => (window as any).viewer.setCamera(view), camera);
+      await readerFrame.waitForFunction(
+        (points) => {
+          const layer = (window as any).rdpViewerStatus().layers[0];
+          return layer?.settled && layer.pointsLoaded === points;
+        },
+        2 * PER_PLANE,
+        { timeout: 30_000 },
+      );
+      expect((await readerFrame.evaluate(() => (window as any).rdpViewerStatus())).savedMeasurements).toEqual(before);
+      const answers: number[] = [];
+      readerPage.on('response', (response) => {
+        if (response.request().method() === 'POST') answers.push(response.status());
+      });
+      await readerPage.evaluate(() => (window as any).viewer.setTool('distance'));
+      // Clear of the saved ones' labels, which take the clicks that land on them.
+      for (const point of [at(18, 0, 8), at(18, 10, 8)]) {
+        const { x, y } = screenOf(point, camera);
+        await readerPage.mouse.click(x, y);
+      }
+      await readerPage.waitForFunction(() =>
+        (window as any).events.some((event: { name: string }) => event.name === 'measurementCreated'),
+      );
+      const { measurement } = ((await readerPage.evaluate(() => (window as any).events)) as Recorded[]).find(
+        (event) => event.name === 'measurementCreated',
+      )!.payload;
+      // Tried (the token is no embed session's), refused by the platform: the parent hears it unsaved.
+      expect(answers).toEqual([403]);
+      expect(measurement).toMatchObject({ id: null, kind: 'distance', unit: 'm', name: 'Distance 1' });
+      expect(Object.keys(measurement).sort()).toEqual(['id', 'kind', 'name', 'points', 'unit', 'value']);
+      expect(Math.abs(measurement.value - 10)).toBeLessThan(0.02);
+      expect(await readerFrame.locator('.rdp-message[data-key="measurement"]').textContent()).toMatch(
+        /^The measurement was not saved \(.*answered 403\): it is shown here only\.$/,
+      );
+      expect(await readerFrame.locator('.rdp-measurement:not(.rdp-measurement-draft):not([data-id])').textContent()).toMatch(
+        /^10\.0\d m$/,
+      );
+      const after = ((await org.admin.get(`/v1/twin/${siteId}/measurements`)).body as { id: string }[]).map((m) => m.id);
+      expect(after).toEqual(before);
+    } finally {
+      await readerPage.close();
+    }
   }, 60_000);
 
   it("answers a parent's calls once the twin is read, and rejects them when the session is refused", async () => {

@@ -132,7 +132,7 @@ describe('the web console: measuring in a twin', { timeout: 90_000 }, () => {
     await expect.poll(async () => (await status(page)).clipBox).toBeNull();
   });
 
-  it('lists a measurement made through the API with its value and unit; selecting it moves the view to it', async () => {
+  it('lists a measurement made through the API with its value and unit, the view draws it; selecting it flies the view to it', async () => {
     const posted = await org.admin.post(`/v1/twin/${siteId}/measurements`, {
       name: 'Floor diagonal',
       kind: 'distance',
@@ -150,11 +150,35 @@ describe('the web console: measuring in a twin', { timeout: 90_000 }, () => {
     await expect
       .poll(() => list.getByRole('listitem').allTextContents())
       .toEqual([expect.stringContaining('Floor diagonalDistance: 5.00 m'), expect.stringContaining('Bay floorArea: 6.00 m²')]);
+    // The view draws the saved ones as it loads; a click on one's label selects it in the list.
+    expect((await status(page)).savedMeasurements).toEqual([posted.body.id, area.body.id]);
+    const bayLabel = viewerFrame(page).locator(`.rdp-measurement[data-id="${area.body.id}"]`);
+    expect(await bayLabel.getAttribute('title')).toBe('Bay floor: 6.00 m²');
+    await bayLabel.click();
+    await expect
+      .poll(() => list.getByRole('button', { name: 'Bay floor', exact: true }).getAttribute('aria-pressed'))
+      .toBe('true');
+    // Selecting one in the list is a flight (flyTo) to its points: the camera's target passes between, frame by frame.
+    const start: Vector3 = (await status(page)).camera.target;
+    await viewerFrame(page).evaluate(() => {
+      const view = window as any;
+      view.targets = [];
+      const record = () => {
+        view.targets.push(view.rdpViewerStatus().camera.target);
+        if (view.targets.length < 1000) requestAnimationFrame(record);
+      };
+      requestAnimationFrame(record);
+    });
     await list.getByRole('button', { name: 'Floor diagonal', exact: true }).click();
     expect(await list.getByRole('button', { name: 'Floor diagonal', exact: true }).getAttribute('aria-pressed')).toBe('true');
     await expect
       .poll(async () => (await status(page)).camera.target)
       .toEqual({ x: expect.closeTo(1002.5, 1), y: expect.closeTo(2003, 1), z: expect.closeTo(50, 1) });
+    const passed = ((await viewerFrame(page).evaluate(() => (window as any).targets)) as Vector3[]).filter(
+      (target) =>
+        Math.hypot(target.x - start.x, target.y - start.y) > 0.01 && Math.hypot(target.x - 1002.5, target.y - 2003) > 0.01,
+    );
+    expect(passed.length).toBeGreaterThan(2);
     await expect
       .poll(() => page.getByRole('region', { name: 'Metadata of Floor diagonal' }).textContent())
       .toContain('This measurement has no metadata type.');
@@ -172,6 +196,12 @@ describe('the web console: measuring in a twin', { timeout: 90_000 }, () => {
     expect(Math.hypot(p1!.x - at(3, 4).x, p1!.y - at(3, 4).y)).toBeLessThan(0.3);
     expect(saved.value).toBeCloseTo(Math.hypot(p1!.x - p0!.x, p1!.y - p0!.y, p1!.z - p0!.z), 6);
     await expect.poll(() => page.textContent('main [role=status]')).toContain('Measurement Distance 1 saved');
+    // The view drew it unsaved; once the console saved it, the view shows the saved one in its place.
+    await expect.poll(async () => (await status(page)).savedMeasurements).toContain(saved.id);
+    const drawn = viewerFrame(page).locator('.rdp-measurement:not(.rdp-measurement-draft)');
+    expect(await drawn.evaluateAll((labels) => labels.map((label) => label.getAttribute('data-id')))).toEqual(
+      (await measurements()).map((measurement) => measurement.id),
+    );
     await expect
       .poll(() => page.getByRole('list', { name: 'Measurements' }).getByRole('listitem').last().textContent())
       .toContain(`Distance: ${saved.value.toFixed(2)} m`);
@@ -181,8 +211,11 @@ describe('the web console: measuring in a twin', { timeout: 90_000 }, () => {
     expect(await toolButton(page, 'Distance').getAttribute('aria-pressed')).toBe('false');
   });
 
-  it('renames and deletes a measurement, and the API holds the change', async () => {
+  it('renames and deletes a measurement, and the API holds the change; the view redraws them without loading again', async () => {
     const [diagonal, bay] = await measurements();
+    await viewerFrame(page).evaluate(() => {
+      (window as any).sameLoad = true;
+    });
     await page.getByRole('button', { name: 'Edit Floor diagonal' }).click();
     const edit = page.getByRole('dialog', { name: 'Edit Floor diagonal' });
     await edit.getByLabel('Name', { exact: true }).fill('Hall diagonal');
@@ -199,6 +232,9 @@ describe('the web console: measuring in a twin', { timeout: 90_000 }, () => {
     await expect
       .poll(() => page.getByRole('list', { name: 'Measurements' }).getByRole('button').allTextContents())
       .toContain('Hall diagonal');
+    await expect
+      .poll(() => viewerFrame(page).locator(`.rdp-measurement[data-id="${diagonal!.id}"]`).getAttribute('title'))
+      .toBe('Hall diagonal: 5.00 m');
 
     await page.getByRole('button', { name: 'Delete Bay floor' }).click();
     const confirm = page.getByRole('dialog', { name: 'Delete Bay floor?' });
@@ -208,6 +244,9 @@ describe('the web console: measuring in a twin', { timeout: 90_000 }, () => {
     await expect
       .poll(() => page.getByRole('list', { name: 'Measurements' }).getByRole('button').allTextContents())
       .not.toContain('Bay floor');
+    await expect.poll(async () => (await status(page)).savedMeasurements).not.toContain(bay!.id);
+    expect(await viewerFrame(page).locator(`.rdp-measurement[data-id="${bay!.id}"]`).count()).toBe(0);
+    expect(await viewerFrame(page).evaluate(() => (window as any).sameLoad)).toBe(true);
   });
 
   it('saves a measurement made in a draft into the draft only', async () => {
@@ -238,6 +277,7 @@ describe('the web console: measuring in a twin', { timeout: 90_000 }, () => {
     await openTwin(readerPage);
     const list = readerPage.getByRole('list', { name: 'Measurements' });
     await expect.poll(() => list.getByRole('listitem').count()).toBe(2);
+    expect((await status(readerPage)).savedMeasurements).toEqual((await measurements()).map((measurement) => measurement.id));
     await toolButton(readerPage, 'Angle').click();
     await expect.poll(async () => (await status(readerPage)).tool).toBe('angle');
     // A reader's measurement is reported, not saved.

@@ -87,7 +87,7 @@ export interface ViewerEvents {
   toolChanged: { tool: ToolName };
   /** A measuring tool finished one: saved when the token may write, else `id` null (reported only). */
   measurementCreated: { measurement: Measurement };
-  /** A measurement's label was clicked; `id` null for one that was not saved. */
+  /** A measurement's label was clicked (a saved one's, or one the tools finished); `id` null for one that was not saved. */
   measurementSelected: { id: string | null };
 }
 
@@ -102,7 +102,10 @@ export interface ViewerMethods {
   getPointsOfInterest(): PointOfInterest[];
   getZones(): Zone[];
   getCamera(): CameraState;
-  /** Rejects with "nothing in this twin has the id ..." for an unknown id. */
+  /**
+   * Moves the camera to a point of interest, zone, placed model, layer (its bundle id) or saved
+   * measurement; rejects with "nothing in this twin has the id ..." for an unknown id.
+   */
   flyTo(id: string, options?: { durationMs?: number }): Promise<CameraState>;
   setCamera(camera: Partial<CameraState> & { position: Vector3; target: Vector3 }): CameraState;
   /** Answers how many things it changed; rejects for an unknown id. */
@@ -119,8 +122,13 @@ export interface ViewerMethods {
   setPointSize(pixels: number): number;
   /** Turns eye-dome lighting on or off (off at first); answers the state. */
   setEyeDomeLighting(enabled: boolean): boolean;
-  /** The twin's saved measurements as GET .../measurements answers them. */
+  /** The twin's saved measurements as GET .../measurements answers them (none for a token that may not read them). */
   getMeasurements(): Promise<Measurement[]>;
+  /**
+   * Reads the twin's saved measurements again and draws them in place of those drawn (after the
+   * parent saved, renamed or deleted one); answers them.
+   */
+  showMeasurements(): Promise<Measurement[]>;
 }
 
 /** Every method's name, for a parent that forwards them (rdp-embed.js): the checker wants each method of ViewerMethods here. */
@@ -138,6 +146,7 @@ const methodNames: Record<keyof ViewerMethods, true> = {
   setPointSize: true,
   setEyeDomeLighting: true,
   getMeasurements: true,
+  showMeasurements: true,
 };
 export const VIEWER_METHOD_NAMES = Object.keys(methodNames) as (keyof ViewerMethods)[];
 

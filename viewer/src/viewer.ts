@@ -10,7 +10,16 @@ import { PageMessages, showSessionRefused } from './messages.js';
 import { TwinObjects } from './objects.js';
 import { pickAt, snapAt } from './picking.js';
 import { PointStyle } from './point-style.js';
-import type { CameraState, ClipBox, ColorMode, ToolName, Vector3, ViewerMethods, VisibilityTarget } from './protocol.js';
+import type {
+  CameraState,
+  ClipBox,
+  ColorMode,
+  Measurement,
+  ToolName,
+  Vector3,
+  ViewerMethods,
+  VisibilityTarget,
+} from './protocol.js';
 import { ViewerScene } from './scene.js';
 import { clipBoxTool, sectionPlaneTool } from './tools/cut-tools.js';
 import { routeInputToTool } from './tools/input.js';
@@ -191,6 +200,7 @@ export class Viewer {
         this.api.pointsOfInterest(),
         this.api.zones(),
         this.api.modelAssets(),
+        this.showMeasurements(),
       ]);
       if (this.refused) return;
       this.pointsOfInterest = pointsOfInterest;
@@ -251,8 +261,30 @@ export class Viewer {
       setPointBudget: (points) => this.setPointBudget(points),
       setPointSize: (pixels) => this.setPointSize(pixels),
       setEyeDomeLighting: (enabled) => this.setEyeDomeLighting(enabled),
-      getMeasurements: () => this.measurements.saved(),
+      getMeasurements: () => this.measurements.list(),
+      showMeasurements: () => this.showMeasurements(),
     };
+  }
+
+  /**
+   * Reads the twin's saved measurements and draws them in place of those drawn before (at load,
+   * and when the parent changed them: showMeasurements). A read that fails leaves a note on the
+   * page and none drawn, never the twin unshown; a refused session ends as every read's does.
+   */
+  async showMeasurements(): Promise<Measurement[]> {
+    try {
+      const shown = await this.measurements.showSaved();
+      this.messages.hide('measurements');
+      return shown;
+    } catch (error) {
+      if (error instanceof SessionRefusedError) {
+        this.sessionRefused();
+        throw error;
+      }
+      const reason = error instanceof Error ? error.message : String(error);
+      this.messages.show('measurements', `The saved measurements could not be read (${reason}).`, 'warning');
+      return [];
+    }
   }
 
   flyTo(id: string, durationMs?: number): Promise<CameraState> {
@@ -262,9 +294,12 @@ export class Viewer {
       const { position, target, fov } = poi.viewpoint;
       return this.scene.flyTo({ position, target, fov: fov ?? this.scene.camera.fov }, durationMs);
     }
+    const measured = this.measurements.pointsOf(id);
     const bounds: Bounds | null = poi
       ? { min: offset(poi.position, -2), max: offset(poi.position, 2) }
-      : (this.objects.boundsOf(id) ?? this.layers.find((layer) => layer.layer.bundleId === id)?.bounds() ?? null);
+      : (this.objects.boundsOf(id) ??
+        this.layers.find((layer) => layer.layer.bundleId === id)?.bounds() ??
+        (measured ? withMargin(union(measured.map((point) => ({ min: point, max: point })))) : null));
     if (!bounds) return Promise.reject(new Error(`nothing in this twin has the id ${id}`));
     this.framed = true;
     return this.scene.flyTo(this.cameraFraming(bounds), durationMs);
@@ -305,6 +340,7 @@ export class Viewer {
       tool: this.activeTool.name,
       measuring: this.activeTool instanceof MeasureTool ? this.activeTool.status() : null,
       measurements: this.measurements.created,
+      savedMeasurements: this.measurements.savedIds(),
       colorMode: this.pointStyle.mode,
       clipBox: this.pointStyle.clipBox,
       section: this.pointStyle.section,
@@ -433,6 +469,18 @@ function checkBox(box: ClipBox): void {
   if (box.size.x <= 0 || box.size.y <= 0 || box.size.z <= 0) throw new Error('setClipBox: size must be above 0 on each axis');
   const { x, y, z, w } = box.rotation;
   if (Math.abs(Math.hypot(x, y, z, w) - 1) > 1e-3) throw new Error('setClipBox: rotation must be a unit quaternion');
+}
+
+/** A box at least 1 m on each axis: a single point or a flat set of points still frames a space around it. */
+function withMargin(bounds: Bounds): Bounds {
+  const min = { ...bounds.min };
+  const max = { ...bounds.max };
+  for (const axis of ['x', 'y', 'z'] as const) {
+    const short = Math.max(0, 1 - (max[axis] - min[axis])) / 2;
+    min[axis] -= short;
+    max[axis] += short;
+  }
+  return { min, max };
 }
 
 function offset(point: Vector3, by: number): Vector3 {

@@ -26,7 +26,6 @@ import {
   twinHref,
   type Vector3,
 } from './twin-api.js';
-import { framingCamera } from './viewer-camera.js';
 import { ViewerFrame } from './viewer-frame.js';
 import { formatMeasurementValue, type ToolName, type ViewerMeasurement, type ViewerRemote } from './viewer-link.js';
 import { ToolHint, ViewerToolbar } from './viewer-toolbar.js';
@@ -141,15 +140,12 @@ function TwinWorkspace(props: {
     remote.current?.flyTo(next.id).catch(() => undefined);
   }
   function selectMeasurement(measurement: Measurement) {
-    setSelection({ kind: 'measurement', id: measurement.id });
-    // The viewer flies to the objects it draws; a saved measurement's points are framed here.
-    const view = remote.current;
-    if (view) {
-      view
-        .getCamera()
-        .then((camera) => view.setCamera(framingCamera(measurement.points, camera)))
-        .catch(() => undefined);
-    }
+    // The viewer draws the saved measurements and flies to them as to the other objects.
+    select({ kind: 'measurement', id: measurement.id });
+  }
+  /** The view draws the saved measurements as the API lists them now (docs/viewer.md, showMeasurements). */
+  function showMeasurementsInView() {
+    remote.current?.showMeasurements().catch(() => undefined);
   }
   /**
    * A measuring tool finished one. The framed viewer's token is an embed session's, read-only
@@ -176,6 +172,8 @@ function TwinWorkspace(props: {
         setMeasureError(error);
         return;
       }
+      // The view drew it unsaved: it now shows the saved one, whose label selects it.
+      showMeasurementsInView();
     }
     props.onNotice(`Measurement ${measurement.name} saved: ${value}.`);
     measurements.reload();
@@ -189,6 +187,14 @@ function TwinWorkspace(props: {
     measurements.reload();
     setTool(undefined);
     setViewKey((key) => key + 1);
+    setChangesKey((key) => key + 1);
+    if (context.draft) props.onDraftsChanged();
+  }
+  /** A measurement renamed or deleted in the panel: the view redraws the saved ones rather than loading again. */
+  function measurementsChanged(message: string) {
+    props.onNotice(message);
+    measurements.reload();
+    showMeasurementsInView();
     setChangesKey((key) => key + 1);
     if (context.draft) props.onDraftsChanged();
   }
@@ -273,7 +279,7 @@ function TwinWorkspace(props: {
             types={props.types}
             selection={selection}
             onSelect={selectMeasurement}
-            onChanged={changed}
+            onChanged={measurementsChanged}
           />
           {selection && selected && (
             <MetadataPanel
