@@ -18,13 +18,6 @@ export class SessionRefusedError extends Error {
   }
 }
 
-/** A list the token may not read (403) where that refusal is not the session's end (TwinApi.measurements). */
-class ForbiddenListError extends Error {
-  constructor(path: string) {
-    super(`${path} answered 403`);
-  }
-}
-
 export function isRefusal(status: number): boolean {
   return status === 401 || status === 403;
 }
@@ -84,18 +77,9 @@ export class TwinApi {
     return (await response.json()) as Measurement;
   }
 
-  /**
-   * The twin's saved measurements (a plan has none). A token that may read the twin but not its
-   * measurements (403) has none to read: that refusal does not end the session, a 401 still does.
-   */
+  /** The twin's saved measurements (a plan has none). */
   async measurements(): Promise<Measurement[]> {
-    if (this.showsPlan) return [];
-    try {
-      return await this.all<Measurement>('measurements', false);
-    } catch (error) {
-      if (error instanceof ForbiddenListError) return [];
-      throw error;
-    }
+    return this.showsPlan ? [] : this.all<Measurement>('measurements');
   }
 
   /** A fetch with the token that turns a refusal into SessionRefusedError (and remembers it). */
@@ -109,14 +93,8 @@ export class TwinApi {
     return response;
   }
 
-  /** A JSON read; with `forbiddenEndsSession` false a 403 throws ForbiddenListError instead of ending the session. */
-  async json<T>(path: string, forbiddenEndsSession = true): Promise<T> {
-    const response = await this.fetch(`${this.config.apiBase}${path}`, forbiddenEndsSession);
-    if (!forbiddenEndsSession && response.status === 401) {
-      this.refused = true;
-      throw new SessionRefusedError(401);
-    }
-    if (!forbiddenEndsSession && response.status === 403) throw new ForbiddenListError(path);
+  async json<T>(path: string): Promise<T> {
+    const response = await this.fetch(`${this.config.apiBase}${path}`);
     if (!response.ok) throw new Error(`${path} answered ${response.status}`);
     return (await response.json()) as T;
   }
@@ -140,15 +118,11 @@ export class TwinApi {
   }
 
   /** Every item of a twin list (a flat array per page, docs/twins.md), page by page. */
-  async all<T>(
-    kind: 'points-of-interest' | 'zones' | 'model-assets' | 'measurements',
-    forbiddenEndsSession = true,
-  ): Promise<T[]> {
+  async all<T>(kind: 'points-of-interest' | 'zones' | 'model-assets' | 'measurements'): Promise<T[]> {
     const items: T[] = [];
     for (let offset = 0; ; offset += PAGE) {
       const page = await this.json<T[]>(
         `/twin/${encodeURIComponent(this.objectsContext)}/${kind}?limit=${PAGE}&offset=${offset}`,
-        forbiddenEndsSession,
       );
       items.push(...page);
       if (page.length < PAGE) return items;
