@@ -64,6 +64,13 @@ describe('the web console: measuring in a twin', { timeout: 90_000 }, () => {
   }
 
   /** Chooses the distance tool and clicks the scan at the twin points (the view framing them: a measurement selected). */
+  /** Selects a measurement in the panel and waits for the view's flight to it to land (clicks go where it lands). */
+  async function selectInPanel(target: Page, name: string) {
+    const landed = (await status(target)).flightsLanded as number;
+    await target.getByRole('list', { name: 'Measurements' }).getByRole('button', { name, exact: true }).click();
+    await expect.poll(async () => (await status(target)).flightsLanded, { timeout: 10_000 }).toBeGreaterThan(landed);
+  }
+
   async function measureInView(target: Page, points: Vector3[]) {
     await expect.poll(async () => (await status(target)).layers[0]?.settled, { timeout: 30_000 }).toBe(true);
     await toolButton(target, 'Distance').click();
@@ -257,7 +264,7 @@ describe('the web console: measuring in a twin', { timeout: 90_000 }, () => {
     await expect.poll(() => page.textContent('#draft-heading')).toBe('Draft: Survey');
     const draftId = new URL(page.url()).searchParams.get('draft') as string;
     await page.locator('.viewer-status', { hasText: '3D view ready: Plant' }).waitFor({ timeout: 30_000 });
-    await page.getByRole('list', { name: 'Measurements' }).getByRole('button', { name: 'Hall diagonal', exact: true }).click();
+    await selectInPanel(page, 'Hall diagonal');
     await measureInView(page, [at(1, 3), at(4, 3)]);
     await expect
       .poll(() => page.getByRole('list', { name: 'Changes in this draft' }).getByRole('listitem').allTextContents())
@@ -281,7 +288,7 @@ describe('the web console: measuring in a twin', { timeout: 90_000 }, () => {
     await toolButton(readerPage, 'Angle').click();
     await expect.poll(async () => (await status(readerPage)).tool).toBe('angle');
     // A reader's measurement is reported, not saved.
-    await list.getByRole('button', { name: 'Hall diagonal', exact: true }).click();
+    await selectInPanel(readerPage, 'Hall diagonal');
     await measureInView(readerPage, [at(2, 2), at(3, 4)]);
     await expect.poll(() => readerPage.textContent('main [role=status]')).toContain('Not saved: you may not change this twin.');
     expect(await measurements()).toHaveLength(2);

@@ -24,6 +24,9 @@ export class ViewerScene {
   eyeDome: EyeDomeLighting | null = null;
   private flight: ((now: number) => boolean) | null = null;
 
+  /** How many flyTo flights have landed (the viewer's status shows it: a page waits on it). */
+  flightsLanded = 0;
+
   constructor(readonly container: HTMLElement) {
     this.renderer = new WebGLRenderer({ antialias: false, preserveDrawingBuffer: true });
     this.renderer.setPixelRatio(Math.min(window.devicePixelRatio, 2));
@@ -96,7 +99,10 @@ export class ViewerScene {
     const fromTarget = this.controls.target.clone();
     const toPosition = this.toScene(camera.position);
     const toTarget = this.toScene(camera.target);
-    if (durationMs <= 0) return Promise.resolve(this.setCamera(camera));
+    if (durationMs <= 0) {
+      this.flightsLanded += 1;
+      return Promise.resolve(this.setCamera(camera));
+    }
     return new Promise((resolve) => {
       let started: number | undefined;
       this.flight = (now) => {
@@ -109,6 +115,7 @@ export class ViewerScene {
           this.controls.update();
           return true;
         }
+        this.flightsLanded += 1;
         resolve(this.setCamera(camera));
         return false;
       };

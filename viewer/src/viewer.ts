@@ -351,6 +351,7 @@ export class Viewer {
       firstContentFrameAt: this.firstContentFrameAt,
       models: this.models,
       camera: this.scene.getCamera(),
+      flightsLanded: this.scene.flightsLanded,
     };
   }
 
