@@ -10,9 +10,7 @@ import { type PointSource, writeLas } from '../support/point-cloud-samples.js';
 import { processedPointCloud } from '../support/processed-point-cloud.js';
 import { createSite } from '../support/twins.js';
 import { sampleBytes } from '../support/uploads.js';
-
-type Vector3 = { x: number; y: number; z: number };
-type Camera = { position: Vector3; target: Vector3; fov: number };
+import { type Camera, screenOf, type Vector3 } from '../support/viewer-measuring.js';
 
 /** A level floor 10 m square at z = 50, a point every 0.1 m: wherever a click lands on it, a point is within a few pixels. */
 const ORIGIN = { x: 1000, y: 2000, z: 50 };
@@ -302,22 +300,3 @@ describe('the web console: measuring in a twin', { timeout: 90_000 }, () => {
     await readerPage.context().close();
   });
 });
-
-/** Where a twin point shows in a view of `width` × `height` pixels: the camera's projection (Z up, as the viewer's). */
-function screenOf(point: Vector3, camera: Camera, width: number, height: number): { x: number; y: number } {
-  const sub = (a: Vector3, b: Vector3) => ({ x: a.x - b.x, y: a.y - b.y, z: a.z - b.z });
-  const dot = (a: Vector3, b: Vector3) => a.x * b.x + a.y * b.y + a.z * b.z;
-  const cross = (a: Vector3, b: Vector3) => ({ x: a.y * b.z - a.z * b.y, y: a.z * b.x - a.x * b.z, z: a.x * b.y - a.y * b.x });
-  const unit = (a: Vector3) => {
-    const length = Math.hypot(a.x, a.y, a.z);
-    return { x: a.x / length, y: a.y / length, z: a.z / length };
-  };
-  const forward = unit(sub(camera.target, camera.position));
-  const right = unit(cross(forward, { x: 0, y: 0, z: 1 }));
-  const up = cross(right, forward);
-  const d = sub(point, camera.position);
-  const tan = Math.tan((camera.fov * Math.PI) / 360);
-  const ndcX = dot(d, right) / (dot(d, forward) * tan * (width / height));
-  const ndcY = dot(d, up) / (dot(d, forward) * tan);
-  return { x: ((ndcX + 1) / 2) * width, y: ((1 - ndcY) / 2) * height };
-}

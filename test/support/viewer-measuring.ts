@@ -38,8 +38,8 @@ export const at = (x: number, y: number, z: number): Vector3 => ({ x: ORIGIN.x +
 export const WIDTH = 800;
 export const HEIGHT = 600;
 
-/** Where a twin point shows in the page: the camera's projection (Z up, as the viewer's). */
-export function screenOf(point: Vector3, camera: Camera): { x: number; y: number } {
+/** Where a twin point shows in a view of `width` × `height` pixels (parentPage's iframe by default): the camera's projection (Z up, as the viewer's). */
+export function screenOf(point: Vector3, camera: Camera, width = WIDTH, height = HEIGHT): { x: number; y: number } {
   const sub = (a: Vector3, b: Vector3) => ({ x: a.x - b.x, y: a.y - b.y, z: a.z - b.z });
   const dot = (a: Vector3, b: Vector3) => a.x * b.x + a.y * b.y + a.z * b.z;
   const cross = (a: Vector3, b: Vector3) => ({ x: a.y * b.z - a.z * b.y, y: a.z * b.x - a.x * b.z, z: a.x * b.y - a.y * b.x });
@@ -52,9 +52,9 @@ export function screenOf(point: Vector3, camera: Camera): { x: number; y: number
   const up = cross(right, forward);
   const d = sub(point, camera.position);
   const tan = Math.tan((camera.fov * Math.PI) / 360);
-  const ndcX = dot(d, right) / (dot(d, forward) * tan * (WIDTH / HEIGHT));
+  const ndcX = dot(d, right) / (dot(d, forward) * tan * (width / height));
   const ndcY = dot(d, up) / (dot(d, forward) * tan);
-  return { x: ((ndcX + 1) / 2) * WIDTH, y: ((1 - ndcY) / 2) * HEIGHT };
+  return { x: ((ndcX + 1) / 2) * width, y: ((1 - ndcY) / 2) * height };
 }
 
 /** The viewer canvas's pixels (RGBA, 800 × 600 at a device pixel ratio of 1). */

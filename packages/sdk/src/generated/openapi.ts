@@ -797,7 +797,7 @@ export interface paths {
         };
         /**
          * A processed point cloud's 3D Tiles tileset
-         * @description Content URIs in the tileset are relative: a 3D Tiles viewer resolves each tile from the tileset's address and fetches it with the same bearer token. Answers carry an ETag, Cache-Control: private, max-age=31536000, immutable (a derivative's files never change) and Vary: Authorization; If-None-Match answers 304; Range answers 206 or 416. 404 for a node that is no processed point cloud and for any path the processing did not write.
+         * @description Content URIs in the tileset are relative: a 3D Tiles viewer resolves each tile from the tileset's address and fetches it with the same bearer token. A tile is stored gzip-encoded and answers with Content-Encoding: gzip to a client whose Accept-Encoding takes gzip; to one that does not, or to a Range request, it answers decoded (Range over the decoded bytes), with an ETag of its own. Answers carry an ETag, Cache-Control: private, max-age=31536000, immutable (a derivative's files never change) and Vary: Authorization; If-None-Match answers 304; Range answers 206 or 416. 404 for a node that is no processed point cloud and for any path the processing did not write.
          */
         get: operations["getDerivativeTileset"];
         put?: never;
@@ -817,7 +817,7 @@ export interface paths {
         };
         /**
          * A file the tileset of a processed point cloud references
-         * @description Content URIs in the tileset are relative: a 3D Tiles viewer resolves each tile from the tileset's address and fetches it with the same bearer token. Answers carry an ETag, Cache-Control: private, max-age=31536000, immutable (a derivative's files never change) and Vary: Authorization; If-None-Match answers 304; Range answers 206 or 416. 404 for a node that is no processed point cloud and for any path the processing did not write.
+         * @description Content URIs in the tileset are relative: a 3D Tiles viewer resolves each tile from the tileset's address and fetches it with the same bearer token. A tile is stored gzip-encoded and answers with Content-Encoding: gzip to a client whose Accept-Encoding takes gzip; to one that does not, or to a Range request, it answers decoded (Range over the decoded bytes), with an ETag of its own. Answers carry an ETag, Cache-Control: private, max-age=31536000, immutable (a derivative's files never change) and Vary: Authorization; If-None-Match answers 304; Range answers 206 or 416. 404 for a node that is no processed point cloud and for any path the processing did not write.
          */
         get: operations["getDerivativeTile"];
         put?: never;
