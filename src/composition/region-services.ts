@@ -295,6 +295,8 @@ export function regionServices(platform: Platform, region: Region): RegionServic
       rules: placements,
       planning,
       layouts: new LayoutModelAssetService({ clock, planning: planningRows, rules: placements, twins }),
+      libraryModels,
+      blobs,
     }),
     objectMetadata,
     businessObjects: new BusinessObjectSearchService({

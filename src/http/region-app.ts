@@ -34,6 +34,7 @@ import type { RegionApp } from './routes/region-app-type.js';
 import { ErrorSchema } from './routes/responses.js';
 import scimTokenRoutes from './routes/scim-tokens/scim-token-routes.js';
 import businessObjectRoutes from './routes/twins/business-object-routes.js';
+import modelAssetPreviewRoutes from './routes/twins/model-asset-preview-routes.js';
 import objectMetadataRoutes from './routes/twins/object-metadata-routes.js';
 import twinLayerRoutes from './routes/twins/twin-layer-routes.js';
 import twinObjectKindRoutes from './routes/twins/twin-object-kinds.js';
@@ -106,6 +107,7 @@ export async function regionApp(
   await twinRoutes(app);
   await twinLayerRoutes(app);
   await twinObjectKindRoutes(app);
+  await modelAssetPreviewRoutes(app);
   await objectMetadataRoutes(app);
   await businessObjectRoutes(app);
   await libraryTagRoutes(app);

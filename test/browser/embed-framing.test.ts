@@ -170,7 +170,7 @@ describe('embedding in chromium: frame-ancestors, the allowed parent, revocation
       type Status = {
         ready: boolean;
         layers: { tilesLoaded: number; errors: string[]; settled: boolean }[];
-        models: { placed: number };
+        models: { placed: number; boxes: number };
       };
       const status = () => page.evaluate(() => (window as unknown as { rdpViewerStatus: () => Status }).rdpViewerStatus());
       await expect.poll(async () => (await status()).ready, { timeout: 30_000 }).toBe(true);
@@ -179,7 +179,11 @@ describe('embedding in chromium: frame-ancestors, the allowed parent, revocation
       expect(shown.layers).toHaveLength(1);
       expect(shown.layers[0]?.tilesLoaded).toBeGreaterThan(0);
       expect(shown.layers[0]?.errors).toEqual([]);
-      expect(shown.models.placed).toBe(1);
+      // A STEP model has no preview (docs/asset-library.md): the one placed model a box, and the page says why.
+      expect(shown.models).toEqual({ placed: 1, boxes: 1 });
+      expect(await page.locator('[data-key="models"]').textContent()).toBe(
+        '1 placed model(s) shown as boxes: their library models have no preview.',
+      );
     } finally {
       await page.close();
     }

@@ -60,13 +60,10 @@ describe('the 3D viewer in chromium: a processed point cloud, labels, the postMe
   let allowedOrigins: string[] = [];
   let frameAncestors: string[] = [];
   let reader: Promise<import('../support/fixtures.js').ApiClient> | undefined;
-  /** A caller who reads the twin and may download the library's previews. */
+  /** A caller who reads the library: to wait for the model's preview. */
   const libraryReader = () => {
     reader ??= org
-      .serviceClient({
-        scopes: 'read:basic read:hierarchy read:assetlibrary download:assetlibrary',
-        roleName: 'Organization Administrator',
-      })
+      .serviceClient({ scopes: 'read:basic read:assetlibrary', roleName: 'Organization Administrator' })
       .then(({ client }) => client);
     return reader;
   };
@@ -144,12 +141,14 @@ describe('the 3D viewer in chromium: a processed point cloud, labels, the postMe
     const page = await browser.newPage({ viewport: { width: 800, height: 600 } });
     const failures: string[] = [];
     page.on('pageerror', (error) => failures.push(error.message));
-    // Every answer an error but the favicon's (the test's page server has none) and the library
-    // model's read, which this token may not make (its 403 is why the model is a box).
+    // Every answer an error but the favicon's (the test's page server has none); the library's
+    // routes and the model's preview (read through the twin) are recorded apart.
     const libraryReads: number[] = [];
+    const previewReads: number[] = [];
     page.on('response', (response) => {
-      if (response.url().includes('/asset-library/models/')) libraryReads.push(response.status());
-      else if (response.status() >= 400 && !response.url().endsWith('/favicon.ico')) {
+      if (response.url().includes('/asset-library/')) libraryReads.push(response.status());
+      if (/\/model-assets\/[^/]+\/preview$/.test(response.url())) previewReads.push(response.status());
+      if (response.status() >= 400 && !response.url().endsWith('/favicon.ico')) {
         failures.push(`${response.status()} ${response.url()}`);
       }
     });
@@ -171,10 +170,11 @@ describe('the 3D viewer in chromium: a processed point cloud, labels, the postMe
     expect(status.layers[0]!.pointsLoaded).toBe(POINTS);
     expect(await paintedPixels(page)).toBeGreaterThan(2_000);
     await page.locator('.rdp-poi', { hasText: 'Pump P-101' }).waitFor({ state: 'visible' });
-    // This token may not download the library's previews: the placed model is a box, and the page says so.
-    expect(status.models).toEqual({ placed: 1, boxes: 1 });
-    expect(libraryReads).toEqual([403]);
-    expect(await page.locator('[data-key="models"]').textContent()).toMatch(/1 placed model\(s\) shown as boxes/);
+    // The placed model is drawn from its preview, read through the twin: the library is not asked.
+    expect(status.models).toEqual({ placed: 1, boxes: 0 });
+    expect(previewReads).toEqual([200]);
+    expect(libraryReads).toEqual([]);
+    expect(await page.locator('[data-key="models"]').count()).toBe(0);
 
     // A click on the cloud's middle (the camera looks at it) picks a point of it, in the twin's frame.
     await page.mouse.click(400, 300);
@@ -192,15 +192,24 @@ describe('the 3D viewer in chromium: a processed point cloud, labels, the postMe
     await page.close();
   }, 60_000);
 
-  it('shows a placed model from its preview GLB when the token may download it', async () => {
+  it("an embed session's token shows the placed model from its preview GLB, read through the twin (no library scope)", async () => {
+    const session = await org.admin.post('/v1/embed-sessions', { twinId: siteId, allowedOrigins: [parentServer.origin] });
+    expect(session.status, JSON.stringify(session.body)).toBe(201);
     const page = await browser.newPage();
     const failures: string[] = [];
     page.on('pageerror', (error) => failures.push(error.message));
-    const readerToken = (await libraryReader()).token as string;
-    await page.goto(`${viewerServer.origin}/viewer/${siteId}#token=${readerToken}`);
+    const previewReads: number[] = [];
+    page.on('response', (response) => {
+      if (/\/model-assets\/[^/]+\/preview$/.test(response.url())) previewReads.push(response.status());
+      else if (response.status() >= 400 && !response.url().endsWith('/favicon.ico')) {
+        failures.push(`${response.status()} ${response.url()}`);
+      }
+    });
+    await page.goto(`${viewerServer.origin}/viewer/${siteId}#token=${session.body.token}`);
     await page.waitForFunction(() => (window as any).rdpViewerStatus?.().ready === true, undefined, { timeout: 30_000 });
     expect(failures).toEqual([]);
     expect((await statusOf(page))!.models).toEqual({ placed: 1, boxes: 0 });
+    expect(previewReads).toEqual([200]);
     expect(await page.locator('[data-key="models"]').count()).toBe(0);
     await page.close();
   }, 30_000);

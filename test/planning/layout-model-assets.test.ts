@@ -142,6 +142,31 @@ describe('model assets in a planning layout: /v1/twin/{layoutId}/model-assets', 
     await refused(() => org.admin.get(`/v1/twin/${layoutId}/points-of-interest`), 404, 'Not Found');
   });
 
+  it("answers a placed model's preview GLB through the layout, to a layout's embed token too; not through the twin", async () => {
+    // An OBJ, which this platform's worker previews.
+    const previewed = await createLibraryModel(org, { status: 'processing', name: 'Crane preview' });
+    const library = await libraryWriter(org);
+    for (let waited = 0; waited < 30_000; waited += 100) {
+      if ((await library.get(`/v1/asset-library/models/${previewed.id}`)).body.status === 'ready') break;
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+    const placed = await place(layoutId, { libraryModelId: previewed.id });
+    const session = await org.admin.post('/v1/embed-sessions', { layoutId, allowedOrigins: ['https://app.example.com'] });
+    expect(session.status, JSON.stringify(session.body)).toBe(201);
+    const path = `/v1/twin/${layoutId}/model-assets/${placed.id}/preview`;
+    for (const token of [org.admin.token, session.body.token]) {
+      const response = await fetch(`${org.admin.baseUrl}${path}`, { headers: { authorization: `Bearer ${token}` } });
+      expect(response.status).toBe(200);
+      expect(response.headers.get('content-type')).toBe('model/gltf-binary');
+      expect(
+        Buffer.from(await response.arrayBuffer())
+          .subarray(0, 4)
+          .toString('latin1'),
+      ).toBe('glTF');
+    }
+    await refused(() => org.admin.get(`/v1/twin/${siteId}/model-assets/${placed.id}/preview`), 404, 'Not Found');
+  });
+
   it('refuses with the twin rules, storing nothing: 400 naming the field, 404 and 409 for the library model', async () => {
     const post = (body: object) => () =>
       org.admin.post(`/v1/twin/${layoutId}/model-assets`, { libraryModelId: modelId, name: 'A', position, ...body });

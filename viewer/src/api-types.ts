@@ -24,7 +24,6 @@ export type PlanLayers = Answer<'listPlanLayers'>;
 export type PointOfInterest = Schemas['PointOfInterest'];
 export type Zone = Schemas['Zone'];
 export type ModelAsset = Schemas['ModelAsset'];
-export type LibraryModel = Schemas['LibraryModel'];
 
 /** What the page hands the script (src/http/viewer/viewer-page.ts writes it). */
 export type { ViewerConfig } from '../../src/domain/viewer/viewer-config.js';

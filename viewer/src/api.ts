@@ -1,14 +1,5 @@
 import { isEmbedToken } from '../../src/domain/embed/embed-sessions.js';
-import type {
-  LibraryModel,
-  ModelAsset,
-  PlanLayers,
-  PlanLayouts,
-  PointOfInterest,
-  Twin,
-  ViewerConfig,
-  Zone,
-} from './api-types.js';
+import type { ModelAsset, PlanLayers, PlanLayouts, PointOfInterest, Twin, ViewerConfig, Zone } from './api-types.js';
 import type { Measurement, MeasurementKind, Vector3 } from './protocol.js';
 
 /** The API refused the token (401, or 403 on the target's own reads): the session has expired or was revoked. */
@@ -143,14 +134,16 @@ export class TwinApi {
   }
 
   /**
-   * A library model's preview address, or null when the token may not have it: the links need
-   * download:assetlibrary, which an embed session's token never carries (docs/viewer.md).
+   * A placed model's preview GLB, read through the twin (docs/design/meshes.md#model-previews):
+   * whoever reads the twin reads it, an embed session's token too. Null when its library model has
+   * no preview (404: not previewable, or not made yet); a refusal ends the session as for any twin read.
    */
-  async previewUrl(libraryModelId: string): Promise<string | null> {
-    const url = `${this.config.apiBase}/asset-library/models/${encodeURIComponent(libraryModelId)}?includeDownloadLinks=true`;
-    const response = await this.fetch(url, false);
-    if (!response.ok) return null;
-    const model = (await response.json()) as Pick<LibraryModel, 'downloadLinks'>;
-    return model.downloadLinks?.preview?.url ?? null;
+  async preview(modelAssetId: string): Promise<ArrayBuffer | null> {
+    const ctx = encodeURIComponent(this.objectsContext);
+    const path = `/twin/${ctx}/model-assets/${encodeURIComponent(modelAssetId)}/preview`;
+    const response = await this.fetch(`${this.config.apiBase}${path}`);
+    if (response.status === 404) return null;
+    if (!response.ok) throw new Error(`${path} answered ${response.status}`);
+    return response.arrayBuffer();
   }
 }

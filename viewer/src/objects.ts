@@ -13,6 +13,7 @@ import {
   Vector3 as ThreeVector3,
 } from 'three';
 import { type GLTF, GLTFLoader } from 'three/examples/jsm/loaders/GLTFLoader.js';
+import { SessionRefusedError } from './api.js';
 import type { ModelAsset, PointOfInterest, Zone } from './api-types.js';
 import type { Vector3 } from './protocol.js';
 import type { ViewerScene } from './scene.js';
@@ -27,7 +28,7 @@ export type PickedObject = { kind: 'zone' | 'modelAsset'; id: string };
 /**
  * Points of interest as DOM labels over the canvas (they follow their point each frame and take
  * clicks), zones as translucent boxes with their edges, placed models from their previews (or a
- * box where a preview cannot be had).
+ * box for a model whose library model has no preview).
  */
 export class TwinObjects {
   readonly zonesGroup = new Group();
@@ -84,25 +85,32 @@ export class TwinObjects {
     }
   }
 
-  /** Places each model from its preview GLB when `previewUrl` gives one, else as a box; answers how many are boxes. */
-  async addModelAssets(models: ModelAsset[], previewUrl: (libraryModelId: string) => Promise<string | null>): Promise<number> {
+  /**
+   * Places each model from its preview GLB (`preview` reads it through one model asset of each
+   * library model), else as a box; answers how many are boxes. A refused session is thrown, as by
+   * the other reads; a preview that cannot be read or parsed is a box.
+   */
+  async addModelAssets(models: ModelAsset[], preview: (modelAssetId: string) => Promise<ArrayBuffer | null>): Promise<number> {
     const previews = new Map<string, Promise<Object3D | null>>();
     const loader = new GLTFLoader();
     let boxes = 0;
     await Promise.all(
       models.map(async (model) => {
-        let preview = previews.get(model.libraryModelId);
-        if (!preview) {
-          preview = previewUrl(model.libraryModelId)
-            .then((url) => (url ? loader.loadAsync(url).then((gltf: GLTF) => gltf.scene) : null))
-            .catch(() => null);
-          previews.set(model.libraryModelId, preview);
+        let scene = previews.get(model.libraryModelId);
+        if (!scene) {
+          scene = preview(model.id)
+            .then((bytes) => (bytes ? loader.parseAsync(bytes, '').then((gltf: GLTF) => gltf.scene) : null))
+            .catch((error: unknown) => {
+              if (error instanceof SessionRefusedError) throw error;
+              return null;
+            });
+          previews.set(model.libraryModelId, scene);
         }
-        const scene = await preview;
+        const loaded = await scene;
         const group = new Group();
         group.userData = { kind: 'modelAsset', id: model.id };
-        if (scene) {
-          const copy = scene.clone(true);
+        if (loaded) {
+          const copy = loaded.clone(true);
           // glTF is Y up, the twin Z up.
           copy.rotation.x = Math.PI / 2;
           copy.traverse((child) => {

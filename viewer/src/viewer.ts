@@ -58,7 +58,7 @@ export class Viewer {
   private readonly legend: ClassificationLegend;
   /** performance.now() of the first frame drawn with a tile in it (bench/viewer.ts measures it). */
   firstContentFrameAt: number | null = null;
-  /** Placed models, and how many of them show as boxes for want of a preview. */
+  /** Placed models, and how many of them show as boxes: their library models have no preview. */
   models = { placed: 0, boxes: 0 };
   private cameraTimer: number | undefined;
   /**
@@ -209,14 +209,10 @@ export class Viewer {
       this.objects.addZones(zones);
       // Without layers the objects are what the camera frames.
       if (this.layers.length === 0) this.frameEverything();
-      const boxes = await this.objects.addModelAssets(models, (id) => this.api.previewUrl(id));
+      const boxes = await this.objects.addModelAssets(models, (id) => this.api.preview(id));
       this.models = { placed: models.length, boxes };
       if (boxes > 0) {
-        this.messages.show(
-          'models',
-          `${boxes} placed model(s) shown as boxes: their previews need the asset library's download permission.`,
-          'info',
-        );
+        this.messages.show('models', `${boxes} placed model(s) shown as boxes: their library models have no preview.`, 'info');
       }
       if (twin.layers.length === 0) this.messages.show('layers', 'This twin has no 3D layers yet.', 'info');
       this.ready = true;

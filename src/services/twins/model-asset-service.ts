@@ -1,5 +1,9 @@
+import type { LibraryModelRepository } from '../../adapters/db/repositories/library-model-repository.js';
 import type { Principal } from '../../domain/access/principal.js';
+import { ApiError } from '../../domain/errors.js';
+import type { LibraryModelRow } from '../../domain/records/regional.js';
 import type { CreateOf, TwinObject } from '../../domain/twins/twin-objects.js';
+import type { BlobStore } from '../../ports/blob-store.js';
 import type { LayoutModelAssetService } from '../planning/layout-model-asset-service.js';
 import type { PlanningService } from '../planning/planning-service.js';
 import type { ModelAssetChanges, ModelPlacementRules } from './model-placement.js';
@@ -12,6 +16,16 @@ export interface ModelAssetServiceOptions {
   rules: ModelPlacementRules;
   planning: Pick<PlanningService, 'layoutContext'>;
   layouts: LayoutModelAssetService;
+  /** Where a placed model's preview is found: its library model's row, and the preview's blob. */
+  libraryModels: Pick<LibraryModelRepository, 'find'>;
+  blobs: Pick<BlobStore, 'head'>;
+}
+
+/** A placed model's preview GLB as stored: its blob's key, size and bare ETag. */
+export interface ModelPreviewBlob {
+  key: string;
+  size: number;
+  etag: string;
 }
 
 /**
@@ -28,6 +42,8 @@ export class ModelAssetService {
   private readonly rules: ModelPlacementRules;
   private readonly planning: ModelAssetServiceOptions['planning'];
   private readonly layouts: LayoutModelAssetService;
+  private readonly libraryModels: ModelAssetServiceOptions['libraryModels'];
+  private readonly blobs: ModelAssetServiceOptions['blobs'];
 
   constructor(options: ModelAssetServiceOptions) {
     this.objects = options.objects;
@@ -35,6 +51,8 @@ export class ModelAssetService {
     this.rules = options.rules;
     this.planning = options.planning;
     this.layouts = options.layouts;
+    this.libraryModels = options.libraryModels;
+    this.blobs = options.blobs;
   }
 
   async list(principal: Principal, contextId: string, limit: number, offset: number): Promise<TwinObject<'modelAsset'>[]> {
@@ -47,6 +65,22 @@ export class ModelAssetService {
     const layout = await this.planning.layoutContext(principal, contextId, 'read');
     if (layout) return this.layouts.get(layout, id);
     return this.objects.get(await this.twins.context(principal, contextId, 'read'), id);
+  }
+
+  /**
+   * The preview GLB of the library model a model asset places, to whoever may read the model
+   * asset (docs/design/meshes.md#model-previews): the twin's read is the permission, no library
+   * scope is needed, so an embed session's token shows placed models as themselves. 404 naming
+   * why when the model has no preview.
+   */
+  async preview(principal: Principal, contextId: string, id: string): Promise<ModelPreviewBlob> {
+    const { libraryModelId } = (await this.get(principal, contextId, id)).fields;
+    const model = await this.libraryModels.find(principal.orgId, libraryModelId);
+    if (!model) throw new ApiError('NotFound', `Library model ${libraryModelId} is no longer in this organization's library`);
+    if (model.status !== 'ready' || !model.preview_blob_key) throw new ApiError('NotFound', noPreview(model));
+    const info = await this.blobs.head(model.preview_blob_key);
+    if (!info) throw new ApiError('NotFound', `The preview of library model ${model.id} is no longer stored`);
+    return { key: model.preview_blob_key, size: info.size, etag: info.etag };
   }
 
   async create(principal: Principal, contextId: string, input: CreateOf<'modelAsset'>): Promise<TwinObject<'modelAsset'>> {
@@ -78,4 +112,15 @@ export class ModelAssetService {
     if (layout) return this.layouts.delete(principal, layout, id);
     await this.objects.delete(principal, await this.twins.context(principal, contextId, 'edit'), id);
   }
+}
+
+/** Why a library model has no preview, for the 404's message (docs/asset-library.md, "Previews"). */
+function noPreview(model: LibraryModelRow): string {
+  const subject = `Library model ${model.id} has no preview`;
+  if (model.status === 'processing') return `${subject} yet: it is being made (status processing)`;
+  if (model.status === 'failed')
+    return `${subject}: making it failed (status failed${model.failure_reason ? `: ${model.failure_reason}` : ''})`;
+  if (model.status === 'pendingUpload') return `${subject}: its upload is not finalized (status pendingUpload)`;
+  const reason = model.preview_unavailable_reason ?? 'none was made';
+  return `${subject}: it is ready without one (${reason})`;
 }

@@ -1473,6 +1473,26 @@ export interface paths {
         patch: operations["updateModelAsset"];
         trace?: never;
     };
+    "/v1/twin/{contextId}/model-assets/{modelAssetId}/preview": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get a placed model's preview GLB
+         * @description The preview GLB of the library model this model asset places (docs/design/meshes.md#model-previews), so that every viewer, an embedded one too, shows the model as itself. contextId as for the model asset's GET: a site id, a draft id or a planning layout id. Needs read on the site (or the layout's project) and the scope read:hierarchy only: no asset library scope or permission; an embed session's token of the twin reads it. Answers model/gltf-binary with an ETag and Cache-Control: private, max-age=0, must-revalidate; If-None-Match answers 304; Range answers 206 or 416. 404 naming why: the twin, layout or model asset is not the organization's or does not exist, or the library model has no preview (being made, failed, or ready without one: a format the platform does not preview, or too large).
+         */
+        get: operations["getModelAssetPreview"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/twin/{contextId}/object/attachments": {
         parameters: {
             query?: never;
@@ -11995,6 +12015,109 @@ export interface operations {
             };
             /** @description Conflict: branch on the error code (listed in the operation description) */
             409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description OrganizationInAnotherRegion: the token's organization lives in another region; call the apiUrl of the body (not a 401: the token is fine) */
+            421: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description rate_limited: the organization's request bucket is spent; retry after Retry-After seconds (RateLimit-* headers on every answer) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getModelAssetPreview: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description A site id (its live twin) or a draft id (that draft's view) */
+                contextId: string;
+                modelAssetId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The preview GLB */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "model/gltf-binary": unknown;
+                };
+            };
+            /** @description The requested range */
+            206: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "model/gltf-binary": unknown;
+                };
+            };
+            /** @description Not Modified: the If-None-Match ETag is current */
+            304: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description ValidationError: the message names the failing field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description not_authenticated or invalid_token: request a new token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Insufficient OAuth scopes, Forbidden resource (content access, role or seat limit), or SSORestrictedResource */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not Found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Default Response */
+            416: {
                 headers: {
                     [name: string]: unknown;
                 };
