@@ -130,7 +130,9 @@ describe('intensity and classification in the tiles', () => {
     expect(pts.result.attributes).toEqual(['position', 'color', 'intensity']);
     expect(pts.tiles.names).toEqual(['COLOR_0', 'POSITION', '_INTENSITY']);
     for (const point of pts.tiles.points) {
-      expect(Math.abs(point.intensity! - samplePoint(sampleIndex(point, count), count).intensity / 4095)).toBeLessThanOrEqual(HALF_STEP);
+      expect(Math.abs(point.intensity! - samplePoint(sampleIndex(point, count), count).intensity / 4095)).toBeLessThanOrEqual(
+        HALF_STEP,
+      );
       expect(point.classification).toBeUndefined();
     }
     const e57 = await tile('scan.e57', (file) => writeE57(file, count), count);
@@ -138,7 +140,9 @@ describe('intensity and classification in the tiles', () => {
     expect(e57.tiles.names).toEqual(['COLOR_0', 'POSITION', '_INTENSITY']);
     for (const point of e57.tiles.points) {
       // The sample's E57 intensity field is declared 0..4095 (point-cloud-samples.ts).
-      expect(Math.abs(point.intensity! - samplePoint(sampleIndex(point, count), count).intensity / 4095)).toBeLessThanOrEqual(HALF_STEP);
+      expect(Math.abs(point.intensity! - samplePoint(sampleIndex(point, count), count).intensity / 4095)).toBeLessThanOrEqual(
+        HALF_STEP,
+      );
     }
   });
 
