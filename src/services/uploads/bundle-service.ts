@@ -102,7 +102,7 @@ function sessionView(session: UploadSessionRow, files: StoredObjectRow[]) {
 function refuseUnprocessed(files: StoredObjectRow[]): void {
   const main = mainInputFile(files);
   if (!main || inputKind(main.format) !== null) return;
-  const which = files.length > 1 ? ' (the largest file of the session, none of whose files processing reads)' : '';
+  const which = files.length > 1 ? " (the largest of the session's files, none of which processing reads)" : '';
   throw new ApiError(
     'FileNotCompatible',
     `${main.name}${which} is ${main.format ?? 'of no known format'}, which no processing reads: a bundle's input must be ${processedFormatsText()}`,
