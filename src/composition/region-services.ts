@@ -220,6 +220,7 @@ export function regionServices(platform: Platform, region: Region): RegionServic
     ...uploadWork,
     apiUrl,
     uploadExpirySeconds: platform.config.uploadExpirySeconds,
+    meshMaxInputBytes: platform.config.meshMaxInputBytes,
     jobs,
     nodes,
     bundles: context.bundles,

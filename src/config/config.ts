@@ -1,5 +1,6 @@
 import path from 'node:path';
 import { REGIONS, type Region } from '../domain/regions.js';
+import { MESH_MAX_BYTES } from '../domain/uploads/mesh-formats.js';
 import { type PluginConfig, readPluginsFile } from './plugins.js';
 
 /** Everything the platform reads from its environment, parsed once at start and passed down. */
@@ -45,6 +46,8 @@ export interface Config {
   trashPurgeIntervalSeconds: number;
   jsonBodyLimitBytes: number;
   thumbnailMaxBytes: number;
+  /** RDP_MESH_MAX_INPUT_BYTES: the bytes of a mesh input (all its session's files) finalize takes; at most, and by default, the 2 GiB of docs/design/meshes.md. */
+  meshMaxInputBytes: number;
   /** How long an upload (its signed addresses, its reservation, a bundle's upload session) stays open. */
   uploadExpirySeconds: number;
   /** RDP_VIEWER_ASSETS_DIR: the built viewer files served at /viewer/assets (scripts/build-viewer); default dist/viewer. */
@@ -341,6 +344,7 @@ export function loadConfig(env: Env = process.env): Config {
     trashPurgeIntervalSeconds: integer(env, 'RDP_TRASH_PURGE_INTERVAL_SECONDS', 3600, 1, 86_400),
     jsonBodyLimitBytes: integer(env, 'RDP_JSON_BODY_LIMIT_BYTES', 64 * 1024, 1024, 16 * 1024 * 1024),
     thumbnailMaxBytes: integer(env, 'RDP_THUMBNAIL_MAX_BYTES', 5 * 1024 * 1024, 1024, 64 * 1024 * 1024),
+    meshMaxInputBytes: integer(env, 'RDP_MESH_MAX_INPUT_BYTES', MESH_MAX_BYTES, 1024, MESH_MAX_BYTES),
     uploadExpirySeconds: integer(env, 'RDP_UPLOAD_EXPIRY_SECONDS', 86_400, 60, 7 * 86_400),
     viewerAssetsDir: path.resolve(env.RDP_VIEWER_ASSETS_DIR || path.join('dist', 'viewer')),
     consoleAssetsDir: path.resolve(env.RDP_CONSOLE_ASSETS_DIR || path.join('dist', 'console')),

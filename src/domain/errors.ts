@@ -67,6 +67,7 @@ export const ERRORS = {
   },
   FileAlreadyExists: { status: 409, message: 'A file with the same identity exists' },
   FileNotCompatible: { status: 400, message: 'The file format is incompatible with the expected type' },
+  MeshInputTooLarge: { status: 400, message: 'The mesh input exceeds a processing limit' },
   UploadSessionNotOpen: { status: 409, message: 'The upload session is finalized or expired' },
   BundleInputAlreadyExists: { status: 409, message: 'The bundle already holds its one input component' },
   // processing
@@ -115,7 +116,7 @@ export const ERRORS = {
   DataBundleNotInSite: { status: 409, message: "The data bundle is not in the twin's site (a nested site has its own twin)" },
   DataBundleHasNoTileset: {
     status: 409,
-    message: 'The data bundle has no processed derivative with a tileset: process its point cloud first',
+    message: 'The data bundle has no processed derivative with a tileset: process its point cloud or mesh first',
   },
   // planning (docs/design/planning.md#projects)
   BundleNotReady: { status: 409, message: 'The data bundle is not ready: upload and process its input first' },

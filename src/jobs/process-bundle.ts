@@ -30,31 +30,68 @@ export interface ProcessBundleJobOptions {
   log?: JobErrorLog;
 }
 
-/** Step 1: the input from the blob store into the job's folder. */
-async function download(
-  options: ProcessBundleJobOptions,
-  input: StoredObjectRow,
-  workDir: string,
-  context: JobContext,
-): Promise<string> {
-  const inputPath = path.join(workDir, 'input');
-  await pipeline(await options.blobs.read(input.blob_key), (await fs.open(inputPath, 'w')).createWriteStream());
-  await context.heartbeat(0.05);
-  return inputPath;
+/** What the processor reads: the main file's path, and for a mesh every file of the session by its name. */
+interface DownloadedInput {
+  path: string;
+  format: string | null;
+  byName?: Map<string, string>;
 }
 
-/** Step 2: the processor (point clouds to 3D Tiles, video checked and reconstructed), with heartbeats. */
+/**
+ * A file name as it may be written in the job's folder: one path segment, not `.` or `..`, no
+ * NUL, at most 255 bytes. Names are the client's own (any 1 to 255 characters).
+ */
+export function safeFileName(name: string): boolean {
+  return name !== '.' && name !== '..' && !/[/\\\0]/.test(name) && Buffer.byteLength(name) <= 255 && name.trim().length > 0;
+}
+
+/**
+ * Step 1: the input from the blob store into the job's folder: the main file, and for a mesh
+ * every file of its session, each in a folder of its own under its name (a name that is not safe
+ * for a path keeps only its extension), so no two collide and references resolve by name.
+ */
+async function download(
+  options: ProcessBundleJobOptions,
+  input: { main: StoredObjectRow; files: StoredObjectRow[] },
+  workDir: string,
+  context: JobContext,
+): Promise<DownloadedInput> {
+  const fetch = async (file: StoredObjectRow, to: string) =>
+    pipeline(await options.blobs.read(file.blob_key), (await fs.open(to, 'w')).createWriteStream());
+  if (inputKind(input.main.format) !== 'mesh') {
+    const inputPath = path.join(workDir, 'input');
+    await fetch(input.main, inputPath);
+    await context.heartbeat(0.05);
+    return { path: inputPath, format: input.main.format };
+  }
+  const byName = new Map<string, string>();
+  let mainPath = '';
+  for (const [index, file] of input.files.entries()) {
+    const folder = path.join(workDir, 'input', String(index));
+    await fs.mkdir(folder, { recursive: true });
+    const extension = /\.[A-Za-z0-9]{1,10}$/.exec(file.name)?.[0] ?? '';
+    const filePath = path.join(folder, safeFileName(file.name) ? file.name : `file${extension}`);
+    await fetch(file, filePath);
+    byName.set(file.name, filePath);
+    if (file.id === input.main.id) mainPath = filePath;
+    await context.heartbeat(0.05 * ((index + 1) / input.files.length));
+  }
+  return { path: mainPath, format: input.main.format, byName };
+}
+
+/** Step 2: the processor (point clouds and meshes to 3D Tiles, video checked and reconstructed), with heartbeats. */
 async function processFile(
   options: ProcessBundleJobOptions,
-  input: { path: string; format: string | null },
+  input: DownloadedInput,
   workDir: string,
   context: JobContext,
 ): Promise<{ result: ProcessResult; outputDir: string }> {
   const outputDir = path.join(workDir, 'output');
   await fs.mkdir(outputDir);
   const kind = inputKind(input.format) ?? undefined;
-  const result = await processInput({ path: input.path, kind }, outputDir, {
+  const result = await processInput({ path: input.path, kind, byName: input.byName }, outputDir, {
     onProgress: (fraction: number) => void context.heartbeat(0.05 + fraction * 0.85).catch(() => undefined),
+    signal: context.signal,
     reconstructionCommand: options.reconstructionCommand,
   });
   context.signal.throwIfAborted();
@@ -82,6 +119,11 @@ async function store(
     bytes: await fs.readFile(path.join(outputDir, result.thumbnailPath)),
     contentType: result.thumbnailPath.endsWith('.png') ? 'image/png' : 'image/jpeg',
   };
+  if (result.kind === 'mesh') {
+    // A mesh's tileset is in its own local frame (no coordinate system is read from a mesh file).
+    const { bounds } = result;
+    return { kind: result.kind, name: result.tilesetPath, bytes, georeference: null, bounds, attributes: null, thumbnail };
+  }
   if (result.kind !== 'point-cloud')
     return { kind: result.kind, name: 'output', bytes, georeference: null, bounds: null, attributes: null, thumbnail };
   const { georeference, bounds } = result;
@@ -101,8 +143,8 @@ async function runProcessing(options: ProcessBundleJobOptions, payload: Payload,
   const input = await processings.inputOf(processing);
   // The worker removes the job's folder when the job ends (and a later start, if the worker is killed).
   const workDir = await context.workDir();
-  const inputPath = await download(options, input, workDir, context);
-  const processed = await processFile(options, { path: inputPath, format: input.format }, workDir, context);
+  const downloaded = await download(options, input, workDir, context);
+  const processed = await processFile(options, downloaded, workDir, context);
   const output = await store(options, processing, processed, context);
   await processings.succeed(processing, output);
 }

@@ -38,7 +38,7 @@ describe('processing video inputs', () => {
       seen.push({ state: settled.processings[0].state, progress: settled.processings[0].progress });
       await new Promise((resolve) => setTimeout(resolve, 100));
     }
-    return { t, org, bundleId, settled, seen };
+    return { t, org, siteId, bundleId, settled, seen };
   }
 
   let platforms: TestPlatform[] = [];
@@ -72,7 +72,7 @@ describe('processing video inputs', () => {
     // It takes a second, in which the API shows the job's progress (the key frames are made by then).
     const command =
       'reconstruct() { sleep 1; ls "$1" | wc -l > "$2/frames.txt" && echo "solid test" > "$2/model.stl"; }; reconstruct';
-    const { t, org, bundleId, settled, seen } = await processedVideo({ RDP_RECONSTRUCTION_COMMAND: command });
+    const { t, org, siteId, bundleId, settled, seen } = await processedVideo({ RDP_RECONSTRUCTION_COMMAND: command });
     platforms.push(t);
     // Right after the start the job has reported nothing yet (null); then its progress shows.
     const reported = seen.filter((read) => read.state === 'running' && read.progress !== null);
@@ -91,6 +91,17 @@ describe('processing video inputs', () => {
     let text = '';
     for await (const chunk of frames) text += chunk;
     expect(Number(text.trim())).toBeGreaterThanOrEqual(30);
+    // A mesh node, but no tileset: the reconstruction's files are its own (docs/twins.md, "Layers").
+    expect(settled.processings[0].tilesetUrl).toBeNull();
+    const { components } = (await org.admin.get(`/v1/bundles/${bundleId}?expand=components`)).body;
+    expect(components.find((component: { role: string }) => component.role === 'output')).toMatchObject({
+      id: derivativeId,
+      tilesetUrl: null,
+    });
+    expect((await org.admin.get(`/v1/nodes/${derivativeId}/tiles/tileset.json`)).status).toBe(404);
+    const layer = await org.admin.request('PUT', `/v1/twin/${siteId}/layers/${bundleId}`);
+    expect(layer.status).toBe(409);
+    expect(layer.body.error).toBe('DataBundleHasNoTileset');
   });
 
   it('warns when the worker starts, naming the Debian package, when ffprobe cannot be run', async () => {

@@ -1,5 +1,5 @@
 import { TilesRenderer } from '3d-tiles-renderer/three';
-import { Box3, type Material, Matrix4, type Object3D, type Points, Sphere } from 'three';
+import { Box3, type Material, Matrix4, type Mesh, type Object3D, type Points, Sphere } from 'three';
 import type { TwinApi } from './api.js';
 import type { Layer } from './api-types.js';
 import type { PointStyle } from './point-style.js';
@@ -25,6 +25,8 @@ export interface LayerStatus {
   bundleId: string;
   tilesLoaded: number;
   pointsLoaded: number;
+  /** A mesh layer's triangles in the tiles loaded (0 for a point cloud). */
+  trianglesLoaded: number;
   errors: string[];
   rootLoaded: boolean;
 }
@@ -33,7 +35,8 @@ export interface LayerStatus {
  * One twin layer streamed by 3d-tiles-renderer with the bearer token. Its group is placed so
  * that a tileset point lands at its twin point (docs/twins.md, "What a twin serves"): a
  * georeferenced tileset's root transform (to the globe) is undone and the layer's origin added,
- * then the scene's origin taken off.
+ * then the scene's origin taken off. A mesh layer's tiles are GLB meshes drawn with their own
+ * (textured, lit) materials; only points take the point style.
  */
 export class LayerView {
   readonly tiles: TilesRenderer;
@@ -49,7 +52,14 @@ export class LayerView {
     onFailure: (layer: Layer, error: unknown) => void,
     style: PointStyle,
   ) {
-    this.status = { bundleId: layer.bundleId, tilesLoaded: 0, pointsLoaded: 0, errors: [], rootLoaded: false };
+    this.status = {
+      bundleId: layer.bundleId,
+      tilesLoaded: 0,
+      pointsLoaded: 0,
+      trianglesLoaded: 0,
+      errors: [],
+      rootLoaded: false,
+    };
     this.tiles = new TilesRenderer(layer.tilesetUrl);
     this.tiles.errorTarget = ERROR_TARGET;
     // Every request goes through TwinApi: the token on each, and nothing once the session is refused.
@@ -69,6 +79,7 @@ export class LayerView {
       const points = pointsOf(scene);
       this.status.pointsLoaded += points;
       this.pointsOfScene.set(scene, points);
+      this.status.trianglesLoaded += trianglesOf(scene);
       scene.traverse((child) => {
         const points = child as Points;
         if (points.isPoints) points.material = style.materialFor(points.geometry);
@@ -77,6 +88,7 @@ export class LayerView {
     this.tiles.addEventListener('dispose-model', ({ scene }) => {
       this.status.tilesLoaded -= 1;
       this.status.pointsLoaded -= pointsOf(scene);
+      this.status.trianglesLoaded -= trianglesOf(scene);
       scene.traverse((child) => {
         if ((child as Points).isPoints) ((child as Points).material as Material).dispose();
       });
@@ -91,11 +103,15 @@ export class LayerView {
     this.place(undefined);
   }
 
-  /** Twin from tileset: translate(origin − scene origin) · inverse(root transform). */
+  /**
+   * Twin from tileset: translate(origin − scene origin) · inverse(root transform). Only a
+   * georeferenced tileset's root transform is undone (it goes to the globe); a local tileset's
+   * (a mesh tiler's may have one) is part of its frame, as recorded bounds are.
+   */
   private place(rootTransform: number[] | undefined): void {
-    const { origin } = this.layer.frame;
+    const { origin, georeferenced } = this.layer.frame;
     const matrix = new Matrix4();
-    if (rootTransform?.length === 16) matrix.fromArray(rootTransform).invert();
+    if (georeferenced && rootTransform?.length === 16) matrix.fromArray(rootTransform).invert();
     const shift = this.viewer.toScene(origin);
     matrix.premultiply(new Matrix4().makeTranslation(shift.x, shift.y, shift.z));
     this.tiles.group.matrix.copy(matrix);
@@ -151,4 +167,16 @@ function pointsOf(object: Object3D): number {
     if ((child as Points).isPoints) points += (child as Points).geometry.getAttribute('position').count;
   });
   return points;
+}
+
+/** The triangles of the meshes in a tile (a mesh layer's GLB content). */
+function trianglesOf(object: Object3D): number {
+  let triangles = 0;
+  object.traverse((child) => {
+    const mesh = child as Mesh;
+    if (!mesh.isMesh) return;
+    const index = mesh.geometry.getIndex();
+    triangles += Math.floor((index ? index.count : mesh.geometry.getAttribute('position').count) / 3);
+  });
+  return triangles;
 }

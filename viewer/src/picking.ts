@@ -10,7 +10,10 @@ export interface CanvasPoint {
   y: number;
 }
 
-/** What lies nearest under a canvas point: a zone or placed model (by id), or a point of a layer in twin coordinates. */
+/**
+ * What lies nearest under a canvas point: a zone or placed model (by id), or a point of a layer in
+ * twin coordinates (a point cloud's point, or the surface point of a mesh layer's triangle).
+ */
 export type PickHit =
   | { kind: 'zone'; id: string }
   | { kind: 'modelAsset'; id: string }
@@ -39,9 +42,10 @@ export function pickAt(
       (candidate) => candidate.object.visible !== false && !((candidate.object as Points).isPoints && hidden(candidate.point)),
     );
   if (!hit) return null;
-  const picked = hit.object.userData as Partial<PickedObject>;
-  if (picked.kind === 'zone' || picked.kind === 'modelAsset') return { kind: picked.kind, id: picked.id as string };
+  // A layer's first: a mesh tile's userData holds its glTF extras, never one of ours.
   const layer = layers.find((candidate) => isInside(hit.object, candidate.tiles.group));
+  const picked = hit.object.userData as Partial<PickedObject>;
+  if (!layer && (picked.kind === 'zone' || picked.kind === 'modelAsset')) return { kind: picked.kind, id: picked.id as string };
   return { kind: 'point', position: scene.toTwin(hit.point), layerBundleId: layer?.layer.bundleId ?? null };
 }
 

@@ -1,4 +1,12 @@
-import { Color, PerspectiveCamera, Scene, Vector3 as ThreeVector3, WebGLRenderer } from 'three';
+import {
+  Color,
+  DirectionalLight,
+  HemisphereLight,
+  PerspectiveCamera,
+  Scene,
+  Vector3 as ThreeVector3,
+  WebGLRenderer,
+} from 'three';
 import { OrbitControls } from 'three/examples/jsm/controls/OrbitControls.js';
 import type { EyeDomeLighting } from './eye-dome.js';
 import type { CameraState, Vector3 } from './protocol.js';
@@ -22,6 +30,11 @@ export class ViewerScene {
   stopped = false;
   /** When set, frames are drawn through eye-dome lighting (eye-dome.ts). */
   eyeDome: EyeDomeLighting | null = null;
+  /**
+   * Light for what is drawn with lit materials (mesh layers' tiles, placed models' previews; points
+   * are not lit): sky and ground, and a light from the camera, so a surface faced is never dark.
+   */
+  private readonly headlight = new DirectionalLight(0xffffff, 1.5);
   private flight: ((now: number) => boolean) | null = null;
 
   /** How many flyTo flights have landed (the viewer's status shows it: a page waits on it). */
@@ -33,6 +46,9 @@ export class ViewerScene {
     this.scene.background = new Color(0x202428);
     this.camera.up.set(0, 0, 1);
     this.camera.position.set(30, -30, 30);
+    const sky = new HemisphereLight(0xffffff, 0x5a5a5a, 1.5);
+    sky.position.set(0, 0, 1);
+    this.scene.add(sky, this.headlight, this.headlight.target);
     container.appendChild(this.renderer.domElement);
     this.renderer.domElement.style.display = 'block';
     this.controls = new OrbitControls(this.camera, this.renderer.domElement);
@@ -54,6 +70,9 @@ export class ViewerScene {
       if (this.stopped) return;
       if (this.flight && !this.flight(now)) this.flight = null;
       for (const step of this.beforeRender) step();
+      this.headlight.position.copy(this.camera.position);
+      this.headlight.target.position.copy(this.controls.target);
+      this.headlight.target.updateMatrixWorld();
       if (this.eyeDome) this.eyeDome.render(this.renderer, this.scene, this.camera);
       else this.renderer.render(this.scene, this.camera);
       this.frames += 1;

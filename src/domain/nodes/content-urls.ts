@@ -1,4 +1,4 @@
-import { hasTileset, TILESET_FILE } from '../processing/tileset-files.js';
+import { servesTileset, TILESET_FILE } from '../processing/tileset-files.js';
 
 /**
  * The absolute addresses at which a regional API serves a node's content, built from its public
@@ -15,11 +15,14 @@ export function derivativeTilesUrl(apiUrl: string, derivativeId: string): string
   return `${apiUrl}/v1/nodes/${encodeURIComponent(derivativeId)}/tiles/`;
 }
 
-/** The tileset of a processed point cloud, or null for a node that has none (or is in the trash). */
+/**
+ * The tileset of a processed point cloud or mesh, or null for a node that has none (a video's
+ * reconstruction; `format` is its stored object's) or is in the trash.
+ */
 export function derivativeTilesetUrl(
   apiUrl: string,
-  derivative: { id: string; kind: string; trashed_at?: string | null } | undefined | null,
+  derivative: { id: string; kind: string; format: string | null; trashed_at?: string | null } | undefined | null,
 ): string | null {
-  if (!derivative || derivative.trashed_at || !hasTileset(derivative.kind)) return null;
+  if (!derivative || derivative.trashed_at || !servesTileset(derivative)) return null;
   return `${derivativeTilesUrl(apiUrl, derivative.id)}${TILESET_FILE}`;
 }

@@ -1,5 +1,6 @@
 import { NAME_MAX_LENGTH } from '../nodes/hierarchy.js';
 import { nodeBlobPrefix } from '../uploads/blob-key.js';
+import { TILESET_FORMAT } from './tileset-files.js';
 
 /**
  * What a processing makes: a derivative node beside its bundle, linked to it
@@ -7,14 +8,14 @@ import { nodeBlobPrefix } from '../uploads/blob-key.js';
  * prefix. No I/O.
  */
 
-/** What a processor produced: a point cloud's tileset, or a video's reconstruction. */
-export type ProcessorOutput = 'point-cloud' | 'video';
+/** What a processor produced: a point cloud's tileset, a mesh's tileset, or a video's reconstruction. */
+export type ProcessorOutput = 'point-cloud' | 'mesh' | 'video';
 
 /** The derivative an output becomes: its node kind, the suffix of its name, its stored object's format. */
 export function derivativeOf(output: ProcessorOutput) {
-  return output === 'point-cloud'
-    ? { nodeKind: 'pointCloud', nameSuffix: ' (point cloud)', format: '3d-tiles' }
-    : { nodeKind: 'mesh', nameSuffix: ' (mesh)', format: 'reconstruction' };
+  if (output === 'point-cloud') return { nodeKind: 'pointCloud', nameSuffix: ' (point cloud)', format: TILESET_FORMAT };
+  if (output === 'mesh') return { nodeKind: 'mesh', nameSuffix: ' (mesh)', format: TILESET_FORMAT };
+  return { nodeKind: 'mesh', nameSuffix: ' (mesh)', format: 'reconstruction' };
 }
 
 /** The derivative takes the processing's id: its bytes can be found (and removed) even if the job dies half-way. */

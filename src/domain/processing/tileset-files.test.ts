@@ -34,14 +34,21 @@ describe('the files of a served tileset', () => {
     expect(tilesetFile(path)).toBeUndefined();
   });
 
-  it('builds absolute addresses from the region base, a tileset only for a point cloud out of the trash', () => {
+  it("builds absolute addresses from the region base, a tileset only for a point cloud's or a mesh's out of the trash", () => {
     const api = 'https://api.example.com/eu/reality';
     expect(nodeThumbnailUrl(api, 'n1')).toBe('https://api.example.com/eu/reality/v1/nodes/n1/thumbnail');
-    expect(derivativeTilesetUrl(api, { id: 'd1', kind: 'pointCloud' })).toBe(
+    expect(derivativeTilesetUrl(api, { id: 'd1', kind: 'pointCloud', format: '3d-tiles' })).toBe(
       'https://api.example.com/eu/reality/v1/nodes/d1/tiles/tileset.json',
     );
-    expect(derivativeTilesetUrl(api, { id: 'd1', kind: 'pointCloud', trashed_at: '2026-01-01T00:00:00.000Z' })).toBeNull();
-    expect(derivativeTilesetUrl(api, { id: 'd2', kind: 'mesh' })).toBeNull();
+    const trashedAt = '2026-01-01T00:00:00.000Z';
+    expect(derivativeTilesetUrl(api, { id: 'd1', kind: 'pointCloud', format: '3d-tiles', trashed_at: trashedAt })).toBeNull();
+    // A video's reconstruction is a mesh node without a tileset; the mesh tiler's has one.
+    expect(derivativeTilesetUrl(api, { id: 'd2', kind: 'mesh', format: 'reconstruction' })).toBeNull();
+    expect(derivativeTilesetUrl(api, { id: 'd3', kind: 'mesh', format: '3d-tiles' })).toBe(
+      'https://api.example.com/eu/reality/v1/nodes/d3/tiles/tileset.json',
+    );
+    expect(derivativeTilesetUrl(api, { id: 'd3', kind: 'mesh', format: '3d-tiles', trashed_at: trashedAt })).toBeNull();
+    expect(derivativeTilesetUrl(api, { id: 'd4', kind: 'siteFile', format: '3d-tiles' })).toBeNull();
     expect(derivativeTilesetUrl(api, undefined)).toBeNull();
   });
 });

@@ -1,5 +1,5 @@
 /**
- * The files of a processed point cloud as the API serves them: the tileset at `tileset.json` and
+ * The files of a processed point cloud or mesh as the API serves them: the tileset at `tileset.json` and
  * its tile contents under `tiles/`, all relative to the derivative's folder, so that a viewer
  * resolves every content URI against the tileset's own address (3D Tiles 1.1 section 5.3).
  * The tiler writes exactly these names (src/processing/point-cloud-processor.ts).
@@ -21,9 +21,20 @@ const CONTENT_TYPES: Record<string, string> = {
 /** A segment as blob keys allow it (domain/uploads/blob-key.ts), never `.` or `..`. */
 const SEGMENT = /^[A-Za-z0-9_=-][A-Za-z0-9._=-]{0,199}$/;
 
-/** The node kinds whose processing writes a tileset. */
+/** The stored format of a derivative whose files are a tileset (derivatives.ts derivativeOf). */
+export const TILESET_FORMAT = '3d-tiles';
+
+/** The node kinds whose processing may write a tileset: point clouds, and meshes the mesh tiler made. */
 export function hasTileset(kind: string): boolean {
-  return kind === 'pointCloud';
+  return kind === 'pointCloud' || kind === 'mesh';
+}
+
+/**
+ * Whether a derivative serves a tileset, by its node kind and its stored object's format: a
+ * video's reconstruction is a mesh node too, but its files are the reconstruction's own.
+ */
+export function servesTileset(derivative: { kind: string; format: string | null }): boolean {
+  return hasTileset(derivative.kind) && derivative.format === TILESET_FORMAT;
 }
 
 /** A segment percent-decoded, or undefined when its encoding is broken. */

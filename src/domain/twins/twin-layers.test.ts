@@ -2,10 +2,16 @@ import { describe, expect, it } from 'vitest';
 import { type LayerCandidate, layerFrame, layersOf } from './twin-layers.js';
 
 const API = 'https://api.example/eu/reality';
-const candidate = (bundleId: string, derivativeId: string, derivativeKind = 'pointCloud'): LayerCandidate => ({
+const candidate = (
+  bundleId: string,
+  derivativeId: string,
+  derivativeKind = 'pointCloud',
+  derivativeFormat = '3d-tiles',
+): LayerCandidate => ({
   bundleId,
   derivativeId,
   derivativeKind,
+  derivativeFormat,
   georeference: null,
   bounds: null,
   attributes: null,
@@ -14,7 +20,8 @@ const candidate = (bundleId: string, derivativeId: string, derivativeKind = 'poi
 describe('twin layers', () => {
   it("each bundle shows its newest derivative that serves a tileset, in the bundles' order; none, no layer", () => {
     const newestFirst = [
-      candidate('b', 'mesh-1', 'mesh'),
+      // A video's reconstruction: a mesh node whose files are no tileset.
+      candidate('b', 'mesh-1', 'mesh', 'reconstruction'),
       candidate('a', 'cloud-2'),
       candidate('b', 'cloud-1'),
       candidate('a', 'cloud-0'),
@@ -25,6 +32,28 @@ describe('twin layers', () => {
       ['a', 'cloud-2', `${API}/v1/nodes/cloud-2/tiles/tileset.json`],
     ]);
     expect(layers[0]?.boundingBox).toBeNull();
+  });
+
+  it('a bundle processed into a mesh shows a mesh layer: its tileset, its bounds, no point attributes', () => {
+    const bounds = JSON.stringify({ min: [-1, -2, 0], max: [3, 4, 5] });
+    const newestFirst = [
+      { ...candidate('a', 'mesh-2', 'mesh'), bounds },
+      candidate('a', 'cloud-1'),
+      { ...candidate('b', 'mesh-3', 'mesh'), attributes: '["rgb"]' },
+    ];
+    const layers = layersOf(['a', 'b'], newestFirst, API);
+    expect(layers).toEqual([
+      {
+        bundleId: 'a',
+        nodeId: 'mesh-2',
+        kind: 'mesh',
+        tilesetUrl: `${API}/v1/nodes/mesh-2/tiles/tileset.json`,
+        boundingBox: { min: { x: -1, y: -2, z: 0 }, max: { x: 3, y: 4, z: 5 } },
+        frame: { georeferenced: false, crs: null, reason: null, origin: { x: 0, y: 0, z: 0 } },
+        attributes: [],
+      },
+      expect.objectContaining({ bundleId: 'b', nodeId: 'mesh-3', kind: 'mesh', attributes: [] }),
+    ]);
   });
 
   it('attributes: what the processing recorded, ["rgb"] for one from before', () => {

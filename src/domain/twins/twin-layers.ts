@@ -1,6 +1,6 @@
 import { derivativeTilesetUrl } from '../nodes/content-urls.js';
 import { storedTileAttributes, type TileAttribute } from '../processing/tile-attributes.js';
-import { hasTileset } from '../processing/tileset-files.js';
+import { servesTileset } from '../processing/tileset-files.js';
 
 /**
  * A twin's layers (docs/twins.md, "Layers"): a bundle linked to a site's twin shows the newest
@@ -18,6 +18,8 @@ export interface LayerCandidate {
   bundleId: string;
   derivativeId: string;
   derivativeKind: string;
+  /** The derivative's stored format: a mesh node serves a tileset only when it is '3d-tiles' (not a video's reconstruction). */
+  derivativeFormat: string | null;
   /** processings.georeference and processings.bounds, JSON or null. */
   georeference: string | null;
   bounds: string | null;
@@ -87,12 +89,17 @@ export function layerBoundingBox(bounds: string | null): LayerView['boundingBox'
 export function layersOf(bundleIds: string[], newestFirst: LayerCandidate[], apiUrl: string): LayerView[] {
   const chosen = new Map<string, LayerCandidate>();
   for (const candidate of newestFirst) {
-    if (!chosen.has(candidate.bundleId) && hasTileset(candidate.derivativeKind)) chosen.set(candidate.bundleId, candidate);
+    const serves = servesTileset({ kind: candidate.derivativeKind, format: candidate.derivativeFormat });
+    if (!chosen.has(candidate.bundleId) && serves) chosen.set(candidate.bundleId, candidate);
   }
   return bundleIds.flatMap((bundleId) => {
     const candidate = chosen.get(bundleId);
     if (!candidate) return [];
-    const tilesetUrl = derivativeTilesetUrl(apiUrl, { id: candidate.derivativeId, kind: candidate.derivativeKind });
+    const tilesetUrl = derivativeTilesetUrl(apiUrl, {
+      id: candidate.derivativeId,
+      kind: candidate.derivativeKind,
+      format: candidate.derivativeFormat,
+    });
     if (tilesetUrl === null) return [];
     return [
       {

@@ -23,8 +23,8 @@ describe('file formats a bundle input may have', () => {
 
   it('lists what processing reads, from the table that picks the processor', () => {
     expect(processedFormatsText()).toBe(
-      'a point cloud (LAS, LAZ, PLY, E57, XYZ/PTS) or a video (MP4/MOV, MKV/WebM, AVI, MPEG-TS)',
+      'a point cloud (LAS, LAZ, PLY, E57, XYZ/PTS), a video (MP4/MOV, MKV/WebM, AVI, MPEG-TS) or a mesh (OBJ, glTF, GLB, PLY with faces, with its material and texture files)',
     );
-    for (const format of ['pdf', 'png', 'jpeg', 'zip', 'text', 'json', 'ifc', null]) expect(inputKind(format)).toBeNull();
+    for (const format of ['pdf', 'png', 'jpeg', 'zip', 'text', 'json', 'ifc', 'mtl', null]) expect(inputKind(format)).toBeNull();
   });
 });

@@ -1,4 +1,5 @@
 import { detectPointCloudFormat } from '../processing/point-cloud-formats.js';
+import { detectMeshText, isGlb, type MeshFormat, plyFaceCount } from './mesh-formats.js';
 
 /**
  * What a file really is, from its first bytes, and what its name promises. Finalize compares the
@@ -22,7 +23,8 @@ export type FileFormat =
   | 'mpeg-ts'
   | 'ifc'
   | 'json'
-  | 'text';
+  | 'text'
+  | MeshFormat;
 
 /** How many leading bytes detectFormat needs. */
 export { DETECT_BYTES as FORMAT_PROBE_BYTES } from '../processing/point-cloud-formats.js';
@@ -32,6 +34,10 @@ const EXTENSIONS: Record<string, FileFormat> = {
   laz: 'laz',
   e57: 'e57',
   ply: 'ply',
+  obj: 'obj',
+  mtl: 'mtl',
+  gltf: 'gltf',
+  glb: 'glb',
   xyz: 'text-points',
   pts: 'text-points',
   txt: 'text',
@@ -80,15 +86,20 @@ function isText(bytes: Uint8Array): boolean {
 export function detectFormat(bytes: Uint8Array): FileFormat | null {
   // Point clouds as the processors read them (one detector for finalize and processing).
   const pointCloud = detectPointCloudFormat(bytes);
+  // A PLY that declares faces is a mesh; without faces it stays a point cloud.
+  if (pointCloud === 'ply' && (plyFaceCount(bytes) ?? 0) > 0) return 'ply-mesh';
   if (pointCloud) return pointCloud === 'xyz' || pointCloud === 'pts' ? 'text-points' : pointCloud;
   if (startsWith(bytes, '%PDF-')) return 'pdf';
   if (startsWith(bytes, '\x89PNG\r\n\x1a\n')) return 'png';
   if (bytes[0] === 0xff && bytes[1] === 0xd8 && bytes[2] === 0xff) return 'jpeg';
   if (startsWith(bytes, 'PK\x03\x04')) return 'zip';
+  if (isGlb(bytes)) return 'glb';
   const video = detectVideoContainer(bytes);
   if (video) return video;
   if (startsWith(bytes, 'ISO-10303-21')) return 'ifc';
   if (isText(bytes)) {
+    const mesh = detectMeshText(new TextDecoder().decode(bytes));
+    if (mesh) return mesh;
     const first = new TextDecoder().decode(bytes).trimStart()[0];
     return first === '{' || first === '[' ? 'json' : 'text';
   }
@@ -99,8 +110,12 @@ export function detectFormat(bytes: Uint8Array): FileFormat | null {
 export function isCompatible(expected: FileFormat | null, actual: FileFormat | null): boolean {
   if (expected === null) return true;
   if (expected === actual) return true;
-  // Point lists and JSON are text too; a .txt or .csv of numbers is still text.
-  return expected === 'text' && (actual === 'text-points' || actual === 'json');
+  // A .ply is a point cloud or a mesh, as its header says.
+  if (expected === 'ply') return actual === 'ply-mesh';
+  // A .json may be a glTF document.
+  if (expected === 'json') return actual === 'gltf';
+  // Point lists, JSON, OBJ and MTL are text too; a .txt or .csv of numbers is still text.
+  return expected === 'text' && (actual === 'text-points' || actual === 'json' || actual === 'obj' || actual === 'mtl');
 }
 
 /** Brands of the ISO base media file format that are still images (HEIF, AVIF), not video. */
@@ -125,11 +140,13 @@ function detectVideoContainer(bytes: Uint8Array): FileFormat | null {
   return null;
 }
 
-export type InputKind = 'point-cloud' | 'video';
+export type InputKind = 'point-cloud' | 'video' | 'mesh';
 
 /**
- * The formats processing reads (docs/design/processing.md#inputs), as people know them: point
- * clouds become 3D Tiles, videos are checked with ffprobe and reconstructed. One table for what
+ * The formats processing reads (docs/design/processing.md#inputs, docs/design/meshes.md), as
+ * people know them: point clouds and meshes become 3D Tiles, videos are checked with ffprobe and
+ * reconstructed. A mesh's MTL, buffers and textures are not inputs of their own: they come beside
+ * its main file in the same session. One table for what
  * finalize accepts as a bundle's input, which processor runs, and the messages that list them.
  */
 const PROCESSED: Partial<Record<FileFormat, { kind: InputKind; label: string }>> = {
@@ -142,6 +159,10 @@ const PROCESSED: Partial<Record<FileFormat, { kind: InputKind; label: string }>>
   matroska: { kind: 'video', label: 'MKV/WebM' },
   avi: { kind: 'video', label: 'AVI' },
   'mpeg-ts': { kind: 'video', label: 'MPEG-TS' },
+  obj: { kind: 'mesh', label: 'OBJ' },
+  gltf: { kind: 'mesh', label: 'glTF' },
+  glb: { kind: 'mesh', label: 'GLB' },
+  'ply-mesh': { kind: 'mesh', label: 'PLY with faces' },
 };
 
 /** Inputs processing knows: the processor that reads the format, or null when none does. */
@@ -149,12 +170,12 @@ export function inputKind(format: string | null): InputKind | null {
   return format === null ? null : (PROCESSED[format as FileFormat]?.kind ?? null);
 }
 
-/** "a point cloud (LAS, LAZ, ...) or a video (MP4/MOV, ...)": what a bundle's input may be, from the table. */
+/** "a point cloud (LAS, LAZ, ...), a video (MP4/MOV, ...) or a mesh (OBJ, ...)": what a bundle's input may be, from the table. */
 export function processedFormatsText(): string {
   const labels = (kind: InputKind) =>
     Object.values(PROCESSED)
       .filter((entry) => entry.kind === kind)
       .map((entry) => entry.label)
       .join(', ');
-  return `a point cloud (${labels('point-cloud')}) or a video (${labels('video')})`;
+  return `a point cloud (${labels('point-cloud')}), a video (${labels('video')}) or a mesh (${labels('mesh')}, with its material and texture files)`;
 }

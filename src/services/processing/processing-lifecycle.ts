@@ -180,13 +180,17 @@ export class ProcessingLifecycle {
     return processing;
   }
 
-  /** The file the processing works on: the main file of the bundle's finalized input. */
-  async inputOf(processing: ProcessingRow): Promise<StoredObjectRow> {
+  /**
+   * What the processing works on: the main file of the bundle's finalized input, and every file of
+   * its session (a mesh's materials, buffers and textures beside it).
+   */
+  async inputOf(processing: ProcessingRow): Promise<{ main: StoredObjectRow; files: StoredObjectRow[] }> {
     const bundle = await this.options.bundles.find(processing.bundle_id);
     if (!bundle?.input_session_id) throw new ProcessingInputGone('The bundle has no finalized input');
-    const input = mainInputFile(await this.options.uploads.objectsOfSession(bundle.input_session_id));
-    if (!input) throw new ProcessingInputGone('The bundle has no finalized input');
-    return input;
+    const files = await this.options.uploads.objectsOfSession(bundle.input_session_id);
+    const main = mainInputFile(files);
+    if (!main) throw new ProcessingInputGone('The bundle has no finalized input');
+    return { main, files };
   }
 
   /**

@@ -3,7 +3,7 @@ import type { UploadRepository } from '../../adapters/db/repositories/upload-rep
 import type { NodeRow } from '../../adapters/db/schema.js';
 import type { Principal } from '../../domain/access/principal.js';
 import { ApiError } from '../../domain/errors.js';
-import { GZIP_SUFFIX, hasTileset, storedGzipped, tilesetFile } from '../../domain/processing/tileset-files.js';
+import { GZIP_SUFFIX, hasTileset, storedGzipped, TILESET_FORMAT, tilesetFile } from '../../domain/processing/tileset-files.js';
 import type { BlobInfo, BlobStore } from '../../ports/blob-store.js';
 import type { NodeService } from '../node-service.js';
 
@@ -35,7 +35,7 @@ export interface TilesetServiceOptions {
 }
 
 /**
- * The tileset and tiles that processing wrote for a point cloud, served to whoever may read the
+ * The tileset and tiles that processing wrote for a point cloud or a mesh, served to whoever may read the
  * derivative node (node reads' rules: another organization's node answers like a missing one).
  */
 export class TilesetService {
@@ -62,7 +62,8 @@ export class TilesetService {
 
   /**
    * Anything that is not a file processing wrote for this derivative's tileset is 404: a path
-   * that does not name one, a node that is no processed point cloud, a file the store lacks.
+   * that does not name one, a node that is no processed point cloud or mesh (a video's
+   * reconstruction has no tileset format: folder()), a file the store lacks.
    * `rawPath` is relative to the tileset's folder, as the request sent it (domain tilesetFile).
    */
   async file(principal: Principal, derivativeId: string, rawPath: string): Promise<TilesetFileToSend> {
@@ -118,7 +119,7 @@ export class TilesetService {
    */
   private async folder(derivativeId: string): Promise<string | undefined> {
     const output = await this.options.storedObjects.findObject(derivativeId);
-    if (output?.purpose !== 'derivative' || output.state !== 'finalized' || output.format !== '3d-tiles') return undefined;
+    if (output?.purpose !== 'derivative' || output.state !== 'finalized' || output.format !== TILESET_FORMAT) return undefined;
     remember(this.folders, derivativeId, output.blob_key, KNOWN_FILES / 10);
     return output.blob_key;
   }

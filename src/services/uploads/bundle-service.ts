@@ -9,6 +9,7 @@ import { ApiError, validationError } from '../../domain/errors.js';
 import { derivativeTilesetUrl, nodeThumbnailUrl } from '../../domain/nodes/content-urls.js';
 import { nodeBlobPrefix } from '../../domain/uploads/blob-key.js';
 import { inputKind, processedFormatsText } from '../../domain/uploads/file-formats.js';
+import { glbJsonChunk, gltfTriangles, meshLimitRefusal, plyFaceCount } from '../../domain/uploads/mesh-formats.js';
 import type { Clock } from '../../ports/clock.js';
 import type { JobQueue } from '../../ports/job-queue.js';
 import type { NodeService } from '../node-service.js';
@@ -16,14 +17,26 @@ import { processingView } from '../processing/processing-view.js';
 import type { WebhookOutbox } from '../webhooks/webhook-outbox.js';
 import { type CompletedUpload, type UploadService, uploadTarget } from './upload-service.js';
 
+/** How much of a PLY finalize reads for its header. */
+const MESH_HEADER_BYTES = 64 * 1024;
+/** The largest glTF JSON (a .gltf, a GLB's JSON chunk) finalize parses for its triangles; a larger one is left to the processing. */
+const MESH_JSON_BYTES = 32 * 1024 * 1024;
+
 export type BundleExpansion = 'processings' | 'components' | 'thumbnail';
 
-/** The file processing works on: the largest of the input (its format is the bundle's input format). */
-export function mainInputFile(files: StoredObjectRow[]): StoredObjectRow | undefined {
-  return files.reduce<StoredObjectRow | undefined>(
-    (largest, file) => ((file.stored_bytes ?? 0) > (largest?.stored_bytes ?? -1) ? file : largest),
+const largest = (files: StoredObjectRow[]) =>
+  files.reduce<StoredObjectRow | undefined>(
+    (found, file) => ((file.stored_bytes ?? 0) > (found?.stored_bytes ?? -1) ? file : found),
     undefined,
   );
+
+/**
+ * The file processing works on (its format is the bundle's input format): the largest of the
+ * files some processing reads (a point cloud, a video, a mesh's OBJ, glTF, GLB or PLY), so that a
+ * texture larger than its mesh is not taken for the input; the largest of all when none is.
+ */
+export function mainInputFile(files: StoredObjectRow[]): StoredObjectRow | undefined {
+  return largest(files.filter((file) => inputKind(file.format) !== null)) ?? largest(files);
 }
 
 function fileView(row: StoredObjectRow) {
@@ -38,8 +51,17 @@ function fileView(row: StoredObjectRow) {
   };
 }
 
-/** The input component (once recorded), then the outputs (derivative nodes, a point cloud's with its tileset). */
-function components(bundle: BundleRow, inputs: StoredObjectRow[], outputs: NodeRow[], apiUrl: string) {
+/**
+ * The input component (once recorded), then the outputs (derivative nodes, a point cloud's or a
+ * mesh's with its tileset; `formats`: each derivative's stored format, by node id).
+ */
+function components(
+  bundle: BundleRow,
+  inputs: StoredObjectRow[],
+  outputs: NodeRow[],
+  formats: Map<string, string | null>,
+  apiUrl: string,
+) {
   return [
     ...(bundle.input_session_id
       ? [
@@ -56,7 +78,7 @@ function components(bundle: BundleRow, inputs: StoredObjectRow[], outputs: NodeR
       id: output.id,
       role: 'output',
       name: output.name,
-      tilesetUrl: derivativeTilesetUrl(apiUrl, output),
+      tilesetUrl: derivativeTilesetUrl(apiUrl, { ...output, format: formats.get(output.id) ?? null }),
     })),
   ];
 }
@@ -75,12 +97,12 @@ function sessionView(session: UploadSessionRow, files: StoredObjectRow[]) {
 
 /**
  * Refuses, before anything is stored, an input no processor reads (a PDF, an image): accepted,
- * it would be charged for and fail later. Processing reads the main file (the largest).
+ * it would be charged for and fail later. Processing reads the main file (mainInputFile).
  */
 function refuseUnprocessed(files: StoredObjectRow[]): void {
   const main = mainInputFile(files);
   if (!main || inputKind(main.format) !== null) return;
-  const which = files.length > 1 ? ' (the largest file of the session, the one processing reads)' : '';
+  const which = files.length > 1 ? " (the largest of the session's files, none of which processing reads)" : '';
   throw new ApiError(
     'FileNotCompatible',
     `${main.name}${which} is ${main.format ?? 'of no known format'}, which no processing reads: a bundle's input must be ${processedFormatsText()}`,
@@ -96,7 +118,9 @@ export interface BundleServiceOptions {
   /** A running processing's progress, as its job last reported it. */
   jobs: Pick<JobQueue, 'get'>;
   nodes: Pick<NodeService, 'create' | 'authorize'>;
-  uploads: Pick<UploadService, 'lockQuota' | 'checkQuota' | 'open' | 'reserve' | 'complete'>;
+  uploads: Pick<UploadService, 'lockQuota' | 'checkQuota' | 'open' | 'reserve' | 'complete' | 'readHead'>;
+  /** The largest mesh input finalize takes, all its session's files counted (RDP_MESH_MAX_INPUT_BYTES). */
+  meshMaxInputBytes: number;
   /** Upload sessions and their files. */
   storedObjects: Pick<
     UploadRepository,
@@ -189,15 +213,17 @@ export class BundleService {
       createdAt: node.created_at,
       updatedAt: [bundle.updated_at, node.updated_at].sort()[1],
     };
+    const processings = expand.has('processings') || expand.has('components') ? await this.bundles.processingsOf(node.id) : [];
     if (expand.has('processings')) {
       body.processings = await Promise.all(
-        (await this.bundles.processingsOf(node.id)).map(async (row) =>
+        processings.map(async (row) =>
           processingView(
             row,
             row.derivative_node_id && row.derivative_kind
               ? derivativeTilesetUrl(this.apiUrl(), {
                   id: row.derivative_node_id,
                   kind: row.derivative_kind,
+                  format: row.derivative_format,
                   trashed_at: row.derivative_trashed_at,
                 })
               : null,
@@ -209,7 +235,8 @@ export class BundleService {
     if (expand.has('components')) {
       const inputs = bundle.input_session_id ? await this.storedObjects.objectsOfSession(bundle.input_session_id) : [];
       const { derivatives: outputs } = await this.tree.readTransaction((tx) => this.tree.links(tx, node.id));
-      body.components = components(bundle, inputs, outputs, this.apiUrl());
+      const formats = new Map(processings.map((row) => [row.derivative_node_id ?? '', row.derivative_format]));
+      body.components = components(bundle, inputs, outputs, formats, this.apiUrl());
     }
     if (expand.has('thumbnail')) {
       const thumbnail = await this.options.thumbnails.getThumbnail(node.id);
@@ -299,6 +326,44 @@ export class BundleService {
   }
 
   /**
+   * Refuses a mesh input over the bounds of docs/design/meshes.md, as far as finalize can tell
+   * cheaply (docs/processing.md, "Mesh inputs"): the session's bytes, and the triangles a PLY
+   * header or a glTF's accessors declare. An OBJ's triangles (its `f` lines) are counted by the
+   * processing, which fails it then.
+   */
+  private async refuseOverMeshLimits(files: StoredObjectRow[]): Promise<void> {
+    const main = mainInputFile(files);
+    if (!main || inputKind(main.format) !== 'mesh') return;
+    const sessionBytes = files.reduce((sum, file) => sum + (file.stored_bytes ?? 0), 0);
+    const maxBytes = this.options.meshMaxInputBytes;
+    const overBytes = meshLimitRefusal({ name: main.name, sessionBytes, maxBytes, triangles: undefined });
+    if (overBytes) throw new ApiError('MeshInputTooLarge', overBytes);
+    const triangles = await this.declaredTriangles(main);
+    const overTriangles = meshLimitRefusal({ name: main.name, sessionBytes, maxBytes, triangles });
+    if (overTriangles) throw new ApiError('MeshInputTooLarge', overTriangles);
+  }
+
+  /** The triangles a mesh file declares where that is cheap to read, else undefined (the processing counts them). */
+  private async declaredTriangles(file: StoredObjectRow): Promise<number | undefined> {
+    const size = file.stored_bytes ?? 0;
+    const head = (bytes: number) => this.uploads.readHead(file.blob_key, size, bytes);
+    if (file.format === 'ply-mesh') return plyFaceCount(await head(MESH_HEADER_BYTES));
+    let json: Buffer | undefined;
+    if (file.format === 'glb') {
+      const chunk = glbJsonChunk(await head(20));
+      if (chunk && chunk.length <= MESH_JSON_BYTES) json = (await head(chunk.start + chunk.length)).subarray(chunk.start);
+    } else if (file.format === 'gltf' && size <= MESH_JSON_BYTES) {
+      json = await head(size);
+    }
+    if (!json) return undefined;
+    try {
+      return gltfTriangles(JSON.parse(json.toString('utf8')));
+    } catch {
+      return undefined; // not JSON after all: the processing says what is wrong with it
+    }
+  }
+
+  /**
    * Completes every file of the session (each whole, the ETags the client sends matching, the
    * content what its name says), then in one transaction the files become the bundle's input.
    */
@@ -315,12 +380,12 @@ export class BundleService {
       const result = await this.uploads.complete(file, etags.get(file.id), { etagRequired: false });
       completed.set(file.id, result);
     }
-    refuseUnprocessed(
-      files.map((file) => {
-        const result = completed.get(file.id);
-        return result ? { ...file, stored_bytes: result.bytes, format: result.format } : file;
-      }),
-    );
+    const checked = files.map((file) => {
+      const result = completed.get(file.id);
+      return result ? { ...file, stored_bytes: result.bytes, format: result.format } : file;
+    });
+    refuseUnprocessed(checked);
+    await this.refuseOverMeshLimits(checked);
     const now = this.now();
     const recorded = await this.tree.transaction(async (tx) => {
       const bundle = await this.bundles.find(node.id, tx);
@@ -343,6 +408,6 @@ export class BundleService {
       recorded.bundle,
       new Set(),
     );
-    return { ...body, components: components(recorded.bundle, recorded.stored, [], this.apiUrl()) };
+    return { ...body, components: components(recorded.bundle, recorded.stored, [], new Map(), this.apiUrl()) };
   }
 }

@@ -316,7 +316,7 @@ export interface paths {
         put?: never;
         /**
          * Finalize an upload session: its files become the bundle input
-         * @description Every file must be completely uploaded; ETags given in files[] are checked. 400 FileNotCompatible when a content is not what its name says, or when the input (its largest file, the one processing reads) is not a point cloud (LAS, LAZ, PLY, E57, XYZ/PTS) or a video (MP4/MOV, MKV/WebM, AVI, MPEG-TS): a refused finalize stores nothing, and the session can be finalized once the file is replaced; 409 BundleInputAlreadyExists; 409 UploadSessionNotOpen.
+         * @description Every file must be completely uploaded; ETags given in files[] are checked. 400 FileNotCompatible when a content is not what its name says, or when the input (the file processing reads: the largest of the session's point clouds, videos and meshes, so a mesh's textures and materials ride beside it) is not a point cloud (LAS, LAZ, PLY, E57, XYZ/PTS), a video (MP4/MOV, MKV/WebM, AVI, MPEG-TS) or a mesh (OBJ, glTF, GLB, PLY with faces, with its material and texture files): a refused finalize stores nothing, and the session can be finalized once the file is replaced; 400 MeshInputTooLarge when a mesh input is over 2 GiB with all its files (or the deployment's RDP_MESH_MAX_INPUT_BYTES) or its PLY header or glTF accessors declare over 20 million triangles (an OBJ's triangles are counted by the processing); 409 BundleInputAlreadyExists; 409 UploadSessionNotOpen.
          */
         post: operations["finalizeUploadSession"];
         delete?: never;
@@ -1355,7 +1355,7 @@ export interface paths {
         get?: never;
         /**
          * Show a processed data bundle as a layer of a site's twin
-         * @description contextId is a site id (a draft id is 404: layers are the live twin's, and drafts show them). Links the bundle to the twin and answers the layer: 201 when linked now, 200 when it already was (nothing changes). The layer shows the bundle's newest derivative that serves a tileset, also after a later processing. While linked, the bundle cannot be moved (409 DataBundleLinkedToTwin) unless its site moves with it. 404: the bundle is missing, in the trash, of another organization, not a data bundle, or not readable. 409 DataBundleNotInSite: the bundle's site is not this one (a bundle in a nested site belongs to that site's twin). 409 DataBundleHasNoTileset: no processing of the bundle made a derivative with a tileset (process it first). Needs edit on the site and read on the bundle.
+         * @description contextId is a site id (a draft id is 404: layers are the live twin's, and drafts show them). Links the bundle to the twin and answers the layer: 201 when linked now, 200 when it already was (nothing changes). The layer shows the bundle's newest derivative that serves a tileset, also after a later processing. While linked, the bundle cannot be moved (409 DataBundleLinkedToTwin) unless its site moves with it. 404: the bundle is missing, in the trash, of another organization, not a data bundle, or not readable. 409 DataBundleNotInSite: the bundle's site is not this one (a bundle in a nested site belongs to that site's twin). 409 DataBundleHasNoTileset: no processing of the bundle made a derivative with a tileset (a point cloud or a mesh; a video's reconstruction has none): process it first. Needs edit on the site and read on the bundle.
          */
         put: operations["linkTwinLayer"];
         post?: never;
@@ -2536,6 +2536,7 @@ export interface components {
                 bundleId: string;
                 /** @description The derivative node serving the tileset: the bundle's newest processed one */
                 nodeId: string;
+                /** @description What the tileset holds: points, or a textured mesh (GLB tiles) processed from an OBJ, glTF, GLB or PLY with faces */
                 kind: "pointCloud" | "mesh";
                 /**
                  * Format: uri
@@ -8322,6 +8323,7 @@ export interface operations {
                             bundleId: string;
                             /** @description The derivative node serving the tileset: the bundle's newest processed one */
                             nodeId: string;
+                            /** @description What the tileset holds: points, or a textured mesh (GLB tiles) processed from an OBJ, glTF, GLB or PLY with faces */
                             kind: "pointCloud" | "mesh";
                             /**
                              * Format: uri
@@ -10795,6 +10797,7 @@ export interface operations {
                         bundleId: string;
                         /** @description The derivative node serving the tileset: the bundle's newest processed one */
                         nodeId: string;
+                        /** @description What the tileset holds: points, or a textured mesh (GLB tiles) processed from an OBJ, glTF, GLB or PLY with faces */
                         kind: "pointCloud" | "mesh";
                         /**
                          * Format: uri
@@ -10858,6 +10861,7 @@ export interface operations {
                         bundleId: string;
                         /** @description The derivative node serving the tileset: the bundle's newest processed one */
                         nodeId: string;
+                        /** @description What the tileset holds: points, or a textured mesh (GLB tiles) processed from an OBJ, glTF, GLB or PLY with faces */
                         kind: "pointCloud" | "mesh";
                         /**
                          * Format: uri

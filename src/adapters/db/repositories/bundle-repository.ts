@@ -4,7 +4,12 @@ import type { BundleRow, ProcessingRow, RegionalSchema } from '../schema.js';
 
 type Db = Kysely<RegionalSchema> | Transaction<RegionalSchema>;
 
-export type ProcessingWithDerivative = ProcessingRow & { derivative_kind: string | null; derivative_trashed_at: string | null };
+export type ProcessingWithDerivative = ProcessingRow & {
+  derivative_kind: string | null;
+  /** The derivative's stored format: whether it is a tileset (domain/processing/tileset-files.ts servesTileset). */
+  derivative_format: string | null;
+  derivative_trashed_at: string | null;
+};
 
 /** Data bundles and their processings in one region. */
 export class BundleRepository {
@@ -97,13 +102,14 @@ export class BundleRepository {
       .executeTakeFirst();
   }
 
-  /** A bundle's processings, oldest first, each with the kind and trash time of its derivative node, if any. */
+  /** A bundle's processings, oldest first, each with the kind, stored format and trash time of its derivative node, if any. */
   async processingsOf(bundleId: string): Promise<ProcessingWithDerivative[]> {
     return this.db
       .selectFrom('processings as p')
       .leftJoin('nodes as d', 'd.id', 'p.derivative_node_id')
+      .leftJoin('stored_objects as o', 'o.id', 'p.derivative_node_id')
       .selectAll('p')
-      .select(['d.kind as derivative_kind', 'd.trashed_at as derivative_trashed_at'])
+      .select(['d.kind as derivative_kind', 'o.format as derivative_format', 'd.trashed_at as derivative_trashed_at'])
       .where('p.bundle_id', '=', bundleId)
       .orderBy('p.created_at')
       .orderBy('p.id')

@@ -60,7 +60,9 @@ export class TwinLayerRepository {
     const rows = await db
       .selectFrom('processings as p')
       .innerJoin('nodes as d', 'd.id', 'p.derivative_node_id')
-      .select(['p.bundle_id', 'p.derivative_node_id', 'd.kind', 'p.georeference', 'p.bounds', 'p.attributes'])
+      // The derivative's stored object has the node's id: its format says whether it is a tileset.
+      .leftJoin('stored_objects as o', 'o.id', 'd.id')
+      .select(['p.bundle_id', 'p.derivative_node_id', 'd.kind', 'o.format', 'p.georeference', 'p.bounds', 'p.attributes'])
       .where('p.bundle_id', 'in', bundleIds)
       .where('p.state', '=', 'succeeded')
       .where('d.trashed_at', 'is', null)
@@ -72,6 +74,7 @@ export class TwinLayerRepository {
       bundleId: row.bundle_id,
       derivativeId: row.derivative_node_id as string,
       derivativeKind: row.kind,
+      derivativeFormat: row.format,
       georeference: row.georeference,
       bounds: row.bounds,
       attributes: row.attributes,

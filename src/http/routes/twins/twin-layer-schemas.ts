@@ -13,11 +13,17 @@ export const LayerSchema = Type.Object(
   {
     bundleId: Type.String({ description: 'The data bundle linked to the twin' }),
     nodeId: Type.String({ description: "The derivative node serving the tileset: the bundle's newest processed one" }),
-    kind: Type.Union([Type.Literal('pointCloud'), Type.Literal('mesh')]),
+    kind: Type.Union([Type.Literal('pointCloud'), Type.Literal('mesh')], {
+      description:
+        'What the tileset holds: points, or a textured mesh (GLB tiles) processed from an OBJ, glTF, GLB or PLY with faces',
+    }),
     tilesetUrl: Type.String({ format: 'uri', description: 'Absolute; GET it with the bearer token, as a processing tilesetUrl' }),
     boundingBox: Type.Union(
       [
-        Type.Object({ min: Point, max: Point }, { description: "The points' axis-aligned extent in twin coordinates" }),
+        Type.Object(
+          { min: Point, max: Point },
+          { description: "The points' (or the mesh's) axis-aligned extent in twin coordinates" },
+        ),
         Type.Null(),
       ],
       { description: 'Null for a processing that did not record its extent (finished before regional migration 0016)' },
