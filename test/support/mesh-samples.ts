@@ -76,7 +76,7 @@ export async function writeTexturedObj(
   dir: string,
   columns: number,
   rows: number,
-  options: { mtl?: boolean; png?: boolean } = {},
+  options: { mtl?: boolean; png?: boolean; textureSize?: number } = {},
 ): Promise<UploadFiles> {
   const mesh = terrain(columns, rows);
   const obj = path.join(dir, 'terrain.obj');
@@ -122,7 +122,7 @@ export async function writeTexturedObj(
     files.set('terrain.mtl', path.join(dir, 'terrain.mtl'));
   }
   if (options.png !== false) {
-    await writeFile(path.join(dir, 'ground.png'), texturePng());
+    await writeFile(path.join(dir, 'ground.png'), texturePng(options.textureSize));
     files.set('ground.png', path.join(dir, 'ground.png'));
   }
   return files;

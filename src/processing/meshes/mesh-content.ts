@@ -18,6 +18,8 @@ export async function meshContentGlb(
   node: MeshTileNode,
   groups: MaterialGroup[],
   textures: TextureLevels,
+  /** -1 for every vertex of the mesh, and so left: where each is in the tile, while it is written. */
+  scratch: Int32Array,
 ): Promise<Uint8Array> {
   const document = new Document();
   document.getRoot().getAsset().generator = GENERATOR;
@@ -26,17 +28,13 @@ export async function meshContentGlb(
   const gltfMesh = document.createMesh(node.address);
   for (const group of groups) {
     const globalOf: number[] = [];
-    const localOf = new Map<number, number>();
     const indices = new Uint32Array(group.indices.length);
     for (let i = 0; i < indices.length; i += 1) {
       const v = group.indices[i]!;
-      let local = localOf.get(v);
-      if (local === undefined) {
-        local = globalOf.push(v) - 1;
-        localOf.set(v, local);
-      }
-      indices[i] = local;
+      if (scratch[v] === -1) scratch[v] = globalOf.push(v) - 1;
+      indices[i] = scratch[v]!;
     }
+    for (const v of globalOf) scratch[v] = -1;
     const count = globalOf.length;
     const positions = new Float32Array(count * 3);
     const normals = mesh.normals ? new Float32Array(count * 3) : undefined;

@@ -58,13 +58,14 @@ export async function tileMeshFiles(
   await mkdir(path.join(outputDir, 'tiles'), { recursive: true });
   const files: string[] = [];
   const textures = new TextureLevels();
+  const scratch = new Int32Array(mesh.positions.length / 3).fill(-1);
   let placed = 0;
   const root = await tileMesh(mesh, {
     leafTriangles: options.leafTriangles,
     signal: options.signal,
     write: async (node, groups) => {
       const file = `tiles/${node.address}.glb`;
-      await writeFile(path.join(outputDir, file), await meshContentGlb(mesh, node, groups, textures));
+      await writeFile(path.join(outputDir, file), await meshContentGlb(mesh, node, groups, textures, scratch));
       files.push(file);
     },
     onLeafTriangles: (count) => {
@@ -118,7 +119,8 @@ function tileOf(node: MeshTileNode): TileJson {
 
 type MeshFormat = 'obj' | 'gltf' | 'glb' | 'ply';
 
-async function readMesh(input: MeshInputFiles, options: MeshProcessOptions): Promise<TexturedMesh> {
+/** The input mesh, whatever its format (exported for the benchmark's baseline). */
+export async function readMesh(input: MeshInputFiles, options: MeshProcessOptions = {}): Promise<TexturedMesh> {
   const format = await formatOf(input.main);
   const onProgress = (fraction: number) => options.onProgress?.(0.3 * fraction);
   switch (format) {

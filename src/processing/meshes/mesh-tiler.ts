@@ -168,7 +168,7 @@ const NORMAL_WEIGHT = 0.5;
 const COLOR_WEIGHT = 1;
 
 /**
- * One material's triangles simplified to about PARENT_SHARE of them: their vertices copied out
+ * One material's triangles simplified to about `share` of them: their vertices copied out
  * (meshoptimizer copies every vertex it is given), simplified with their normals and colours
  * weighed in and the border locked; a tile that topology holds back (a triangle soup) goes
  * through the sloppy simplifier instead. Returns corners of the whole mesh again.
@@ -177,6 +177,7 @@ export function simplifyGroup(
   mesh: TexturedMesh,
   indices: Uint32Array,
   scratch: Int32Array,
+  share = PARENT_SHARE,
 ): { indices: Uint32Array; error: number } {
   const local = new Uint32Array(indices.length);
   const globalOf: number[] = [];
@@ -202,7 +203,7 @@ export function simplifyGroup(
     NORMAL_WEIGHT,
     ...(mesh.colors ? [COLOR_WEIGHT, COLOR_WEIGHT, COLOR_WEIGHT, COLOR_WEIGHT] : []),
   ];
-  const target = Math.max(3, Math.floor((indices.length / 3) * PARENT_SHARE) * 3);
+  const target = Math.max(3, Math.floor((indices.length / 3) * share) * 3);
   const scale = MeshoptSimplifier.getScale(positions, 3);
   let [result, error] = MeshoptSimplifier.simplifyWithAttributes(
     local,
@@ -216,7 +217,7 @@ export function simplifyGroup(
     1,
     ['LockBorder'],
   );
-  if (result.length > indices.length * 2 * PARENT_SHARE)
+  if (result.length > indices.length * 2 * share)
     [result, error] = MeshoptSimplifier.simplifySloppy(local, positions, 3, null, target, 1);
   const out = new Uint32Array(result.length);
   for (let i = 0; i < result.length; i += 1) out[i] = globalOf[result[i]!]!;
