@@ -28,19 +28,28 @@ interface TileFacts {
   attributes: Set<string>;
   /** Widths of the tile's base colour textures. */
   textureWidths: number[];
+  /** Every value of each COLOR_0 channel seen (normalized bytes). */
+  channels: Set<number>[];
 }
 
 const io = new NodeIO();
 
 async function tileFacts(file: string): Promise<TileFacts> {
   const document = await io.readBinary(new Uint8Array(await readFile(file)));
-  const facts: TileFacts = { triangles: 0, attributes: new Set(), textureWidths: [] };
+  const facts: TileFacts = {
+    triangles: 0,
+    attributes: new Set(),
+    textureWidths: [],
+    channels: [0, 1, 2, 3].map(() => new Set()),
+  };
   for (const mesh of document.getRoot().listMeshes()) {
     for (const primitive of mesh.listPrimitives()) {
       facts.triangles += primitive.getIndices()!.getCount() / 3;
       for (const semantic of primitive.listSemantics()) facts.attributes.add(semantic);
       const image = primitive.getMaterial()?.getBaseColorTexture()?.getImage();
       if (image) facts.textureWidths.push(PNG.sync.read(Buffer.from(image)).width);
+      const colors = primitive.getAttribute('COLOR_0')?.getArray() ?? [];
+      for (let i = 0; i < colors.length; i += 1) facts.channels[i % 4]!.add(colors[i]!);
     }
   }
   return facts;
@@ -85,30 +94,42 @@ const ROWS = 100;
 const TRIANGLES = COLUMNS * ROWS * 2;
 const LEAF = 2_500;
 
-const kinds: [string, string, (dir: string) => Promise<UploadFiles>, string[]][] = [
+/** A COLOR_0 channel the sample gives one value: its number and that value as a normalized byte. */
+type ConstantChannel = [number, number] | undefined;
+
+const kinds: [string, string, (dir: string) => Promise<UploadFiles>, string[], ConstantChannel][] = [
   [
     'OBJ with its MTL and a PNG texture',
     'terrain.obj',
     (d) => writeTexturedObj(d, COLUMNS, ROWS),
     ['NORMAL', 'POSITION', 'TEXCOORD_0'],
+    undefined,
   ],
   [
     'glTF with its .bin and image',
     'terrain.gltf',
     (d) => writeTexturedGltf(d, COLUMNS, ROWS),
     ['NORMAL', 'POSITION', 'TEXCOORD_0'],
+    undefined,
   ],
   [
     'GLB with vertex colours',
     'terrain.glb',
     (d) => writeTexturedGlb(d, COLUMNS, ROWS),
     ['COLOR_0', 'NORMAL', 'POSITION', 'TEXCOORD_0'],
+    [0, 200],
   ],
-  ['PLY with faces and colours', 'terrain.ply', (d) => writeColoredPly(d, COLUMNS, ROWS), ['COLOR_0', 'NORMAL', 'POSITION']],
+  [
+    'PLY with faces and colours',
+    'terrain.ply',
+    (d) => writeColoredPly(d, COLUMNS, ROWS),
+    ['COLOR_0', 'NORMAL', 'POSITION'],
+    [2, 26],
+  ],
 ];
 
 describe('meshes to 3D Tiles', () => {
-  for (const [kind, main, write, attributes] of kinds) {
+  for (const [kind, main, write, attributes, constant] of kinds) {
     it(`tiles a ${kind}: valid tiles, every triangle in a leaf, coarser parents`, async () => {
       const input = path.join(dir, main.replace('.', '-'));
       await mkdir(input);
@@ -145,6 +166,13 @@ describe('meshes to 3D Tiles', () => {
         // Leaves cut the 256-pixel texture to their part; the root has it whole, reduced.
         expect(Math.max(...all.flatMap((facts) => facts.textureWidths))).toBeLessThan(256);
         expect(root.textureWidths[0]).toBeLessThanOrEqual(256 / 4);
+      }
+      if (constant) {
+        // The GLB's red is 200 in every vertex; the PLY's blue is 90 in sRGB, 26 once linear as glTF's COLOR_0 is.
+        const [channel, value] = constant;
+        for (const facts of all) expect([...facts.channels[channel]!]).toEqual([value]);
+        // The other channels vary over the terrain: colours are kept per vertex, not flattened.
+        expect(root.channels[(channel + 1) % 3]!.size).toBeGreaterThan(10);
       }
       checkedThumbnail(await readFile(path.join(out, result.thumbnailPath)));
     });

@@ -22,7 +22,10 @@ export async function readPly(
   const mesh: TriangleMesh & { normals?: Float32Array; colors?: Float32Array; uvs?: Float32Array } = meshOf(geometry, 'PLY');
   const floats = (name: string) => {
     const attribute = geometry.getAttribute(name);
-    return attribute ? Float32Array.from(attribute.array) : undefined;
+    if (!attribute) return undefined;
+    // Colours come as the file's integers, normalized: 8-bit or 16-bit to 0..1.
+    const scale = !attribute.normalized ? 1 : attribute.array instanceof Uint16Array ? 1 / 65535 : 1 / 255;
+    return Float32Array.from(attribute.array, (value) => value * scale);
   };
   mesh.normals = floats('normal');
   mesh.colors = floats('color');
