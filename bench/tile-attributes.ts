@@ -41,11 +41,7 @@ async function tileBytes(dir: string): Promise<{ sent: number; glb: number }> {
   return bytes;
 }
 
-async function tile(
-  input: string,
-  out: string,
-  expected: string[],
-): Promise<{ bytes: { sent: number; glb: number }; ms: number }> {
+async function tile(input: string, out: string, expected: string[]): Promise<{ bytes: { sent: number; glb: number }; ms: number }> {
   const started = performance.now();
   const result = await processPointCloud(input, out);
   const ms = performance.now() - started;

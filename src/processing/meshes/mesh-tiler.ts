@@ -48,14 +48,6 @@ export async function tileMesh(mesh: TexturedMesh, options: TilerOptions): Promi
   await MeshoptSimplifier.ready;
   const leaf = options.leafTriangles ?? MESH_LEAF_TRIANGLES;
   const triangles = mesh.indices.length / 3;
-  const centroids = new Float32Array(triangles * 3);
-  for (let t = 0; t < triangles; t += 1) {
-    for (let axis = 0; axis < 3; axis += 1) {
-      let sum = 0;
-      for (let k = 0; k < 3; k += 1) sum += mesh.positions[mesh.indices[t * 3 + k]! * 3 + axis]!;
-      centroids[t * 3 + axis] = sum / 3;
-    }
-  }
   const scratch = new Int32Array(mesh.positions.length / 3).fill(-1);
   const all = new Uint32Array(triangles);
   for (let t = 0; t < triangles; t += 1) all[t] = t;
@@ -69,7 +61,7 @@ export async function tileMesh(mesh: TexturedMesh, options: TilerOptions): Promi
       options.onLeafTriangles?.(tris.length);
       return { node, groups };
     }
-    const parts = splitInTwo(tris, centroids).flatMap((half) => (half.length > leaf ? splitInTwo(half, centroids) : [half]));
+    const parts = splitInTwo(tris, mesh).flatMap((half) => (half.length > leaf ? splitInTwo(half, mesh) : [half]));
     const children: Built[] = [];
     for (const [i, part] of parts.entries()) children.push(await build(part, `${address}${i}`));
     const groups = simplifiedGroups(mesh, children, scratch);
@@ -224,40 +216,52 @@ export function simplifyGroup(
   return { indices: out, error: error * scale };
 }
 
-/** Splits triangles at the median centroid of the longest axis of their centroids' extent. */
-function splitInTwo(tris: Uint32Array, centroids: Float32Array): [Uint32Array, Uint32Array] {
+/**
+ * Splits triangles at the median centroid of the longest axis of their centroids' extent, in
+ * place (the two halves are views of `tris`): the centroids are worked out as needed, not kept
+ * for every triangle, to hold less memory.
+ */
+function splitInTwo(tris: Uint32Array, mesh: TexturedMesh): [Uint32Array, Uint32Array] {
+  const centroid = (t: number, axis: number) =>
+    mesh.positions[mesh.indices[t * 3]! * 3 + axis]! +
+    mesh.positions[mesh.indices[t * 3 + 1]! * 3 + axis]! +
+    mesh.positions[mesh.indices[t * 3 + 2]! * 3 + axis]!;
   const min = [Infinity, Infinity, Infinity];
   const max = [-Infinity, -Infinity, -Infinity];
   for (const t of tris) {
     for (let axis = 0; axis < 3; axis += 1) {
-      const value = centroids[t * 3 + axis]!;
+      const value = centroid(t, axis);
       if (value < min[axis]!) min[axis] = value;
       if (value > max[axis]!) max[axis] = value;
     }
   }
   const spans = [0, 1, 2].map((axis) => max[axis]! - min[axis]!);
   const axis = spans.indexOf(Math.max(...spans));
-  const copy = tris.slice();
-  const middle = copy.length >> 1;
-  select(copy, middle, (t) => centroids[t * 3 + axis]!);
-  return [copy.subarray(0, middle), copy.subarray(middle)];
+  const keys = new Float32Array(tris.length);
+  for (let i = 0; i < tris.length; i += 1) keys[i] = centroid(tris[i]!, axis);
+  const middle = tris.length >> 1;
+  select(tris, keys, middle);
+  return [tris.subarray(0, middle), tris.subarray(middle)];
 }
 
-/** Reorders `items` so that the one at `k` is where sorting by key would put it (quickselect). */
-function select(items: Uint32Array, k: number, key: (item: number) => number): void {
+/** Reorders `items` (and their `keys`) so that the one at `k` is where sorting by key would put it (quickselect). */
+function select(items: Uint32Array, keys: Float32Array, k: number): void {
   let low = 0;
   let high = items.length - 1;
   while (high > low) {
-    const pivot = key(items[(low + high) >> 1]!);
+    const pivot = keys[(low + high) >> 1]!;
     let i = low;
     let j = high;
     while (i <= j) {
-      while (key(items[i]!) < pivot) i += 1;
-      while (key(items[j]!) > pivot) j -= 1;
+      while (keys[i]! < pivot) i += 1;
+      while (keys[j]! > pivot) j -= 1;
       if (i <= j) {
-        const swap = items[i]!;
+        const item = items[i]!;
         items[i] = items[j]!;
-        items[j] = swap;
+        items[j] = item;
+        const key = keys[i]!;
+        keys[i] = keys[j]!;
+        keys[j] = key;
         i += 1;
         j -= 1;
       }
