@@ -8,6 +8,7 @@ import { runJobs } from './jobs.js';
 import { runLibraryLists } from './library-lists.js';
 import { runLists } from './lists.js';
 import { runMeasurementLists } from './measurement-lists.js';
+import { runMeshTiles } from './mesh-tiles.js';
 import { runModelAssets } from './model-assets.js';
 import { runModelPreview } from './model-preview.js';
 import { runMultipartComplete } from './multipart-complete.js';
@@ -56,6 +57,7 @@ export async function runAll(): Promise<SummaryRow[]> {
     runJobs,
     runPointCloud,
     runModelPreview,
+    runMeshTiles,
     runTwinLists,
     runMeasurementLists,
     runModelAssets,

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createOrg, createTree, expectNoInternals, type OrgFixture, snapshot } from '../support/fixtures.js';
-import { glbOfJson, noiseTexture, plyDeclaringFaces, texturedBoxFiles } from '../support/mesh-samples.js';
+import { glbOfJson, noiseTexture, plyDeclaringFaces, texturedBoxFiles } from '../support/mesh-uploads.js';
 import { boxGlb, boxGltf, boxPly } from '../support/model-samples.js';
 import { startPlatform, type TestPlatform } from '../support/platform.js';
 import { writeLas, writePly } from '../support/point-cloud-samples.js';

@@ -1,6 +1,5 @@
 import { readFile } from 'node:fs/promises';
-import { type Document, type mat4, type Node, NodeIO } from '@gltf-transform/core';
-import { ProcessingError } from '../processing-error.js';
+import { type Document, type JSONDocument, type mat4, type Node, NodeIO, type Primitive } from '@gltf-transform/core';
 import { GrowableFloat32, GrowableUint32, type TriangleMesh, unreadableModel } from './triangle-mesh.js';
 
 const TRIANGLES = 4;
@@ -16,32 +15,53 @@ interface GltfResource {
  * not surfaces a preview needs and are skipped.
  */
 export async function readGltf(path: string, format: 'gltf' | 'glb'): Promise<TriangleMesh> {
+  const what = format === 'glb' ? 'GLB file' : 'glTF file';
+  return sceneTriangles(await readGltfDocument(path, format), what);
+}
+
+/**
+ * The glTF-Transform document of a .gltf or .glb. `resource` gives the bytes of an external
+ * buffer or image by its uri (mesh processing resolves them among the upload's files); without
+ * it (the preview), an external reference is a reason naming the file.
+ */
+export async function readGltfDocument(
+  path: string,
+  format: 'gltf' | 'glb',
+  resource?: (uri: string) => Promise<Uint8Array<ArrayBuffer>>,
+): Promise<Document> {
   const bytes = await readFile(path);
   const io = new NodeIO();
   const what = format === 'glb' ? 'GLB file' : 'glTF file';
-  let document: Document;
+  let jsonDocument: JSONDocument;
   try {
-    const jsonDocument =
+    jsonDocument =
       format === 'glb'
         ? await io.binaryToJSON(new Uint8Array(bytes))
         : { json: JSON.parse(bytes.toString('utf8')), resources: {} };
-    const json = jsonDocument.json as { buffers?: GltfResource[]; images?: GltfResource[] };
-    for (const resource of [...(json.buffers ?? []), ...(json.images ?? [])]) {
-      if (resource.uri !== undefined && !resource.uri.startsWith('data:') && !(resource.uri in jsonDocument.resources)) {
-        throw unreadableModel(
-          `The ${what} refers to the external file "${resource.uri.slice(0, 200)}", which was not uploaded with it: embed its buffers and images (a GLB, or data: URIs) to get a preview`,
-        );
-      }
-    }
-    document = await io.readJSON(jsonDocument);
   } catch (error) {
-    if (error instanceof ProcessingError) throw error;
     throw unreadableModel(`The ${what} cannot be read: ${error instanceof Error ? error.message : String(error)}`);
   }
-  return sceneTriangles(document, what);
+  const json = jsonDocument.json as { buffers?: GltfResource[]; images?: GltfResource[] };
+  for (const item of [...(json.buffers ?? []), ...(json.images ?? [])]) {
+    if (item.uri === undefined || item.uri.startsWith('data:') || item.uri in jsonDocument.resources) continue;
+    if (!resource) {
+      throw unreadableModel(
+        `The ${what} refers to the external file "${item.uri.slice(0, 200)}", which was not uploaded with it: embed its buffers and images (a GLB, or data: URIs) to get a preview`,
+      );
+    }
+    jsonDocument.resources[item.uri] = await resource(item.uri);
+  }
+  try {
+    return await io.readJSON(jsonDocument);
+  } catch (error) {
+    throw unreadableModel(`The ${what} cannot be read: ${error instanceof Error ? error.message : String(error)}`);
+  }
 }
 
-function sceneTriangles(document: Document, what: string): TriangleMesh {
+/** Told of each triangle primitive placed, after its positions and triangles were added. */
+export type PrimitiveVisitor = (primitive: Primitive, matrix: mat4, mirrored: boolean, triangles: number) => void;
+
+export function sceneTriangles(document: Document, what: string, visitor?: PrimitiveVisitor): TriangleMesh {
   const root = document.getRoot();
   const scene = root.getDefaultScene() ?? root.listScenes()[0];
   const positions = new GrowableFloat32();
@@ -76,6 +96,7 @@ function sceneTriangles(document: Document, what: string): TriangleMesh {
           if (mirrored) indices.push3(base + a, base + c, base + b);
           else indices.push3(base + a, base + b, base + c);
         }
+        visitor?.(primitive, matrix, mirrored, Math.floor(corners / 3));
       }
     }
     for (const child of node.listChildren()) visit(child);

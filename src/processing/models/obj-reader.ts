@@ -54,9 +54,19 @@ export async function readObj(
   return clusterToBudget(positions, bounds, area, (emit) => scanObj(path, secondPass, { triangle: emit }), budget);
 }
 
-interface ObjVisitor {
+export interface ObjVisitor {
   vertex?: (x: number, y: number, z: number) => void;
   triangle: (a: number, b: number, c: number) => void;
+  /**
+   * Mesh processing's extra statements (docs/processing.md, "Meshes"): with `face`, each face is
+   * also given whole as v, vt, vn triples from 0 (-1 where a corner has none), and `vt`, `vn`,
+   * `usemtl`, `mtllib` are read; the preview leaves them unset and skips those statements.
+   */
+  face?: (corners: Int32Array, count: number) => void;
+  texcoord?: (u: number, v: number) => void;
+  normal?: (x: number, y: number, z: number) => void;
+  material?: (name: string) => void;
+  library?: (name: string) => void;
 }
 
 const NEWLINE = 10;
@@ -74,9 +84,11 @@ const LOWER_E = 101;
 const UPPER_E = 69;
 const LOWER_V = 118;
 const LOWER_F = 102;
+const LOWER_T = 116;
+const LOWER_N = 110;
 
 /** Reads the file once, calling the visitor for each vertex and each triangle of the fanned faces. */
-async function scanObj(
+export async function scanObj(
   path: string,
   options: { onBytes?: (bytes: number) => void; signal?: AbortSignal },
   visitor: ObjVisitor,
@@ -100,9 +112,12 @@ async function scanObj(
 
 class ObjLineParser {
   private vertexCount = 0;
+  private texcoordCount = 0;
+  private normalCount = 0;
   private line = 0;
   bytes = 0;
   private corners = new Uint32Array(64);
+  private triples = new Int32Array(64 * 3);
   private pos = 0;
   private data: Buffer = Buffer.alloc(0);
 
@@ -123,7 +138,7 @@ class ObjLineParser {
       } else if (first === LOWER_F && (second === SPACE || second === TAB)) {
         this.pos += 2;
         this.readFace();
-      }
+      } else if (this.visitor.face) this.readOther(first, second, end);
       const newline = data.indexOf(NEWLINE, this.pos);
       this.pos = newline < 0 || newline >= end ? end : newline + 1;
     }
@@ -139,25 +154,56 @@ class ObjLineParser {
     this.visitor.vertex?.(x, y, z);
   }
 
+  /** vt, vn, usemtl and mtllib, for mesh processing. */
+  private readOther(first: number | undefined, second: number | undefined, end: number): void {
+    const third = this.data[this.pos + 2];
+    if (first === LOWER_V && second === LOWER_T && (third === SPACE || third === TAB)) {
+      this.pos += 3;
+      const u = this.readNumber();
+      // A missing v (a 1D texture coordinate) is 0, as the format says.
+      this.skipBlanks();
+      const c = this.data[this.pos];
+      const v = c === undefined || c === NEWLINE || c === CR ? 0 : this.readNumber();
+      this.texcoordCount += 1;
+      this.visitor.texcoord?.(u, v);
+    } else if (first === LOWER_V && second === LOWER_N && (third === SPACE || third === TAB)) {
+      this.pos += 3;
+      const x = this.readNumber();
+      const y = this.readNumber();
+      const z = this.readNumber();
+      this.normalCount += 1;
+      this.visitor.normal?.(x, y, z);
+    } else {
+      const newline = this.data.indexOf(NEWLINE, this.pos);
+      const text = this.data.toString('utf8', this.pos, newline < 0 || newline >= end ? end : newline).trim();
+      const [keyword, ...rest] = text.split(/\s+/);
+      if (keyword === 'usemtl' && rest.length > 0) this.visitor.material?.(rest.join(' '));
+      else if (keyword === 'mtllib') for (const name of rest) this.visitor.library?.(name);
+    }
+  }
+
   private readFace(): void {
+    const full = this.visitor.face !== undefined;
     let count = 0;
     for (;;) {
       this.skipBlanks();
       const c = this.data[this.pos];
       if (c === undefined || c === NEWLINE || c === CR || c === HASH) break;
       const reference = this.readInteger();
-      // Skip the /vt and /vn parts: the preview makes its own normals.
-      while (
-        this.pos < this.data.length &&
-        this.data[this.pos] !== SPACE &&
-        this.data[this.pos] !== TAB &&
-        this.data[this.pos] !== NEWLINE &&
-        this.data[this.pos] !== CR
-      ) {
-        const byte = this.data[this.pos]!;
-        if (byte !== SLASH && byte !== MINUS && (byte < ZERO || byte > NINE)) this.fail(`a face corner is not an index`);
+      let texcoord = 0;
+      let normal = 0;
+      // v, v/vt, v//vn or v/vt/vn.
+      if (this.data[this.pos] === SLASH) {
         this.pos += 1;
+        if (this.data[this.pos] !== SLASH) texcoord = this.readInteger();
+        if (this.data[this.pos] === SLASH) {
+          this.pos += 1;
+          normal = this.readInteger();
+        }
       }
+      const after = this.data[this.pos];
+      if (after !== undefined && after !== SPACE && after !== TAB && after !== NEWLINE && after !== CR && after !== HASH)
+        this.fail('a face corner is not an index');
       const vertex = reference > 0 ? reference - 1 : this.vertexCount + reference;
       if (reference === 0 || vertex < 0 || vertex >= this.vertexCount) {
         this.fail(`a face refers to vertex ${reference}, but ${this.vertexCount} vertices are defined before it`);
@@ -166,11 +212,28 @@ class ObjLineParser {
         const corners = new Uint32Array(count * 2);
         corners.set(this.corners);
         this.corners = corners;
+        const triples = new Int32Array(count * 6);
+        triples.set(this.triples);
+        this.triples = triples;
+      }
+      if (full) {
+        this.triples[count * 3] = vertex;
+        this.triples[count * 3 + 1] = this.resolve(texcoord, this.texcoordCount, 'texture coordinate');
+        this.triples[count * 3 + 2] = this.resolve(normal, this.normalCount, 'normal');
       }
       this.corners[count++] = vertex;
     }
     if (count < 3) this.fail(`a face has ${count} corner${count === 1 ? '' : 's'}; it needs at least 3`);
     for (let k = 1; k + 1 < count; k += 1) this.visitor.triangle(this.corners[0]!, this.corners[k]!, this.corners[k + 1]!);
+    this.visitor.face?.(this.triples, count);
+  }
+
+  /** A vt or vn reference from 0, -1 for none. */
+  private resolve(reference: number, defined: number, what: string): number {
+    if (reference === 0) return -1;
+    const index = reference > 0 ? reference - 1 : defined + reference;
+    if (index < 0 || index >= defined) this.fail(`a face refers to ${what} ${reference}, but ${defined} are defined before it`);
+    return index;
   }
 
   private skipBlanks(): void {

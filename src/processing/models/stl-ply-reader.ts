@@ -13,10 +13,24 @@ export async function readStl(path: string): Promise<TriangleMesh> {
   return meshOf(geometry, 'STL');
 }
 
-export async function readPly(path: string): Promise<TriangleMesh> {
+/** A PLY's faces, with its per-vertex normals, colours (linear RGB) and UVs where it has them (mesh processing keeps them). */
+export async function readPly(
+  path: string,
+): Promise<TriangleMesh & { normals?: Float32Array; colors?: Float32Array; uvs?: Float32Array }> {
   const geometry = await parseWith('PLY', path, (data) => new PLYLoader().parse(data));
   if (!geometry.index) throw unreadableModel('The PLY file has no faces (a point cloud): there is no surface to preview');
-  return meshOf(geometry, 'PLY');
+  const mesh: TriangleMesh & { normals?: Float32Array; colors?: Float32Array; uvs?: Float32Array } = meshOf(geometry, 'PLY');
+  const floats = (name: string) => {
+    const attribute = geometry.getAttribute(name);
+    if (!attribute) return undefined;
+    // Colours come as the file's integers, normalized: 8-bit or 16-bit to 0..1.
+    const scale = !attribute.normalized ? 1 : attribute.array instanceof Uint16Array ? 1 / 65535 : 1 / 255;
+    return Float32Array.from(attribute.array, (value) => value * scale);
+  };
+  mesh.normals = floats('normal');
+  mesh.colors = floats('color');
+  mesh.uvs = floats('uv');
+  return mesh;
 }
 
 function arrayBufferOf(bytes: Buffer): ArrayBuffer {

@@ -52,6 +52,11 @@ export class GrowableUint32 {
     this.length += 3;
   }
 
+  push(value: number): void {
+    if (this.length + 1 > this.array.length) this.array = grow(this.array, new Uint32Array(this.array.length * 2));
+    this.array[this.length++] = value;
+  }
+
   trimmed(): Uint32Array {
     return this.array.slice(0, this.length);
   }

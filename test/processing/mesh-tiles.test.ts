@@ -1,0 +1,217 @@
+import { mkdir, mkdtemp, readFile, rm, stat } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { NodeIO } from '@gltf-transform/core';
+import { PNG } from 'pngjs';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { processMesh, tileMeshFiles } from '../../src/processing/meshes/mesh-processor.js';
+import { ProcessingError } from '../../src/processing/processing-error.js';
+import {
+  type UploadFiles,
+  writeColoredPly,
+  writeTexturedGlb,
+  writeTexturedGltf,
+  writeTexturedObj,
+} from '../support/mesh-samples.js';
+import { checkedThumbnail } from '../support/model-checks.js';
+import { checkTileset } from '../support/tileset-checker.js';
+
+interface TileJson {
+  geometricError: number;
+  refine?: string;
+  content: { uri: string };
+  children?: TileJson[];
+}
+
+interface TileFacts {
+  triangles: number;
+  attributes: Set<string>;
+  /** Widths of the tile's base colour textures. */
+  textureWidths: number[];
+  /** Every value of each COLOR_0 channel seen (normalized bytes). */
+  channels: Set<number>[];
+}
+
+const io = new NodeIO();
+
+async function tileFacts(file: string): Promise<TileFacts> {
+  const document = await io.readBinary(new Uint8Array(await readFile(file)));
+  const facts: TileFacts = {
+    triangles: 0,
+    attributes: new Set(),
+    textureWidths: [],
+    channels: [0, 1, 2, 3].map(() => new Set()),
+  };
+  for (const mesh of document.getRoot().listMeshes()) {
+    for (const primitive of mesh.listPrimitives()) {
+      facts.triangles += primitive.getIndices()!.getCount() / 3;
+      for (const semantic of primitive.listSemantics()) facts.attributes.add(semantic);
+      const image = primitive.getMaterial()?.getBaseColorTexture()?.getImage();
+      if (image) facts.textureWidths.push(PNG.sync.read(Buffer.from(image)).width);
+      const colors = primitive.getAttribute('COLOR_0')?.getArray() ?? [];
+      for (let i = 0; i < colors.length; i += 1) facts.channels[i % 4]!.add(colors[i]!);
+    }
+  }
+  return facts;
+}
+
+/**
+ * Walks the tree checking the levels of detail: a parent has fewer triangles than its children
+ * together and a geometric error strictly above each child's; leaves have 0. Returns the
+ * leaves' triangles and every tile's facts.
+ */
+async function checkLevels(out: string, tile: TileJson, all: TileFacts[]): Promise<{ leafTriangles: number; facts: TileFacts }> {
+  const facts = await tileFacts(path.join(out, tile.content.uri));
+  all.push(facts);
+  if (!tile.children) {
+    expect(tile.geometricError).toBe(0);
+    return { leafTriangles: facts.triangles, facts };
+  }
+  let leafTriangles = 0;
+  let childTriangles = 0;
+  for (const child of tile.children) {
+    expect(child.geometricError).toBeLessThan(tile.geometricError);
+    const below = await checkLevels(out, child, all);
+    leafTriangles += below.leafTriangles;
+    childTriangles += below.facts.triangles;
+  }
+  expect(facts.triangles).toBeGreaterThan(0);
+  expect(facts.triangles).toBeLessThan(childTriangles);
+  return { leafTriangles, facts };
+}
+
+let dir: string;
+beforeAll(async () => {
+  dir = await mkdtemp(path.join(tmpdir(), 'rdp-mesh-'));
+});
+afterAll(async () => {
+  await rm(dir, { recursive: true, force: true });
+});
+
+// 160 x 100 cells: 32,000 triangles; leaves of at most 2,500 make three levels: 16 leaves, 4 parents, the root.
+const COLUMNS = 160;
+const ROWS = 100;
+const TRIANGLES = COLUMNS * ROWS * 2;
+const LEAF = 2_500;
+
+/** A COLOR_0 channel the sample gives one value: its number and that value as a normalized byte. */
+type ConstantChannel = [number, number] | undefined;
+
+const kinds: [string, string, (dir: string) => Promise<UploadFiles>, string[], ConstantChannel][] = [
+  [
+    'OBJ with its MTL and a PNG texture',
+    'terrain.obj',
+    (d) => writeTexturedObj(d, COLUMNS, ROWS),
+    ['NORMAL', 'POSITION', 'TEXCOORD_0'],
+    undefined,
+  ],
+  [
+    'glTF with its .bin and image',
+    'terrain.gltf',
+    (d) => writeTexturedGltf(d, COLUMNS, ROWS),
+    ['NORMAL', 'POSITION', 'TEXCOORD_0'],
+    undefined,
+  ],
+  [
+    'GLB with vertex colours',
+    'terrain.glb',
+    (d) => writeTexturedGlb(d, COLUMNS, ROWS),
+    ['COLOR_0', 'NORMAL', 'POSITION', 'TEXCOORD_0'],
+    [0, 200],
+  ],
+  [
+    'PLY with faces and colours',
+    'terrain.ply',
+    (d) => writeColoredPly(d, COLUMNS, ROWS),
+    ['COLOR_0', 'NORMAL', 'POSITION'],
+    [2, 26],
+  ],
+];
+
+describe('meshes to 3D Tiles', () => {
+  for (const [kind, main, write, attributes, constant] of kinds) {
+    it(`tiles a ${kind}: valid tiles, every triangle in a leaf, coarser parents`, async () => {
+      const input = path.join(dir, main.replace('.', '-'));
+      await mkdir(input);
+      const byName = await write(input);
+      const out = path.join(input, 'out');
+      const progress: number[] = [];
+      const result = await tileMeshFiles({ main: byName.get(main)!, byName }, out, {
+        leafTriangles: LEAF,
+        onProgress: (fraction) => progress.push(fraction),
+      });
+      expect(result.kind).toBe('mesh');
+      expect(result.triangles).toBe(TRIANGLES);
+      expect(progress.at(-1)).toBe(1);
+      // The terrain spans 100 m in x and in depth, its hills 4 m up and down.
+      expect(result.bounds.min[0]).toBeCloseTo(0, 3);
+      expect(result.bounds.max[0]).toBeCloseTo(100, 3);
+      expect(result.bounds.max[1] - result.bounds.min[1]).toBeCloseTo(100, 3);
+      expect(result.bounds.max[2] - result.bounds.min[2]).toBeGreaterThan(4);
+      for (const file of result.files) expect((await stat(path.join(out, file))).size).toBeGreaterThan(0);
+
+      const report = await checkTileset(out);
+      expect(report.issues).toEqual([]);
+      expect(report.tiles).toBe(result.files.filter((file) => file.endsWith('.glb')).length);
+
+      const tileset = JSON.parse(await readFile(path.join(out, result.tilesetPath), 'utf8'));
+      expect(tileset.root.refine).toBe('REPLACE');
+      expect(tileset.root.children?.[0]?.children?.length).toBeGreaterThan(0);
+      const all: TileFacts[] = [];
+      const { leafTriangles, facts: root } = await checkLevels(out, tileset.root, all);
+      expect(leafTriangles).toBe(TRIANGLES);
+      for (const facts of all) expect([...facts.attributes].sort()).toEqual(attributes);
+      if (attributes.includes('TEXCOORD_0')) {
+        for (const facts of all) expect(facts.textureWidths.length).toBe(1);
+        // Leaves cut the 256-pixel texture to their part; the root has it whole, reduced.
+        expect(Math.max(...all.flatMap((facts) => facts.textureWidths))).toBeLessThan(256);
+        expect(root.textureWidths[0]).toBeLessThanOrEqual(256 / 4);
+      }
+      if (constant) {
+        // The GLB's red is 200 in every vertex; the PLY's blue is 90 in sRGB, 26 once linear as glTF's COLOR_0 is.
+        const [channel, value] = constant;
+        for (const facts of all) expect([...facts.channels[channel]!]).toEqual([value]);
+        // The other channels vary over the terrain: colours are kept per vertex, not flattened.
+        expect(root.channels[(channel + 1) % 3]!.size).toBeGreaterThan(10);
+      }
+      checkedThumbnail(await readFile(path.join(out, result.thumbnailPath)));
+    });
+  }
+
+  it('processes a mesh with the default leaf size: one leaf under its root', async () => {
+    const input = path.join(dir, 'default');
+    await mkdir(input);
+    const byName = await writeTexturedGlb(input, 120, 100);
+    const result = await processMesh({ main: byName.get('terrain.glb')!, byName }, path.join(input, 'out'));
+    expect(result.triangles).toBe(24_000);
+    expect(result.files).toEqual(['tileset.json', 'tiles/r.glb', 'thumbnail.png']);
+    expect((await checkTileset(path.join(input, 'out'))).issues).toEqual([]);
+  });
+
+  for (const [what, files, missing] of [
+    ['OBJ without its MTL', (d: string) => writeTexturedObj(d, 4, 4, { mtl: false }), 'terrain.mtl'],
+    ['MTL without its texture', (d: string) => writeTexturedObj(d, 4, 4, { png: false }), 'ground.png'],
+    [
+      'glTF without its .bin',
+      async (d: string) => {
+        const byName = await writeTexturedGltf(d, 4, 4);
+        byName.delete('terrain.bin');
+        return byName;
+      },
+      'terrain.bin',
+    ],
+  ] as const) {
+    it(`fails a ${what}, naming the missing file`, async () => {
+      const input = path.join(dir, `missing-${missing}`);
+      await mkdir(input);
+      const byName = await files(input);
+      const main = [...byName.keys()].find((name) => /\.(obj|gltf)$/.test(name))!;
+      const failure = await processMesh({ main: byName.get(main)!, byName }, path.join(input, 'out')).catch(
+        (error: unknown) => error,
+      );
+      expect(failure).toBeInstanceOf(ProcessingError);
+      expect((failure as ProcessingError).code).toBe('unsupported-content');
+      expect((failure as Error).message).toContain(`references ${missing}, which is not among the uploaded files`);
+    });
+  }
+});
