@@ -1,11 +1,16 @@
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { PNG } from 'pngjs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { launchBrowser } from '../support/browser.js';
 import { createOrg, createTree, type OrgFixture } from '../support/fixtures.js';
 import { createLibraryModel } from '../support/library-models.js';
+import { writeTexturedObj } from '../support/mesh-samples.js';
 import { startPlatform, type TestPlatform } from '../support/platform.js';
 import { writeLas } from '../support/point-cloud-samples.js';
+import { processedMeshSession } from '../support/processed-mesh.js';
 import { processedPointCloud } from '../support/processed-point-cloud.js';
 import { sampleBytes } from '../support/uploads.js';
 import {
@@ -20,7 +25,7 @@ import {
 /** More than one tile's 50,000 points: the viewer has to refine to show them all. */
 const POINTS = 120_000;
 
-type LayerStatus = { tilesLoaded: number; pointsLoaded: number; errors: string[]; settled: boolean };
+type LayerStatus = { tilesLoaded: number; pointsLoaded: number; trianglesLoaded: number; errors: string[]; settled: boolean };
 type ViewerStatus = {
   ready: boolean;
   refused: boolean;
@@ -33,17 +38,22 @@ type Vector3 = { x: number; y: number; z: number };
 const statusOf = (frame: Page | import('playwright-core').Frame) =>
   frame.evaluate(() => (window as unknown as { rdpViewerStatus?: () => ViewerStatus }).rdpViewerStatus?.() ?? null);
 
-/** The canvas's pixels that are not the background (#202428). */
-async function paintedPixels(frame: Page | import('playwright-core').Frame): Promise<number> {
+/** The canvas's pixels that are not the background (#202428), as [r, g, b]. */
+async function paintedColours(frame: Page | import('playwright-core').Frame): Promise<[number, number, number][]> {
   const dataUrl = await frame.evaluate(() =>
     (document.querySelector('#rdp-viewer canvas') as HTMLCanvasElement).toDataURL('image/png'),
   );
   const png = PNG.sync.read(Buffer.from(dataUrl.slice(dataUrl.indexOf(',') + 1), 'base64'));
-  let painted = 0;
+  const painted: [number, number, number][] = [];
   for (let i = 0; i < png.data.length; i += 4) {
-    if (Math.abs(png.data[i]! - 0x20) + Math.abs(png.data[i + 1]! - 0x24) + Math.abs(png.data[i + 2]! - 0x28) > 12) painted += 1;
+    const [r, g, b] = [png.data[i]!, png.data[i + 1]!, png.data[i + 2]!];
+    if (Math.abs(r - 0x20) + Math.abs(g - 0x24) + Math.abs(b - 0x28) > 12) painted.push([r, g, b]);
   }
   return painted;
+}
+
+async function paintedPixels(frame: Page | import('playwright-core').Frame): Promise<number> {
+  return (await paintedColours(frame)).length;
 }
 
 describe('the 3D viewer in chromium: a processed point cloud, labels, the postMessage API, a refused session', () => {
@@ -191,6 +201,85 @@ describe('the 3D viewer in chromium: a processed point cloud, labels, the postMe
     }
     await page.close();
   }, 60_000);
+
+  it('draws a processed textured mesh layer with its texture, and a click on it picks a point of its surface', async () => {
+    // A site of its own, so the camera frames the mesh alone: a textured OBJ terrain processed as one session.
+    const meshSiteId = (await createTree(org)).siteId;
+    const dir = await mkdtemp(path.join(tmpdir(), 'rdp-viewer-mesh-'));
+    let bundleId: string;
+    try {
+      const files = await writeTexturedObj(dir, 200, 100);
+      const processed = await processedMeshSession(org, meshSiteId, 'Textured terrain', files);
+      expect(processed.bundle.state, JSON.stringify(processed.bundle.processings)).toBe('ready');
+      bundleId = processed.bundleId;
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+    const layer = await org.admin.request('PUT', `/v1/twin/${meshSiteId}/layers/${bundleId}`);
+    expect(layer.status).toBe(201);
+    expect(layer.body.kind).toBe('mesh');
+
+    const page = await browser.newPage({ viewport: { width: 800, height: 600 } });
+    const failures: string[] = [];
+    page.on('pageerror', (error) => failures.push(error.message));
+    page.on('response', (response) => {
+      if (response.status() >= 400 && !response.url().endsWith('/favicon.ico'))
+        failures.push(`${response.status()} ${response.url()}`);
+    });
+    await page.goto(`${viewerServer.origin}/viewer/${meshSiteId}#token=${token}`);
+    await page.waitForFunction(
+      () => {
+        const status = (window as unknown as { rdpViewerStatus?: () => ViewerStatus }).rdpViewerStatus?.();
+        const layer = status?.layers[0];
+        return Boolean(status?.ready && layer?.settled && layer.trianglesLoaded > 0 && status.frames > 2);
+      },
+      undefined,
+      { timeout: 30_000 },
+    );
+    // A few frames after the last tile, so the canvas shows them.
+    await page.waitForTimeout(200);
+    const status = (await statusOf(page))!;
+    expect(failures).toEqual([]);
+    expect(status.layers[0]!.errors).toEqual([]);
+    expect(status.layers[0]!.pointsLoaded).toBe(0);
+
+    // The texture (test/support/mesh-samples.ts, texturePng) has red growing with u, green with v
+    // and blue 120 or 160: white lights scale a texel's channels alike, so their order shows
+    // through. Its corners appear: red above blue above green, green above blue above red, and
+    // blue above both. An untextured mesh (the MTL's white Kd) would be grey.
+    const painted = await paintedColours(page);
+    expect(painted.length).toBeGreaterThan(20_000);
+    const count = (test: (r: number, g: number, b: number) => boolean) => painted.filter(([r, g, b]) => test(r, g, b)).length;
+    const reddish = count((r, g, b) => r > b + 30 && b > g + 10);
+    const greenish = count((r, g, b) => g > b + 30 && b > r + 10);
+    const bluish = count((r, g, b) => b > r + 30 && b > g + 30);
+    const grey = count((r, g, b) => Math.max(r, g, b) - Math.min(r, g, b) < 8);
+    expect({ reddish: reddish > 500, greenish: greenish > 500, bluish: bluish > 500 }).toEqual({
+      reddish: true,
+      greenish: true,
+      bluish: true,
+    });
+    expect(grey).toBeLessThan(painted.length / 4);
+
+    // A click in the middle of the frame (the camera looks at the mesh) picks a point of its surface.
+    await page.mouse.click(400, 300);
+    const picked = await page.waitForFunction(
+      () =>
+        (
+          window as unknown as { rdpViewerStatus: () => { lastPick: { position: Vector3; layerBundleId: string } | null } }
+        ).rdpViewerStatus().lastPick,
+    );
+    const pick = (await picked.jsonValue())!;
+    expect(pick.layerBundleId).toBe(bundleId);
+    const { min, max } = layer.body.boundingBox as { min: Vector3; max: Vector3 };
+    // The terrain spans 100 m by 100 m with hills of a few metres: a box with a volume.
+    expect(Math.min(max.x - min.x, max.y - min.y, max.z - min.z)).toBeGreaterThan(4);
+    for (const axis of ['x', 'y', 'z'] as const) {
+      expect(pick.position[axis]).toBeGreaterThanOrEqual(min[axis] - 0.01);
+      expect(pick.position[axis]).toBeLessThanOrEqual(max[axis] + 0.01);
+    }
+    await page.close();
+  }, 120_000);
 
   it("an embed session's token shows the placed model from its preview GLB, read through the twin (no library scope)", async () => {
     const session = await org.admin.post('/v1/embed-sessions', { twinId: siteId, allowedOrigins: [parentServer.origin] });
