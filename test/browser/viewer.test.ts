@@ -56,7 +56,7 @@ async function paintedPixels(frame: Page | import('playwright-core').Frame): Pro
   return (await paintedColours(frame)).length;
 }
 
-describe('the 3D viewer in chromium: a processed point cloud, labels, the postMessage API, a refused session', () => {
+describe('the 3D viewer in chromium: a processed point cloud, a textured mesh layer, labels, the postMessage API, a refused session', () => {
   let built: BuiltViewer;
   let viewerServer: PageServer;
   let parentServer: PageServer;
