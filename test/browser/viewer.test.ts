@@ -38,6 +38,14 @@ type Vector3 = { x: number; y: number; z: number };
 const statusOf = (frame: Page | import('playwright-core').Frame) =>
   frame.evaluate(() => (window as unknown as { rdpViewerStatus?: () => ViewerStatus }).rdpViewerStatus?.() ?? null);
 
+/** Waits until `count` more frames are drawn: the last tiles loaded then show on the canvas. */
+async function framesDrawn(page: Page, count: number): Promise<void> {
+  const from = (await statusOf(page))!.frames;
+  await page.waitForFunction((target) => ((window as any).rdpViewerStatus?.().frames ?? 0) >= target, from + count, {
+    timeout: 10_000,
+  });
+}
+
 /** The canvas's pixels that are not the background (#202428), as [r, g, b]. */
 async function paintedColours(frame: Page | import('playwright-core').Frame): Promise<[number, number, number][]> {
   const dataUrl = await frame.evaluate(() =>
@@ -172,8 +180,7 @@ describe('the 3D viewer in chromium: a processed point cloud, a textured mesh la
       undefined,
       { timeout: 30_000 },
     );
-    // A few frames after the last tile, so the canvas shows them.
-    await page.waitForTimeout(200);
+    await framesDrawn(page, 3);
     const status = (await statusOf(page))!;
     expect(failures).toEqual([]);
     expect(status.layers[0]!.errors).toEqual([]);
@@ -236,8 +243,7 @@ describe('the 3D viewer in chromium: a processed point cloud, a textured mesh la
       undefined,
       { timeout: 30_000 },
     );
-    // A few frames after the last tile, so the canvas shows them.
-    await page.waitForTimeout(200);
+    await framesDrawn(page, 3);
     const status = (await statusOf(page))!;
     expect(failures).toEqual([]);
     expect(status.layers[0]!.errors).toEqual([]);
