@@ -1,6 +1,10 @@
 import { readFileSync } from 'node:fs';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
 import { MeshoptSimplifier } from 'meshoptimizer';
-import { processMesh, readMesh } from '../../src/processing/meshes/mesh-processor.js';
+import { processMesh } from '../../src/processing/meshes/mesh-processor.js';
+import { readWholeMesh } from '../../src/processing/meshes/mesh-source.js';
 import { simplifyGroup } from '../../src/processing/meshes/mesh-tiler.js';
 
 /**
@@ -38,7 +42,10 @@ async function main_(): Promise<void> {
     triangles = result.triangles;
     outTriangles = result.files.length - 2;
   } else if (mode === 'simplify') {
-    const mesh = await readMesh({ main: main!, byName });
+    const spillDir = await mkdtemp(path.join(tmpdir(), 'rdp-bench-mesh-read-'));
+    const mesh = await readWholeMesh({ main: main!, byName }, spillDir).finally(() =>
+      rm(spillDir, { recursive: true, force: true }),
+    );
     readMs = performance.now() - started;
     const simplified = simplifyGroup(mesh, mesh.indices, new Int32Array(mesh.positions.length / 3).fill(-1), 0.1);
     triangles = mesh.indices.length / 3;

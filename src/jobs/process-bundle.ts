@@ -120,9 +120,9 @@ async function store(
     contentType: result.thumbnailPath.endsWith('.png') ? 'image/png' : 'image/jpeg',
   };
   if (result.kind === 'mesh') {
-    // A mesh's tileset is in its own local frame (no coordinate system is read from a mesh file).
-    const { bounds } = result;
-    return { kind: result.kind, name: result.tilesetPath, bytes, georeference: null, bounds, attributes: null, thumbnail };
+    // A mesh's frame: a .prj's system beside an OBJ, else its own (docs/processing.md, "Meshes").
+    const { bounds, georeference } = result;
+    return { kind: result.kind, name: result.tilesetPath, bytes, georeference, bounds, attributes: null, thumbnail };
   }
   if (result.kind !== 'point-cloud')
     return { kind: result.kind, name: 'output', bytes, georeference: null, bounds: null, attributes: null, thumbnail };

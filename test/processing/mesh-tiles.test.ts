@@ -6,6 +6,7 @@ import { PNG } from 'pngjs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { processMesh, tileMeshFiles } from '../../src/processing/meshes/mesh-processor.js';
 import { ProcessingError } from '../../src/processing/processing-error.js';
+import { ecefOfLocal, MUNICH_UTM_32N, UTM_32N_WKT, utmPlace } from '../support/georeferencing.js';
 import {
   type UploadFiles,
   writeColoredPly,
@@ -15,6 +16,16 @@ import {
 } from '../support/mesh-samples.js';
 import { checkedThumbnail } from '../support/model-checks.js';
 import { checkTileset } from '../support/tileset-checker.js';
+
+/** Whether the tile of this content has children. */
+function hasChildren(tile: TileJson, uri: string): boolean | undefined {
+  if (tile.content.uri === uri) return (tile.children?.length ?? 0) > 0;
+  for (const child of tile.children ?? []) {
+    const found = hasChildren(child, uri);
+    if (found !== undefined) return found;
+  }
+  return undefined;
+}
 
 interface TileJson {
   geometricError: number;
@@ -97,13 +108,24 @@ const LEAF = 2_500;
 /** A COLOR_0 channel the sample gives one value: its number and that value as a normalized byte. */
 type ConstantChannel = [number, number] | undefined;
 
-const kinds: [string, string, (dir: string) => Promise<UploadFiles>, string[], ConstantChannel][] = [
+/** The most triangles of a part read into memory: 4,000 cuts the OBJ into 16 parts of about 2,000, each one leaf. */
+const PART = 4_000;
+
+const kinds: [string, string, (dir: string) => Promise<UploadFiles>, string[], ConstantChannel, number?][] = [
   [
     'OBJ with its MTL and a PNG texture',
     'terrain.obj',
     (d) => writeTexturedObj(d, COLUMNS, ROWS),
     ['NORMAL', 'POSITION', 'TEXCOORD_0'],
     undefined,
+  ],
+  [
+    'OBJ cut into parts read one at a time',
+    'terrain.obj',
+    (d) => writeTexturedObj(d, COLUMNS, ROWS),
+    ['NORMAL', 'POSITION', 'TEXCOORD_0'],
+    undefined,
+    PART,
   ],
   [
     'glTF with its .bin and image',
@@ -129,19 +151,21 @@ const kinds: [string, string, (dir: string) => Promise<UploadFiles>, string[], C
 ];
 
 describe('meshes to 3D Tiles', () => {
-  for (const [kind, main, write, attributes, constant] of kinds) {
+  for (const [kind, main, write, attributes, constant, partTriangles] of kinds) {
     it(`tiles a ${kind}: valid tiles, every triangle in a leaf, coarser parents`, async () => {
-      const input = path.join(dir, main.replace('.', '-'));
+      const input = path.join(dir, `${main.replace('.', '-')}${partTriangles ? '-parts' : ''}`);
       await mkdir(input);
       const byName = await write(input);
       const out = path.join(input, 'out');
       const progress: number[] = [];
       const result = await tileMeshFiles({ main: byName.get(main)!, byName }, out, {
         leafTriangles: LEAF,
+        partTriangles,
         onProgress: (fraction) => progress.push(fraction),
       });
       expect(result.kind).toBe('mesh');
       expect(result.triangles).toBe(TRIANGLES);
+      expect(result.parts).toBe(partTriangles ? 16 : 1);
       expect(progress.at(-1)).toBe(1);
       // The terrain spans 100 m in x and in depth, its hills 4 m up and down.
       expect(result.bounds.min[0]).toBeCloseTo(0, 3);
@@ -177,6 +201,62 @@ describe('meshes to 3D Tiles', () => {
       checkedThumbnail(await readFile(path.join(out, result.thumbnailPath)));
     });
   }
+
+  it('places an OBJ with a .prj beside it on the globe, its millimetres kept', async () => {
+    const input = path.join(dir, 'projected');
+    await mkdir(input);
+    const origin: [number, number, number] = [MUNICH_UTM_32N.x + 0.123, MUNICH_UTM_32N.y + 0.456, MUNICH_UTM_32N.z];
+    const byName = await writeTexturedObj(input, 40, 20, { projected: { origin, prj: UTM_32N_WKT } });
+    const out = path.join(input, 'out');
+    // 1,600 triangles in four parts of about 400.
+    const result = await tileMeshFiles({ main: byName.get('terrain.obj')!, byName }, out, {
+      leafTriangles: 300,
+      partTriangles: 500,
+    });
+    expect(result.parts).toBe(4);
+    const georeference = result.georeference;
+    if (!georeference.georeferenced) throw new Error(`not georeferenced: ${JSON.stringify(georeference)}`);
+    expect(georeference.crs).toBe('EPSG:32632');
+    // The frame's origin is the mesh's centre, in the file's coordinates: 100 m east and north of the corner, terrain height between.
+    expect(georeference.origin[0]).toBeCloseTo(origin[0] + 50, 3);
+    expect(georeference.origin[1]).toBeCloseTo(origin[1] - 50, 3);
+    const tileset = JSON.parse(await readFile(path.join(out, 'tileset.json'), 'utf8'));
+    expect(tileset.root.transform).toEqual(georeference.transform);
+    expect(tileset.asset.extras.georeference).toMatchObject({ georeferenced: true, crs: 'EPSG:32632' });
+    // The transform puts the origin where proj4 puts it (1 cm).
+    const expected = utmPlace(32, georeference.origin).ecef;
+    const placed = ecefOfLocal(georeference.transform, [0, 0, 0]);
+    for (let axis = 0; axis < 3; axis += 1) expect(Math.abs(placed[axis]! - expected[axis]!)).toBeLessThan(0.01);
+    expect((await checkTileset(out)).issues).toEqual([]);
+
+    // Every leaf vertex, back in UTM, is on the input's grid (every 2.5 m east, 5 m north) and at its height, within a millimetre.
+    const height = (x: number, z: number) => 4 * Math.sin(x / 9) * Math.cos(z / 13) + 0.02 * x;
+    const seen = new Set<string>();
+    for (const file of result.files.filter((name) => name.endsWith('.glb'))) {
+      const document = await io.readBinary(new Uint8Array(await readFile(path.join(out, file))));
+      const node = document.getRoot().listNodes()[0]!;
+      const [tx, ty, tz] = node.getTranslation();
+      const leaf = hasChildren(tileset.root, file) === false;
+      if (!leaf) continue;
+      for (const primitive of node.getMesh()!.listPrimitives()) {
+        const positions = primitive.getAttribute('POSITION')!.getArray()!;
+        for (let v = 0; v < positions.length; v += 3) {
+          // glTF (x, y, z) is the tileset's (x, -z, y): east, north, up relative to the origin.
+          const east = georeference.origin[0] + positions[v]! + tx;
+          const north = georeference.origin[1] - (positions[v + 2]! + tz);
+          const up = georeference.origin[2] + positions[v + 1]! + ty;
+          const x = east - origin[0];
+          const z = origin[1] - north;
+          expect(Math.abs(x / 2.5 - Math.round(x / 2.5)) * 2.5).toBeLessThan(0.001);
+          expect(Math.abs(z / 5 - Math.round(z / 5)) * 5).toBeLessThan(0.001);
+          expect(Math.abs(up - origin[2] - height(Math.round(x / 2.5) * 2.5, Math.round(z / 5) * 5))).toBeLessThan(0.001);
+          seen.add(`${Math.round(x / 2.5)},${Math.round(z / 5)}`);
+        }
+      }
+    }
+    // The leaves hold every vertex of the 41 x 21 grid.
+    expect(seen.size).toBe(41 * 21);
+  });
 
   it('processes a mesh with the default leaf size: one leaf under its root', async () => {
     const input = path.join(dir, 'default');

@@ -76,9 +76,24 @@ export async function writeTexturedObj(
   dir: string,
   columns: number,
   rows: number,
-  options: { mtl?: boolean; png?: boolean; textureSize?: number } = {},
+  options: {
+    mtl?: boolean;
+    png?: boolean;
+    textureSize?: number;
+    /** Written z-up in projected coordinates around this point (easting, northing, height), with terrain.prj holding `prj`. */
+    projected?: { origin: [number, number, number]; prj: string };
+  } = {},
 ): Promise<UploadFiles> {
   const mesh = terrain(columns, rows);
+  const projected = options.projected;
+  // glTF's (x, y, z) is (east, up, -north): z-up it is (x, -z, y), moved to the origin; directions only turn.
+  const written = (name: 'v' | 'vt' | 'vn', values: number[]): number[] => {
+    if (!projected || name === 'vt') return values;
+    const [x, y, z] = values as [number, number, number];
+    if (name === 'vn') return [x, -z, y];
+    const [e, n, h] = projected.origin;
+    return [e + x, n - z, h + y];
+  };
   const obj = path.join(dir, 'terrain.obj');
   const fd = openSync(obj, 'w');
   try {
@@ -95,7 +110,9 @@ export async function writeTexturedObj(
         const values = Array.from(array.subarray(v * size, v * size + size), (value, k) =>
           name === 'vt' && k === 1 ? 1 - value : value,
         );
-        text += `${name} ${values.map((value) => value.toFixed(5)).join(' ')}\n`;
+        text += `${name} ${written(name, values)
+          .map((value) => value.toFixed(5))
+          .join(' ')}\n`;
         if (text.length > 1 << 20) {
           writeSync(fd, text);
           text = '';
@@ -117,6 +134,10 @@ export async function writeTexturedObj(
     closeSync(fd);
   }
   const files: UploadFiles = new Map([['terrain.obj', obj]]);
+  if (projected) {
+    files.set('terrain.prj', path.join(dir, 'terrain.prj'));
+    await writeFile(files.get('terrain.prj')!, projected.prj);
+  }
   if (options.mtl !== false) {
     await writeFile(path.join(dir, 'terrain.mtl'), 'newmtl ground\nKd 1.0 1.0 1.0\nd 1\nmap_Kd -s 1 1 1 ground.png\n');
     files.set('terrain.mtl', path.join(dir, 'terrain.mtl'));

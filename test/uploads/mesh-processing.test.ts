@@ -4,6 +4,7 @@ import path from 'node:path';
 import { NodeIO } from '@gltf-transform/core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createOrg, createTree, type OrgFixture } from '../support/fixtures.js';
+import { MUNICH_UTM_32N, UTM_32N_WKT } from '../support/georeferencing.js';
 import { writeTexturedObj } from '../support/mesh-samples.js';
 import { startPlatform, type TestPlatform } from '../support/platform.js';
 import { processedMeshSession } from '../support/processed-mesh.js';
@@ -113,6 +114,29 @@ describe.each(BLOB_BACKENDS.filter((backend) => backend.available))(
       const layer = await org.admin.request('PUT', `/v1/twin/${siteId}/layers/${bundleId}`);
       expect(layer.status, JSON.stringify(layer.body)).toBe(201);
       expect(layer.body).toMatchObject({ kind: 'mesh' });
+      // Without a .prj the mesh is in its own frame, which the layer says.
+      expect(layer.body.frame).toMatchObject({ georeferenced: false, reason: 'noCoordinateSystem' });
+    });
+
+    it('places an OBJ uploaded with a .prj in its coordinate system: the layer is on the globe', async () => {
+      const input = path.join(dir, 'projected');
+      await mkdir(input);
+      const origin: [number, number, number] = [MUNICH_UTM_32N.x, MUNICH_UTM_32N.y, MUNICH_UTM_32N.z];
+      const files = await writeTexturedObj(input, 8, 4, { projected: { origin, prj: UTM_32N_WKT } });
+      expect([...files.keys()].sort()).toEqual(['ground.png', 'terrain.mtl', 'terrain.obj', 'terrain.prj']);
+      const { bundleId, bundle } = await processedSession('Projected terrain', files);
+      expect(bundle.state, JSON.stringify(bundle.processings)).toBe('ready');
+      const tileset = await (
+        await fetch(bundle.processings[0].tilesetUrl, { headers: { authorization: `Bearer ${org.admin.token}` } })
+      ).json();
+      expect(tileset.asset.extras.georeference).toMatchObject({ georeferenced: true, crs: 'EPSG:32632' });
+      expect(tileset.root.transform).toHaveLength(16);
+      const layer = await org.admin.request('PUT', `/v1/twin/${siteId}/layers/${bundleId}`);
+      expect(layer.status, JSON.stringify(layer.body)).toBe(201);
+      expect(layer.body).toMatchObject({ kind: 'mesh', frame: { georeferenced: true, crs: 'EPSG:32632' } });
+      // The frame's origin is the mesh's centre in UTM: 50 m east and south of its first vertex.
+      expect(layer.body.frame.origin.x).toBeCloseTo(origin[0] + 50, 2);
+      expect(layer.body.frame.origin.y).toBeCloseTo(origin[1] - 50, 2);
     });
 
     it("fails the processing of an OBJ whose MTL's texture was not uploaded, naming the file", async () => {

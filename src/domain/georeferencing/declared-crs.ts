@@ -7,8 +7,8 @@ import { parseWkt, type WktNode, wktChildren, wktEpsgCode, wktName, writeWkt } f
  * the globe by georeference.ts.
  */
 export interface DeclaredCrs {
-  /** Where it was read: LAS/LAZ's OGC WKT record, LAS/LAZ's GeoTIFF keys, E57's coordinateMetadata. */
-  source: 'lasWkt' | 'lasGeoTiff' | 'e57';
+  /** Where it was read: LAS/LAZ's OGC WKT record, LAS/LAZ's GeoTIFF keys, E57's coordinateMetadata, the .prj beside a mesh. */
+  source: 'lasWkt' | 'lasGeoTiff' | 'e57' | 'prj';
   /** The horizontal system's EPSG code. */
   epsg?: number;
   /** The horizontal system as WKT or a PROJ string, when the file gives one. */

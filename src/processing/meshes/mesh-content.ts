@@ -20,6 +20,8 @@ export async function meshContentGlb(
   textures: TextureLevels,
   /** -1 for every vertex of the mesh, and so left: where each is in the tile, while it is written. */
   scratch: Int32Array,
+  /** Added to the tile's centre in the node's translation (doubles): where the mesh's coordinates are relative to. */
+  offset: [number, number, number] = [0, 0, 0],
 ): Promise<Uint8Array> {
   const document = new Document();
   document.getRoot().getAsset().generator = GENERATOR;
@@ -79,7 +81,7 @@ export async function meshContentGlb(
   const gltfNode = document
     .createNode(node.address)
     .setMesh(gltfMesh)
-    .setTranslation(center as [number, number, number]);
+    .setTranslation(center.map((value, axis) => value + offset[axis]!) as [number, number, number]);
   document.getRoot().setDefaultScene(document.createScene().addChild(gltfNode));
   return io.writeBinary(document);
 }

@@ -26,13 +26,16 @@ export interface MeshTileNode {
 
 export interface TilerOptions {
   leafTriangles?: number;
-  /** Writes a tile's content; called for every tile, children before their parent. */
-  write: (node: MeshTileNode, groups: MaterialGroup[]) => Promise<void>;
+  /** The root's address: 'r', or a part's place under the top levels (mesh-top-levels.ts). */
+  address?: string;
+  /** Writes a tile's content (its groups are corners of `mesh`); called for every tile, children before their parent. */
+  write: (node: MeshTileNode, groups: MaterialGroup[], mesh: TexturedMesh) => Promise<void>;
   onLeafTriangles?: (count: number) => void;
   signal?: AbortSignal;
 }
 
-interface Built {
+/** A tile built: its node and its content, as corners of the mesh it was built from. */
+export interface BuiltTile {
   node: MeshTileNode;
   groups: MaterialGroup[];
 }
@@ -44,7 +47,7 @@ interface Built {
  * meshoptimizer to about a quarter, each material on its own with its border locked, so tiles
  * of one level meet without cracks. Depth first: only the path being built is held.
  */
-export async function tileMesh(mesh: TexturedMesh, options: TilerOptions): Promise<MeshTileNode> {
+export async function tileMesh(mesh: TexturedMesh, options: TilerOptions): Promise<BuiltTile> {
   await MeshoptSimplifier.ready;
   const leaf = options.leafTriangles ?? MESH_LEAF_TRIANGLES;
   const triangles = mesh.indices.length / 3;
@@ -52,17 +55,17 @@ export async function tileMesh(mesh: TexturedMesh, options: TilerOptions): Promi
   const all = new Uint32Array(triangles);
   for (let t = 0; t < triangles; t += 1) all[t] = t;
 
-  const build = async (tris: Uint32Array, address: string): Promise<Built> => {
+  const build = async (tris: Uint32Array, address: string): Promise<BuiltTile> => {
     options.signal?.throwIfAborted();
     if (tris.length <= leaf) {
       const groups = leafGroups(mesh, tris);
       const node = tileNode(mesh, address, groups, [], 0);
-      await options.write(node, groups);
+      await options.write(node, groups, mesh);
       options.onLeafTriangles?.(tris.length);
       return { node, groups };
     }
     const parts = splitInTwo(tris, mesh).flatMap((half) => (half.length > leaf ? splitInTwo(half, mesh) : [half]));
-    const children: Built[] = [];
+    const children: BuiltTile[] = [];
     for (const [i, part] of parts.entries()) children.push(await build(part, `${address}${i}`));
     const groups = simplifiedGroups(mesh, children, scratch);
     const childError = Math.max(...children.map((child) => child.node.geometricError));
@@ -74,10 +77,10 @@ export async function tileMesh(mesh: TexturedMesh, options: TilerOptions): Promi
       childError,
     );
     node.geometricError = parentError(node, childError, groups.error);
-    await options.write(node, groups.groups);
+    await options.write(node, groups.groups, mesh);
     return { node, groups: groups.groups };
   };
-  return (await build(all, 'r')).node;
+  return build(all, options.address ?? 'r');
 }
 
 /**
@@ -85,14 +88,14 @@ export async function tileMesh(mesh: TexturedMesh, options: TilerOptions): Promi
  * surface, and never under half the typical edge of its triangles (a flat surface simplifies
  * with no error, but its texture is reduced too); always above its children's.
  */
-function parentError(node: MeshTileNode, childError: number, simplifierError: number): number {
+export function parentError(node: MeshTileNode, childError: number, simplifierError: number): number {
   const diagonal = Math.hypot(node.max[0] - node.min[0], node.max[1] - node.min[1], node.max[2] - node.min[2]);
   const edge = diagonal / Math.sqrt(Math.max(1, node.triangles));
   const error = Math.max(childError + simplifierError, 0.5 * edge);
   return error > childError ? error : childError * 1.5 + diagonal * 1e-6 + Number.EPSILON;
 }
 
-function tileNode(
+export function tileNode(
   mesh: TexturedMesh,
   address: string,
   groups: MaterialGroup[],
@@ -136,9 +139,9 @@ function leafGroups(mesh: TexturedMesh, tris: Uint32Array): MaterialGroup[] {
 }
 
 /** The children's triangles of each material, simplified together; the largest error reported (metres). */
-function simplifiedGroups(
+export function simplifiedGroups(
   mesh: TexturedMesh,
-  children: Built[],
+  children: BuiltTile[],
   scratch: Int32Array,
 ): { groups: MaterialGroup[]; error: number } {
   const byMaterial = new Map<number, Uint32Array[]>();
