@@ -1,9 +1,14 @@
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
 import type { Browser, Frame, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { launchBrowser } from '../support/browser.js';
 import { createOrg, createTree, type OrgFixture } from '../support/fixtures.js';
+import { writeTexturedObj } from '../support/mesh-samples.js';
 import { startPlatform, type TestPlatform } from '../support/platform.js';
 import { writeLas } from '../support/point-cloud-samples.js';
+import { processedMeshSession } from '../support/processed-mesh.js';
 import { processedPointCloud } from '../support/processed-point-cloud.js';
 import { sampleBytes } from '../support/uploads.js';
 import {
@@ -16,6 +21,7 @@ import {
   PLANES,
   paintedAround,
   paintedPixels,
+  planePointAt,
   type Recorded,
   screenOf,
   type Vector3,
@@ -592,6 +598,108 @@ describe("the viewer's measuring tools in chromium, on two planes 10 m apart, th
       await readerPage.close();
     }
   }, 60_000);
+
+  it('measures on a processed textured mesh layer: a click near a corner snaps to the vertex, one mid-cell to the surface point, saved', async () => {
+    // A flat textured square of 100 m, 20 x 20 cells of 5 m (800 triangles, one tile), processed
+    // through HTTP by the worker. A mesh's frame is local with origin 0 (docs/twins.md): twin x
+    // from 0 to 100, y from -100 to 0 (glTF's z turned), z = 0.
+    const meshSiteId = (await createTree(org)).siteId;
+    const dir = await mkdtemp(path.join(tmpdir(), 'rdp-viewer-tools-mesh-'));
+    let bundleId: string;
+    try {
+      const files = await writeTexturedObj(dir, 20, 20, { flat: true, textureSize: 64 });
+      const processed = await processedMeshSession(org, meshSiteId, 'Flat square', files);
+      expect(processed.bundle.state, JSON.stringify(processed.bundle.processings)).toBe('ready');
+      bundleId = processed.bundleId;
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+    const layer = await org.admin.request('PUT', `/v1/twin/${meshSiteId}/layers/${bundleId}`);
+    expect(layer.status).toBe(201);
+    expect(layer.body).toMatchObject({
+      kind: 'mesh',
+      frame: { origin: { x: 0, y: 0, z: 0 } },
+      boundingBox: { min: { x: 0, y: -100, z: 0 }, max: { x: 100, y: 0, z: 0 } },
+    });
+
+    const meshPage = await browser.newPage({ viewport: { width: 1000, height: 700 } });
+    try {
+      const failures: string[] = [];
+      meshPage.on('pageerror', (error) => failures.push(error.message));
+      const saves: { status: number; body: Promise<unknown> }[] = [];
+      meshPage.on('response', (response) => {
+        if (response.request().method() === 'POST') saves.push({ status: response.status(), body: response.json() });
+      });
+      // The admin's token may write: the measurement is saved.
+      const iframeUrl = `${viewerServer.origin}/viewer/${meshSiteId}#token=${org.admin.token as string}`;
+      await meshPage.goto(`${parentServer.origin}/?iframe=${encodeURIComponent(iframeUrl)}`);
+      await meshPage.waitForFunction(
+        () => (window as any).events.some((event: { name: string }) => event.name === 'ready'),
+        undefined,
+        { timeout: 30_000 },
+      );
+      const meshFrame = meshPage.frames().find((candidate) => candidate.url().startsWith(viewerServer.origin))!;
+      const meshStatus = () => meshFrame.evaluate(() => (window as any).rdpViewerStatus());
+      // In front of the square and above it, looking down at its middle.
+      const view = await meshPage.evaluate((camera) => (window as any).viewer.setCamera(camera), {
+        position: { x: 50, y: -150, z: 80 },
+        target: { x: 50, y: -50, z: 0 },
+        fov: 60,
+      } satisfies Camera);
+      await meshFrame.waitForFunction(
+        () => {
+          const layer = (window as any).rdpViewerStatus().layers[0];
+          return layer?.settled && layer.trianglesLoaded === 800;
+        },
+        undefined,
+        { timeout: 30_000 },
+      );
+      const drawnFrom = (await meshStatus()).frames;
+      await meshFrame.waitForFunction((frames) => (window as any).rdpViewerStatus().frames >= frames, drawnFrom + 3);
+      expect(await meshPage.evaluate(() => (window as any).viewer.setTool('distance'))).toBe('distance');
+
+      // 3 and 2 pixels off the vertex (30, -40, 0), within the snap radius of 6: the vertex itself.
+      const corner = { x: 30, y: -40, z: 0 };
+      const cornerOnScreen = screenOf(corner, view);
+      await meshPage.mouse.click(Math.round(cornerOnScreen.x) + 3, Math.round(cornerOnScreen.y) + 2);
+      const placed = (await meshStatus()).measuring.points as Vector3[];
+      expect(placed).toHaveLength(1);
+      for (const axis of ['x', 'y', 'z'] as const) expect(Math.abs(placed[0]![axis] - corner[axis])).toBeLessThan(1e-4);
+
+      // A cell's middle, 3.5 m (about 15 pixels) from its nearest vertex: the surface point under the pixel.
+      const middle = screenOf({ x: 72.5, y: -62.5, z: 0 }, view);
+      const pixel = { x: Math.round(middle.x), y: Math.round(middle.y) };
+      await meshPage.mouse.click(pixel.x, pixel.y);
+      await meshPage.waitForFunction(() =>
+        (window as any).events.some((event: { name: string }) => event.name === 'measurementCreated'),
+      );
+      const created = ((await meshPage.evaluate(() => (window as any).events)) as Recorded[]).find(
+        (event) => event.name === 'measurementCreated',
+      )!;
+      const { measurement } = created.payload;
+      expect(measurement).toMatchObject({ kind: 'distance', unit: 'm', name: 'Distance 1' });
+      const [p0, p1] = measurement.points as Vector3[];
+      const surface = planePointAt(pixel.x, pixel.y, view, 0);
+      for (const axis of ['x', 'y', 'z'] as const) {
+        expect(Math.abs(p0![axis] - corner[axis])).toBeLessThan(1e-4);
+        expect(Math.abs(p1![axis] - surface[axis])).toBeLessThan(0.01);
+      }
+      expect(Math.hypot(p1!.x - 72.5, p1!.y + 62.5)).toBeLessThan(0.5);
+      expect(measurement.value).toBeCloseTo(Math.hypot(p1!.x - p0!.x, p1!.y - p0!.y, p1!.z - p0!.z), 9);
+      expect(Math.abs(measurement.value - Math.hypot(surface.x - corner.x, surface.y - corner.y))).toBeLessThan(0.01);
+
+      // Saved through the API (the token may write): the parent heard the saved one, the platform's value.
+      await expect.poll(() => saves.length, { timeout: 10_000 }).toBe(1);
+      expect(saves[0]!.status).toBe(201);
+      expect(measurement).toEqual(await saves[0]!.body);
+      const saved = await org.admin.get(`/v1/twin/${meshSiteId}/measurements/${measurement.id}`);
+      expect(saved.status).toBe(200);
+      expect(saved.body).toMatchObject({ kind: 'distance', unit: 'm', points: [p0, p1] });
+      expect(failures).toEqual([]);
+    } finally {
+      await meshPage.close();
+    }
+  }, 120_000);
 
   it("answers a parent's calls once the twin is read, and rejects them when the session is refused", async () => {
     const refused = await browser.newPage();

@@ -268,6 +268,31 @@ describe('meshes to 3D Tiles', () => {
     expect((await checkTileset(path.join(input, 'out'))).issues).toEqual([]);
   });
 
+  it('keeps a JPEG texture whole in every tile of an OBJ whose map_Kd is a JPEG: valid tiles, each image image/jpeg', async () => {
+    const input = path.join(dir, 'jpeg');
+    await mkdir(input);
+    const byName = await writeTexturedObj(input, COLUMNS, ROWS, { jpeg: true });
+    const jpeg = await readFile(byName.get('ground.jpg')!);
+    // ffmpeg's JPEG: the SOI marker, then a JFIF or Exif segment.
+    expect([...jpeg.subarray(0, 3)]).toEqual([0xff, 0xd8, 0xff]);
+    const out = path.join(input, 'out');
+    const result = await tileMeshFiles({ main: byName.get('terrain.obj')!, byName }, out, { leafTriangles: LEAF });
+    expect(result.triangles).toBe(TRIANGLES);
+    const glbs = result.files.filter((file) => file.endsWith('.glb'));
+    expect(glbs.length).toBe(21);
+    // Every tile through the Khronos glTF Validator (checkTileset): no error, the JPEG included.
+    const report = await checkTileset(out);
+    expect(report.issues).toEqual([]);
+    expect(report.tiles).toBe(glbs.length);
+    for (const file of glbs) {
+      const document = await io.readBinary(new Uint8Array(await readFile(path.join(out, file))));
+      const textures = document.getRoot().listTextures();
+      expect(textures.map((texture) => texture.getMimeType())).toEqual(['image/jpeg']);
+      // Kept whole: the uploaded file's bytes, neither cut nor reduced (docs/processing.md, "Meshes").
+      expect(Buffer.from(textures[0]!.getImage()!).equals(jpeg)).toBe(true);
+    }
+  });
+
   for (const [what, files, missing] of [
     ['OBJ without its MTL', (d: string) => writeTexturedObj(d, 4, 4, { mtl: false }), 'terrain.mtl'],
     ['MTL without its texture', (d: string) => writeTexturedObj(d, 4, 4, { png: false }), 'ground.png'],

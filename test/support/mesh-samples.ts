@@ -1,13 +1,18 @@
+import { execFile } from 'node:child_process';
 import { closeSync, openSync, writeSync } from 'node:fs';
-import { writeFile } from 'node:fs/promises';
+import { rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
+import { promisify } from 'node:util';
 import { Document, NodeIO } from '@gltf-transform/core';
 import { PNG } from 'pngjs';
 
+const run = promisify(execFile);
+
 /**
  * Textured meshes built in the test (no binary files in the repository): a terrain of
- * columns x rows cells, two triangles each, over 100 x 100 m with hills, its UVs spanning a
- * generated PNG once. glTF's frame (y up); the PLY is written z up, as scans are.
+ * columns x rows cells, two triangles each, over 100 x 100 m with hills (or flat, at height 0),
+ * its UVs spanning a generated PNG (or a JPEG made of it by ffmpeg) once. glTF's frame (y up);
+ * the PLY is written z up, as scans are.
  */
 export interface Terrain {
   positions: Float32Array;
@@ -17,12 +22,12 @@ export interface Terrain {
   triangles: number;
 }
 
-export function terrain(columns: number, rows: number): Terrain {
+export function terrain(columns: number, rows: number, flat = false): Terrain {
   const vertices = (columns + 1) * (rows + 1);
   const positions = new Float32Array(vertices * 3);
   const normals = new Float32Array(vertices * 3);
   const uvs = new Float32Array(vertices * 2);
-  const height = (x: number, z: number) => 4 * Math.sin(x / 9) * Math.cos(z / 13) + 0.02 * x;
+  const height = (x: number, z: number) => (flat ? 0 : 4 * Math.sin(x / 9) * Math.cos(z / 13) + 0.02 * x);
   for (let j = 0; j <= rows; j += 1) {
     for (let i = 0; i <= columns; i += 1) {
       const v = j * (columns + 1) + i;
@@ -71,7 +76,11 @@ export function texturePng(size = 256): Buffer {
 /** The files of an upload, by name. */
 export type UploadFiles = Map<string, string>;
 
-/** terrain.obj (v, vt, vn, f v/vt/vn), terrain.mtl (Kd, map_Kd ground.png) and ground.png, written in pieces. */
+/**
+ * terrain.obj (v, vt, vn, f v/vt/vn), terrain.mtl (Kd, map_Kd ground.png) and ground.png, written
+ * in pieces. `flat`: the terrain without its hills; `jpeg`: the texture is ground.jpg, the PNG
+ * encoded as a JPEG by Debian's ffmpeg (none of our dependencies encodes JPEG).
+ */
 export async function writeTexturedObj(
   dir: string,
   columns: number,
@@ -80,11 +89,14 @@ export async function writeTexturedObj(
     mtl?: boolean;
     png?: boolean;
     textureSize?: number;
+    flat?: boolean;
+    jpeg?: boolean;
     /** Written z-up in projected coordinates around this point (easting, northing, height), with terrain.prj holding `prj`. */
     projected?: { origin: [number, number, number]; prj: string };
   } = {},
 ): Promise<UploadFiles> {
-  const mesh = terrain(columns, rows);
+  const mesh = terrain(columns, rows, options.flat);
+  const texture = options.jpeg ? 'ground.jpg' : 'ground.png';
   const projected = options.projected;
   // glTF's (x, y, z) is (east, up, -north): z-up it is (x, -z, y), moved to the origin; directions only turn.
   const written = (name: 'v' | 'vt' | 'vn', values: number[]): number[] => {
@@ -139,12 +151,16 @@ export async function writeTexturedObj(
     await writeFile(files.get('terrain.prj')!, projected.prj);
   }
   if (options.mtl !== false) {
-    await writeFile(path.join(dir, 'terrain.mtl'), 'newmtl ground\nKd 1.0 1.0 1.0\nd 1\nmap_Kd -s 1 1 1 ground.png\n');
+    await writeFile(path.join(dir, 'terrain.mtl'), `newmtl ground\nKd 1.0 1.0 1.0\nd 1\nmap_Kd -s 1 1 1 ${texture}\n`);
     files.set('terrain.mtl', path.join(dir, 'terrain.mtl'));
   }
   if (options.png !== false) {
     await writeFile(path.join(dir, 'ground.png'), texturePng(options.textureSize));
-    files.set('ground.png', path.join(dir, 'ground.png'));
+    if (options.jpeg) {
+      await run('ffmpeg', ['-v', 'error', '-nostdin', '-y', '-i', path.join(dir, 'ground.png'), path.join(dir, texture)]);
+      await rm(path.join(dir, 'ground.png'));
+    }
+    files.set(texture, path.join(dir, texture));
   }
   return files;
 }

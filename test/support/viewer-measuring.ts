@@ -57,6 +57,32 @@ export function screenOf(point: Vector3, camera: Camera, width = WIDTH, height =
   return { x: ((ndcX + 1) / 2) * width, y: ((1 - ndcY) / 2) * height };
 }
 
+/**
+ * The inverse of screenOf on the plane z = `z`: the twin point a pixel of the view shows there
+ * (where the ray through the pixel meets the plane), as the viewer casts it.
+ */
+export function planePointAt(x: number, y: number, camera: Camera, z: number, width = WIDTH, height = HEIGHT): Vector3 {
+  const sub = (a: Vector3, b: Vector3) => ({ x: a.x - b.x, y: a.y - b.y, z: a.z - b.z });
+  const cross = (a: Vector3, b: Vector3) => ({ x: a.y * b.z - a.z * b.y, y: a.z * b.x - a.x * b.z, z: a.x * b.y - a.y * b.x });
+  const unit = (a: Vector3) => {
+    const length = Math.hypot(a.x, a.y, a.z);
+    return { x: a.x / length, y: a.y / length, z: a.z / length };
+  };
+  const forward = unit(sub(camera.target, camera.position));
+  const right = unit(cross(forward, { x: 0, y: 0, z: 1 }));
+  const up = cross(right, forward);
+  const tan = Math.tan((camera.fov * Math.PI) / 360);
+  const ndcX = ((2 * x) / width - 1) * tan * (width / height);
+  const ndcY = (1 - (2 * y) / height) * tan;
+  const ray = {
+    x: forward.x + right.x * ndcX + up.x * ndcY,
+    y: forward.y + right.y * ndcX + up.y * ndcY,
+    z: forward.z + right.z * ndcX + up.z * ndcY,
+  };
+  const t = (z - camera.position.z) / ray.z;
+  return { x: camera.position.x + ray.x * t, y: camera.position.y + ray.y * t, z };
+}
+
 /** The viewer canvas's pixels (RGBA, 800 × 600 at a device pixel ratio of 1). */
 export async function canvasPixels(frame: Frame): Promise<Buffer> {
   const dataUrl = await frame.evaluate(() =>

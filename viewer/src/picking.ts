@@ -1,4 +1,4 @@
-import { MathUtils, type Object3D, type Points, Raycaster, Vector3 as ThreeVector3, Vector2 } from 'three';
+import { type Face, MathUtils, type Mesh, type Object3D, type Points, Raycaster, Vector3 as ThreeVector3, Vector2 } from 'three';
 import type { LayerView } from './layers.js';
 import type { PickedObject, TwinObjects } from './objects.js';
 import type { Vector3 } from './protocol.js';
@@ -58,8 +58,10 @@ const SNAP_DEPTH_MARGIN = 0.02;
  * The point of a visible layer that a measuring tool snaps to (docs/design/measurements.md,
  * "Viewer tools"): among the points within SNAP_PX pixels of the cursor, the nearest to it on
  * screen of those in front (within 2% of the nearest one's depth), as the point itself, not the
- * ray's closest approach; on a mesh layer, the surface point hit. Points `hidden` (outside the
- * clip box) do not count. Null when nothing is that near.
+ * ray's closest approach. On a mesh layer, the surface under the cursor comes first: the hit
+ * triangle's vertex nearest the cursor on screen if within SNAP_PX (a corner measured exactly, as
+ * a point cloud's point is), else the surface point hit. Points `hidden` (outside the clip box)
+ * do not count. Null when nothing is that near.
  */
 export function snapAt(
   at: CanvasPoint,
@@ -91,8 +93,11 @@ export function snapAt(
         const pixels = Math.hypot(((projected.x - at.x) * width) / 2, ((projected.y - at.y) * height) / 2);
         if (pixels <= SNAP_PX)
           candidates.push({ position: vertex.clone(), depth: vertex.distanceTo(camera.position), pixels, layer });
-      } else if (!points.isPoints) {
-        candidates.push({ position: hit.point.clone(), depth: hit.distance, pixels: 0, layer });
+      } else if (!points.isPoints && hit.face) {
+        // The surface is under the cursor itself (0 pixels): it wins over points beside it.
+        const corner = nearestCorner(hit.object as Mesh, hit.face, at, camera, width, height);
+        const position = corner ?? hit.point.clone();
+        candidates.push({ position, depth: position.distanceTo(camera.position), pixels: 0, layer });
       }
     }
   }
@@ -100,10 +105,36 @@ export function snapAt(
   const front = Math.min(...candidates.map((candidate) => candidate.depth)) * (1 + SNAP_DEPTH_MARGIN);
   let best: (typeof candidates)[number] | undefined;
   for (const candidate of candidates) {
-    if (candidate.depth <= front && (!best || candidate.pixels < best.pixels)) best = candidate;
+    if (candidate.depth > front || (best && candidate.pixels > best.pixels)) continue;
+    // Of two at the same distance on screen (two surfaces hit), the nearer one: the front face.
+    if (!best || candidate.pixels < best.pixels || candidate.depth < best.depth) best = candidate;
   }
   if (!best) return null;
   return { kind: 'point', position: scene.toTwin(best.position), layerBundleId: best.layer.layer.bundleId };
+}
+
+/** The vertex of a mesh's hit triangle nearest `at` on screen, in scene coordinates, if it is within SNAP_PX; else null. */
+function nearestCorner(
+  mesh: Mesh,
+  face: Face,
+  at: CanvasPoint,
+  camera: ViewerScene['camera'],
+  width: number,
+  height: number,
+): ThreeVector3 | null {
+  const positions = mesh.geometry.getAttribute('position');
+  let nearest: ThreeVector3 | null = null;
+  let nearestPixels = SNAP_PX;
+  for (const index of [face.a, face.b, face.c]) {
+    const corner = new ThreeVector3().fromBufferAttribute(positions, index).applyMatrix4(mesh.matrixWorld);
+    const projected = corner.clone().project(camera);
+    const pixels = Math.hypot(((projected.x - at.x) * width) / 2, ((projected.y - at.y) * height) / 2);
+    if (pixels <= nearestPixels) {
+      nearest = corner;
+      nearestPixels = pixels;
+    }
+  }
+  return nearest;
 }
 
 function isInside(object: Object3D, ancestor: Object3D): boolean {

@@ -65,8 +65,8 @@ export async function tileMeshFiles(
       leafTriangles: options.leafTriangles,
       signal: options.signal,
       write: async (node, groups, mesh) => {
-        let scratch = scratches.get(mesh);
-        if (!scratch) scratches.set(mesh, (scratch = new Int32Array(mesh.positions.length / 3).fill(-1)));
+        const scratch = scratches.get(mesh) ?? new Int32Array(mesh.positions.length / 3).fill(-1);
+        scratches.set(mesh, scratch);
         const file = `tiles/${node.address}.glb`;
         await writeFile(path.join(outputDir, file), await meshContentGlb(mesh, node, groups, textures, scratch, offset));
         files.push(file);
