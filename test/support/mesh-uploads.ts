@@ -1,5 +1,9 @@
 import { PNG } from 'pngjs';
+import { expect } from 'vitest';
+import { expectNoInternals, type OrgFixture, snapshot } from './fixtures.js';
 import { boxObj } from './model-samples.js';
+import type { TestPlatform } from './start-platform.js';
+import { uploadBytes } from './uploads.js';
 
 /**
  * Mesh inputs as a client uploads them (docs/processing.md, "Mesh inputs"), built in the test:
@@ -45,4 +49,58 @@ export function glbOfJson(json: unknown): Buffer {
   header.writeUInt32LE(text.length, 12);
   header.write('JSON', 16, 'latin1');
   return Buffer.concat([header, Buffer.from(text, 'latin1')]);
+}
+
+/** A file as a client uploads it. */
+export interface UploadedFile {
+  name: string;
+  bytes: Buffer;
+}
+
+/** Where a suite uploads: its platform, organization and a site to put bundles under. */
+export interface MeshSuite {
+  t: TestPlatform;
+  org: OrgFixture;
+  siteId: string;
+}
+
+/** A bundle whose open session holds these files, uploaded, and the finalize call's body. */
+export async function uploadedSession({ org, siteId }: MeshSuite, name: string, files: UploadedFile[]) {
+  const bundle = await org.admin.post(`/v1/nodes/${siteId}/bundle`, { name });
+  expect(bundle.status).toBe(201);
+  const session = await org.admin.post(`/v1/bundles/${bundle.body.id}/upload-sessions`);
+  expect(session.status).toBe(201);
+  const etags = [];
+  for (const file of files) {
+    const added = await org.admin.post(`/v1/bundles/${bundle.body.id}/upload-sessions/${session.body.id}/files`, {
+      name: file.name,
+      size: file.bytes.length,
+    });
+    expect(added.status).toBe(201);
+    etags.push({ id: added.body.id, etag: (await uploadBytes(added.body, file.bytes)).etag });
+  }
+  const sessionPath = `/v1/bundles/${bundle.body.id}/upload-sessions/${session.body.id}`;
+  return { bundleId: bundle.body.id as string, sessionPath, etags };
+}
+
+/** Finalize is refused with this status and code, the message matching, and nothing is stored. */
+export async function refusedAtFinalize(
+  suite: MeshSuite,
+  name: string,
+  files: UploadedFile[],
+  error: string,
+  message: RegExp,
+): Promise<void> {
+  const { t, org } = suite;
+  const { sessionPath, etags } = await uploadedSession(suite, name, files);
+  const before = await snapshot(t, org);
+  const refused = await org.admin.post(`${sessionPath}/finalize`, { files: etags });
+  expect(refused.status).toBe(400);
+  expect(refused.body).toMatchObject({ statusCode: 400, error });
+  expect(refused.body.message).toMatch(message);
+  expectNoInternals(refused.body);
+  expect(await snapshot(t, org)).toEqual(before);
+  const session = (await org.admin.get(sessionPath)).body;
+  expect(session.state).toBe('open');
+  expect(session.files.every((file: { state: string }) => file.state === 'uploading')).toBe(true);
 }

@@ -1,11 +1,20 @@
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createOrg, createTree, expectNoInternals, type OrgFixture, snapshot } from '../support/fixtures.js';
-import { glbOfJson, noiseTexture, plyDeclaringFaces, texturedBoxFiles } from '../support/mesh-uploads.js';
+import { createOrg, createTree, type OrgFixture } from '../support/fixtures.js';
+import {
+  glbOfJson,
+  type MeshSuite,
+  noiseTexture,
+  plyDeclaringFaces,
+  refusedAtFinalize,
+  texturedBoxFiles,
+  type UploadedFile,
+  uploadedSession,
+} from '../support/mesh-uploads.js';
 import { boxGlb, boxGltf, boxPly } from '../support/model-samples.js';
 import { startPlatform, type TestPlatform } from '../support/platform.js';
 import { writeLas, writePly } from '../support/point-cloud-samples.js';
-import { BLOB_BACKENDS, type BlobBackend, sampleBytes, uploadBytes } from '../support/uploads.js';
+import { BLOB_BACKENDS, type BlobBackend, sampleBytes } from '../support/uploads.js';
 
 /** The deployment's mesh input limit in this suite: one 160-pixel texture with its box fits, two do not. */
 const MESH_MAX_INPUT_BYTES = 120_000;
@@ -29,39 +38,10 @@ describe.each(BLOB_BACKENDS.filter((backend) => backend.available))(
       await blobStore?.stop();
     });
 
-    /** A bundle whose open session holds these files, uploaded, and the finalize call's body. */
-    async function uploadedSession(name: string, files: { name: string; bytes: Buffer }[]) {
-      const bundle = await org.admin.post(`/v1/nodes/${siteId}/bundle`, { name });
-      expect(bundle.status).toBe(201);
-      const session = await org.admin.post(`/v1/bundles/${bundle.body.id}/upload-sessions`);
-      expect(session.status).toBe(201);
-      const etags = [];
-      for (const file of files) {
-        const added = await org.admin.post(`/v1/bundles/${bundle.body.id}/upload-sessions/${session.body.id}/files`, {
-          name: file.name,
-          size: file.bytes.length,
-        });
-        expect(added.status).toBe(201);
-        etags.push({ id: added.body.id, etag: (await uploadBytes(added.body, file.bytes)).etag });
-      }
-      const sessionPath = `/v1/bundles/${bundle.body.id}/upload-sessions/${session.body.id}`;
-      return { bundleId: bundle.body.id as string, sessionPath, etags };
-    }
-
-    /** Finalize is refused with this status and code, the message matching, and nothing is stored. */
-    async function refusedAtFinalize(name: string, files: { name: string; bytes: Buffer }[], error: string, message: RegExp) {
-      const { sessionPath, etags } = await uploadedSession(name, files);
-      const before = await snapshot(t, org);
-      const refused = await org.admin.post(`${sessionPath}/finalize`, { files: etags });
-      expect(refused.status).toBe(400);
-      expect(refused.body).toMatchObject({ statusCode: 400, error });
-      expect(refused.body.message).toMatch(message);
-      expectNoInternals(refused.body);
-      expect(await snapshot(t, org)).toEqual(before);
-      const session = (await org.admin.get(sessionPath)).body;
-      expect(session.state).toBe('open');
-      expect(session.files.every((file: { state: string }) => file.state === 'uploading')).toBe(true);
-    }
+    const suite = (): MeshSuite => ({ t, org, siteId });
+    const uploaded = (name: string, files: UploadedFile[]) => uploadedSession(suite(), name, files);
+    const refused = (name: string, files: UploadedFile[], error: string, message: RegExp) =>
+      refusedAtFinalize(suite(), name, files, error, message);
 
     it('takes an OBJ with its MTL and a texture larger than it, the OBJ as the input, and prices it as a mesh', async () => {
       const files = texturedBoxFiles();
@@ -71,7 +51,7 @@ describe.each(BLOB_BACKENDS.filter((backend) => backend.available))(
         { name: string; bytes: Buffer },
       ];
       expect(png.bytes.length).toBeGreaterThan(50 * obj.bytes.length);
-      const { bundleId, sessionPath, etags } = await uploadedSession('Textured box', files);
+      const { bundleId, sessionPath, etags } = await uploaded('Textured box', files);
       const finalized = await org.admin.post(`${sessionPath}/finalize`, { files: etags });
       expect(finalized.status).toBe(200);
       const total = obj.bytes.length + mtl.bytes.length + png.bytes.length;
@@ -85,8 +65,8 @@ describe.each(BLOB_BACKENDS.filter((backend) => backend.available))(
       });
       const cost = await org.admin.get(`/v1/bundles/${bundleId}/processing/cost`);
       expect(cost.status).toBe(200);
-      // A mesh: base 4, one a file, 2 for the started 100 MiB (docs/processing.md, "Mesh inputs").
-      expect(cost.body).toMatchObject({ format: 'obj', fileCount: 3, inputBytes: total, cost: 4 + 3 + 2 });
+      // A mesh: base 4, one a file, 2 for the started million triangles (docs/processing.md, "Mesh inputs").
+      expect(cost.body).toMatchObject({ format: 'obj', fileCount: 3, inputBytes: total, triangles: 12, cost: 4 + 3 + 2 });
     });
 
     it('takes glTF with its buffer, a GLB and a PLY with faces as meshes; a PLY without faces stays a point cloud', async () => {
@@ -97,42 +77,94 @@ describe.each(BLOB_BACKENDS.filter((backend) => backend.available))(
             { name: 'box.bin', bytes: randomBytes(20_000) },
           ],
           format: 'gltf',
+          triangles: 12,
         },
-        { files: [{ name: 'box.glb', bytes: await boxGlb() }], format: 'glb' },
-        { files: [{ name: 'box.ply', bytes: boxPly('binary') }], format: 'ply-mesh' },
-        { files: [{ name: 'cloud.ply', bytes: await sampleBytes((file) => writePly(file, 200, 'ascii')) }], format: 'ply' },
+        { files: [{ name: 'box.glb', bytes: await boxGlb() }], format: 'glb', triangles: 12 },
+        // A PLY's faces as its header declares them: the box's 6 quads.
+        { files: [{ name: 'box.ply', bytes: boxPly('binary') }], format: 'ply-mesh', triangles: 6 },
+        {
+          files: [{ name: 'cloud.ply', bytes: await sampleBytes((file) => writePly(file, 200, 'ascii')) }],
+          format: 'ply',
+          triangles: null,
+        },
       ];
-      for (const { files, format } of cases) {
-        const { bundleId, sessionPath, etags } = await uploadedSession(`Mesh ${format}`, files);
+      for (const { files, format, triangles } of cases) {
+        const { bundleId, sessionPath, etags } = await uploaded(`Mesh ${format}`, files);
         const finalized = await org.admin.post(`${sessionPath}/finalize`, { files: etags });
         expect(finalized.status, format).toBe(200);
         expect(finalized.body.components[0].format).toBe(format);
         const cost = (await org.admin.get(`/v1/bundles/${bundleId}/processing/cost`)).body;
+        expect(cost.triangles, format).toBe(triangles);
         expect(cost.cost).toBe((format === 'ply' ? 2 : 4) + files.length + (format === 'ply' ? 1 : 2));
       }
     });
 
+    it('prices a PLY and a GLB by the triangles finalize counts: the same bytes, more triangles, a higher cost', async () => {
+      /** A dense GLB's JSON: one primitive of `indices` indices, as many bytes for any 7-digit count. */
+      const glb = (indices: number) =>
+        glbOfJson({
+          asset: { version: '2.0' },
+          accessors: [
+            { count: 1000, type: 'VEC3', componentType: 5126 },
+            { count: indices, type: 'SCALAR', componentType: 5125 },
+          ],
+          meshes: [{ primitives: [{ attributes: { POSITION: 0 }, indices: 1 }] }],
+          nodes: [{ mesh: 0 }],
+        });
+      const pairs = [
+        { format: 'ply-mesh', sparse: plyDeclaringFaces(1_000_000), dense: plyDeclaringFaces(3_000_000), name: 'mesh.ply' },
+        { format: 'glb', sparse: glb(3_000_000), dense: glb(9_000_000), name: 'mesh.glb' },
+      ];
+      for (const { format, sparse, dense, name } of pairs) {
+        expect(dense.length).toBe(sparse.length);
+        const costs = [];
+        for (const [which, bytes] of [
+          ['sparse', sparse],
+          ['dense', dense],
+        ] as const) {
+          const { bundleId, sessionPath, etags } = await uploaded(`${which} ${format}`, [{ name, bytes }]);
+          expect((await org.admin.post(`${sessionPath}/finalize`, { files: etags })).status).toBe(200);
+          const cost = await org.admin.get(`/v1/bundles/${bundleId}/processing/cost`);
+          expect(cost.status).toBe(200);
+          expect(cost.body).toMatchObject({ format, inputBytes: bytes.length, fileCount: 1 });
+          costs.push(cost.body);
+        }
+        // 1 million triangles: one started million; 3 million: three (docs/processing.md, "Mesh inputs").
+        expect(costs.map((cost) => [cost.triangles, cost.cost])).toEqual([
+          [1_000_000, 4 + 1 + 2],
+          [3_000_000, 4 + 1 + 6],
+        ]);
+      }
+      // A GLB whose JSON chunk says it is over the 32 MiB finalize parses: triangles unknown, priced by bytes.
+      const unparsed = glb(3_000_000);
+      unparsed.writeUInt32LE(33 * 1024 * 1024, 12);
+      const { bundleId, sessionPath, etags } = await uploaded('Unparsed GLB', [{ name: 'large.glb', bytes: unparsed }]);
+      expect((await org.admin.post(`${sessionPath}/finalize`, { files: etags })).status).toBe(200);
+      const cost = (await org.admin.get(`/v1/bundles/${bundleId}/processing/cost`)).body;
+      expect(cost).toMatchObject({ format: 'glb', triangles: null, cost: 4 + 1 + 2 });
+    });
+
     it('refuses a session with no mesh, point cloud or video, and a mesh name on other content, storing nothing', async () => {
       const [, mtl, png] = texturedBoxFiles();
-      await refusedAtFinalize(
+      await refused(
         'Only materials',
         [mtl as { name: string; bytes: Buffer }, png as { name: string; bytes: Buffer }],
         'FileNotCompatible',
         /^box\.png .*no processing reads.*OBJ, glTF, GLB, PLY with faces/,
       );
-      await refusedAtFinalize(
+      await refused(
         'Not an OBJ',
         [{ name: 'scan.obj', bytes: randomBytes(3_000) }],
         'FileNotCompatible',
         /scan\.obj should be obj/,
       );
-      await refusedAtFinalize(
+      await refused(
         'Not a GLB',
         [{ name: 'scan.glb', bytes: Buffer.from('v 0 0 0\n') }],
         'FileNotCompatible',
         /scan\.glb should be glb but its content is obj/,
       );
-      await refusedAtFinalize(
+      await refused(
         'Prose',
         [{ name: 'readme.txt', bytes: Buffer.from('a mesh will follow\n') }],
         'FileNotCompatible',
@@ -141,7 +173,7 @@ describe.each(BLOB_BACKENDS.filter((backend) => backend.available))(
     });
 
     it('refuses, naming the limit, a mesh over 20 million triangles by its PLY header or glTF accessors', async () => {
-      await refusedAtFinalize(
+      await refused(
         'Dense PLY',
         [{ name: 'dense.ply', bytes: plyDeclaringFaces(20_000_001) }],
         'MeshInputTooLarge',
@@ -157,14 +189,14 @@ describe.each(BLOB_BACKENDS.filter((backend) => backend.available))(
         // One mesh drawn twice: 2 x 10 000 001 triangles.
         nodes: [{ mesh: 0 }, { mesh: 0, translation: [5, 0, 0] }],
       });
-      await refusedAtFinalize(
+      await refused(
         'Dense GLB',
         [{ name: 'dense.glb', bytes: dense }],
         'MeshInputTooLarge',
         /dense\.glb has at least 20000002 triangles/,
       );
       // At the limit: taken.
-      const { sessionPath, etags } = await uploadedSession('Just dense enough', [
+      const { sessionPath, etags } = await uploaded('Just dense enough', [
         { name: 'ok.ply', bytes: plyDeclaringFaces(20_000_000) },
       ]);
       expect((await org.admin.post(`${sessionPath}/finalize`, { files: etags })).status).toBe(200);
@@ -174,7 +206,7 @@ describe.each(BLOB_BACKENDS.filter((backend) => backend.available))(
       const files = [...texturedBoxFiles(), { name: 'box-2.png', bytes: noiseTexture(160, 2) }];
       const total = files.reduce((sum, file) => sum + file.bytes.length, 0);
       expect(total).toBeGreaterThan(MESH_MAX_INPUT_BYTES);
-      await refusedAtFinalize(
+      await refused(
         'Heavy textures',
         files,
         'MeshInputTooLarge',
@@ -182,7 +214,7 @@ describe.each(BLOB_BACKENDS.filter((backend) => backend.available))(
       );
       const las = await sampleBytes((file) => writeLas(file, 8_000));
       expect(las.length).toBeGreaterThan(MESH_MAX_INPUT_BYTES);
-      const { sessionPath, etags } = await uploadedSession('Large cloud', [{ name: 'large.las', bytes: las }]);
+      const { sessionPath, etags } = await uploaded('Large cloud', [{ name: 'large.las', bytes: las }]);
       expect((await org.admin.post(`${sessionPath}/finalize`, { files: etags })).status).toBe(200);
     });
   },

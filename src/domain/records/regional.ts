@@ -214,6 +214,8 @@ export interface BundleRow {
   input_session_id: string | null;
   input_bytes: number;
   input_format: string | null;
+  /** A mesh input's triangles as finalize counted them (docs/processing.md, "Mesh inputs"); null when it could not tell, for other inputs, and for inputs from before. */
+  input_triangles: number | null;
   created_at: string;
   updated_at: string;
 }

@@ -93,7 +93,8 @@ interface GltfPrimitive {
 /** The triangles a primitive draws: by its indices' count, else its positions', by its mode (glTF 2.0 section 3.7.2.1). */
 function primitiveTriangles(primitive: GltfPrimitive, accessors: GltfAccessor[]): number {
   const accessor = accessors[Number(primitive.indices ?? primitive.attributes?.POSITION)];
-  const count = typeof accessor?.count === 'number' ? accessor.count : 0;
+  // Whole and not negative, whatever the document says: the count is stored as an integer.
+  const count = typeof accessor?.count === 'number' && accessor.count > 0 ? Math.floor(accessor.count) : 0;
   const mode = primitive.mode ?? 4;
   if (mode === 4) return Math.floor(count / 3);
   if (mode === 5 || mode === 6) return Math.max(0, count - 2);
@@ -126,7 +127,7 @@ export function gltfTriangles(document: unknown): number {
 /**
  * The limit a mesh input exceeds, in words naming it, or null when it is within them.
  * `maxBytes`: the deployment's (RDP_MESH_MAX_INPUT_BYTES, at most MESH_MAX_BYTES); `triangles`:
- * what the main file declares, undefined when finalize cannot tell (an OBJ).
+ * what the main file holds as finalize counts it, undefined when it cannot tell.
  */
 export function meshLimitRefusal(input: {
   name: string;

@@ -36,7 +36,12 @@ export class ProcessingService {
     const bundleId = bundle.node_id;
     if (!bundle.input_session_id) throw new ApiError('NoInputDataFoundForProcessing', 'Finalize an upload session first');
     const files = await this.options.uploads.objectsOfSession(bundle.input_session_id);
-    const input = { inputBytes: bundle.input_bytes, fileCount: files.length, format: bundle.input_format };
+    const input = {
+      inputBytes: bundle.input_bytes,
+      fileCount: files.length,
+      format: bundle.input_format,
+      triangles: bundle.input_triangles,
+    };
     return {
       bundleId,
       cost: processingCost(input),
@@ -44,6 +49,7 @@ export class ProcessingService {
       inputBytes: input.inputBytes,
       fileCount: input.fileCount,
       format: input.format,
+      triangles: input.triangles,
     };
   }
 

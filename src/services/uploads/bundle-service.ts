@@ -9,18 +9,14 @@ import { ApiError, validationError } from '../../domain/errors.js';
 import { derivativeTilesetUrl, nodeThumbnailUrl } from '../../domain/nodes/content-urls.js';
 import { nodeBlobPrefix } from '../../domain/uploads/blob-key.js';
 import { inputKind, processedFormatsText } from '../../domain/uploads/file-formats.js';
-import { glbJsonChunk, gltfTriangles, meshLimitRefusal, plyFaceCount } from '../../domain/uploads/mesh-formats.js';
+import { MESH_MAX_TRIANGLES, meshLimitRefusal } from '../../domain/uploads/mesh-formats.js';
 import type { Clock } from '../../ports/clock.js';
 import type { JobQueue } from '../../ports/job-queue.js';
 import type { NodeService } from '../node-service.js';
 import { processingView } from '../processing/processing-view.js';
 import type { WebhookOutbox } from '../webhooks/webhook-outbox.js';
+import { meshInputTriangles } from './mesh-input-triangles.js';
 import { type CompletedUpload, type UploadService, uploadTarget } from './upload-service.js';
-
-/** How much of a PLY finalize reads for its header. */
-const MESH_HEADER_BYTES = 64 * 1024;
-/** The largest glTF JSON (a .gltf, a GLB's JSON chunk) finalize parses for its triangles; a larger one is left to the processing. */
-const MESH_JSON_BYTES = 32 * 1024 * 1024;
 
 export type BundleExpansion = 'processings' | 'components' | 'thumbnail';
 
@@ -118,7 +114,7 @@ export interface BundleServiceOptions {
   /** A running processing's progress, as its job last reported it. */
   jobs: Pick<JobQueue, 'get'>;
   nodes: Pick<NodeService, 'create' | 'authorize'>;
-  uploads: Pick<UploadService, 'lockQuota' | 'checkQuota' | 'open' | 'reserve' | 'complete' | 'readHead'>;
+  uploads: Pick<UploadService, 'lockQuota' | 'checkQuota' | 'open' | 'reserve' | 'complete' | 'readHead' | 'readChunks'>;
   /** The largest mesh input finalize takes, all its session's files counted (RDP_MESH_MAX_INPUT_BYTES). */
   meshMaxInputBytes: number;
   /** Upload sessions and their files. */
@@ -177,6 +173,7 @@ export class BundleService {
         input_session_id: null,
         input_bytes: 0,
         input_format: null,
+        input_triangles: null,
         created_at: row.created_at,
         updated_at: row.created_at,
       };
@@ -327,40 +324,21 @@ export class BundleService {
 
   /**
    * Refuses a mesh input over the bounds of docs/design/meshes.md, as far as finalize can tell
-   * cheaply (docs/processing.md, "Mesh inputs"): the session's bytes, and the triangles a PLY
-   * header or a glTF's accessors declare. An OBJ's triangles (its `f` lines) are counted by the
-   * processing, which fails it then.
+   * (docs/processing.md, "Mesh inputs"): the session's bytes, and the triangles of its main file
+   * (a PLY header's, a glTF's accessors', an OBJ's `f` lines). Returns those triangles, which
+   * price the processing; null for other inputs and where finalize cannot tell.
    */
-  private async refuseOverMeshLimits(files: StoredObjectRow[]): Promise<void> {
+  private async refuseOverMeshLimits(files: StoredObjectRow[]): Promise<number | null> {
     const main = mainInputFile(files);
-    if (!main || inputKind(main.format) !== 'mesh') return;
+    if (!main || inputKind(main.format) !== 'mesh') return null;
     const sessionBytes = files.reduce((sum, file) => sum + (file.stored_bytes ?? 0), 0);
     const maxBytes = this.options.meshMaxInputBytes;
     const overBytes = meshLimitRefusal({ name: main.name, sessionBytes, maxBytes, triangles: undefined });
     if (overBytes) throw new ApiError('MeshInputTooLarge', overBytes);
-    const triangles = await this.declaredTriangles(main);
+    const triangles = await meshInputTriangles(main, this.uploads, MESH_MAX_TRIANGLES);
     const overTriangles = meshLimitRefusal({ name: main.name, sessionBytes, maxBytes, triangles });
     if (overTriangles) throw new ApiError('MeshInputTooLarge', overTriangles);
-  }
-
-  /** The triangles a mesh file declares where that is cheap to read, else undefined (the processing counts them). */
-  private async declaredTriangles(file: StoredObjectRow): Promise<number | undefined> {
-    const size = file.stored_bytes ?? 0;
-    const head = (bytes: number) => this.uploads.readHead(file.blob_key, size, bytes);
-    if (file.format === 'ply-mesh') return plyFaceCount(await head(MESH_HEADER_BYTES));
-    let json: Buffer | undefined;
-    if (file.format === 'glb') {
-      const chunk = glbJsonChunk(await head(20));
-      if (chunk && chunk.length <= MESH_JSON_BYTES) json = (await head(chunk.start + chunk.length)).subarray(chunk.start);
-    } else if (file.format === 'gltf' && size <= MESH_JSON_BYTES) {
-      json = await head(size);
-    }
-    if (!json) return undefined;
-    try {
-      return gltfTriangles(JSON.parse(json.toString('utf8')));
-    } catch {
-      return undefined; // not JSON after all: the processing says what is wrong with it
-    }
+    return triangles ?? null;
   }
 
   /**
@@ -385,7 +363,7 @@ export class BundleService {
       return result ? { ...file, stored_bytes: result.bytes, format: result.format } : file;
     });
     refuseUnprocessed(checked);
-    await this.refuseOverMeshLimits(checked);
+    const triangles = await this.refuseOverMeshLimits(checked);
     const now = this.now();
     const recorded = await this.tree.transaction(async (tx) => {
       const bundle = await this.bundles.find(node.id, tx);
@@ -397,7 +375,7 @@ export class BundleService {
       }
       const stored = await this.storedObjects.objectsOfSession(session.id, tx);
       const bytes = stored.reduce((sum, file) => sum + (file.stored_bytes ?? 0), 0);
-      const input = { sessionId: session.id, bytes, format: mainInputFile(stored)?.format ?? null, at: now };
+      const input = { sessionId: session.id, bytes, format: mainInputFile(stored)?.format ?? null, triangles, at: now };
       const event = { bundleId: node.id, uploadSessionId: session.id, bytes, files: stored.length };
       await this.options.outbox.record(tx, node.org_id, 'upload.finalized', event);
       return { bundle: await this.bundles.recordInput(tx, bundle, input), stored };

@@ -269,4 +269,9 @@ export class UploadService {
     for await (const chunk of stream) chunks.push(chunk as Buffer);
     return Buffer.concat(chunks);
   }
+
+  /** A stored object's bytes chunk by chunk, never held whole (leaving the loop early closes the read). */
+  async readChunks(key: string): Promise<AsyncIterable<Buffer>> {
+    return (await this.blobs.read(key)) as AsyncIterable<Buffer>;
+  }
 }

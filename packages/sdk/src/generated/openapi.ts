@@ -217,7 +217,7 @@ export interface paths {
         };
         /**
          * The current processing cost of the bundle input
-         * @description A deterministic function of the finalized input. 409 NoInputDataFoundForProcessing.
+         * @description A deterministic function of the finalized input: a base by kind, one a file, and a rate per started 100 MiB, or for a mesh per started million triangles. 409 NoInputDataFoundForProcessing.
          */
         get: operations["getProcessingCost"];
         put?: never;
@@ -316,7 +316,7 @@ export interface paths {
         put?: never;
         /**
          * Finalize an upload session: its files become the bundle input
-         * @description Every file must be completely uploaded; ETags given in files[] are checked. 400 FileNotCompatible when a content is not what its name says, or when the input (the file processing reads: the largest of the session's point clouds, videos and meshes, so a mesh's textures and materials ride beside it) is not a point cloud (LAS, LAZ, PLY, E57, XYZ/PTS), a video (MP4/MOV, MKV/WebM, AVI, MPEG-TS) or a mesh (OBJ, glTF, GLB, PLY with faces, with its material and texture files): a refused finalize stores nothing, and the session can be finalized once the file is replaced; 400 MeshInputTooLarge when a mesh input is over 2 GiB with all its files (or the deployment's RDP_MESH_MAX_INPUT_BYTES) or its PLY header or glTF accessors declare over 20 million triangles (an OBJ's triangles are counted by the processing); 409 BundleInputAlreadyExists; 409 UploadSessionNotOpen.
+         * @description Every file must be completely uploaded; ETags given in files[] are checked. 400 FileNotCompatible when a content is not what its name says, or when the input (the file processing reads: the largest of the session's point clouds, videos and meshes, so a mesh's textures and materials ride beside it) is not a point cloud (LAS, LAZ, PLY, E57, XYZ/PTS), a video (MP4/MOV, MKV/WebM, AVI, MPEG-TS) or a mesh (OBJ, glTF, GLB, PLY with faces, with its material and texture files): a refused finalize stores nothing, and the session can be finalized once the file is replaced; 400 MeshInputTooLarge when a mesh input is over 2 GiB with all its files (or the deployment's RDP_MESH_MAX_INPUT_BYTES) or it has over 20 million triangles (a PLY header's faces, a glTF's accessors, an OBJ's f lines); 409 BundleInputAlreadyExists; 409 UploadSessionNotOpen.
          */
         post: operations["finalizeUploadSession"];
         delete?: never;
@@ -4154,6 +4154,8 @@ export interface operations {
                         inputBytes: number;
                         fileCount: number;
                         format: string | null;
+                        /** @description A mesh input's triangles as finalize counted them, which price it; null for other inputs and where finalize could not tell (a mesh is then priced by its bytes) */
+                        triangles: number | null;
                     };
                 };
             };

@@ -37,6 +37,7 @@ import * as regional0022 from './regional-0022-embed-sessions.js';
 import * as regional0023 from './regional-0023-webhooks.js';
 import * as regional0024 from './regional-0024-processing-job.js';
 import * as regional0025 from './regional-0025-processing-attributes.js';
+import * as regional0026 from './regional-0026-input-triangles.js';
 
 /** A migration that may need to know the dialect (column types, collations, indexes). */
 export interface DialectMigration {
@@ -125,5 +126,6 @@ export function migrateRegional(store: AnyStore): Promise<void> {
     '0023-webhooks': regional0023,
     '0024-processing-job': regional0024,
     '0025-processing-attributes': regional0025,
+    '0026-input-triangles': regional0026,
   });
 }

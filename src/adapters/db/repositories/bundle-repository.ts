@@ -48,13 +48,14 @@ export class BundleRepository {
   async recordInput(
     tx: Db,
     bundle: BundleRow,
-    input: { sessionId: string; bytes: number; format: string | null; at: string },
+    input: { sessionId: string; bytes: number; format: string | null; triangles: number | null; at: string },
   ): Promise<BundleRow> {
     const fields = {
       state: 'uploaded',
       input_session_id: input.sessionId,
       input_bytes: input.bytes,
       input_format: input.format,
+      input_triangles: input.triangles,
       updated_at: input.at,
     } satisfies Partial<BundleRow>;
     await this.update(tx, bundle.node_id, fields);

@@ -38,7 +38,8 @@ export default async function processingRoutes(app: RegionApp) {
         tags: ['Processing'],
         operationId: 'getProcessingCost',
         summary: 'The current processing cost of the bundle input',
-        description: 'A deterministic function of the finalized input. 409 NoInputDataFoundForProcessing.',
+        description:
+          'A deterministic function of the finalized input: a base by kind, one a file, and a rate per started 100 MiB, or for a mesh per started million triangles. 409 NoInputDataFoundForProcessing.',
         params: BundleParams,
         response: {
           200: Type.Object({
@@ -48,6 +49,10 @@ export default async function processingRoutes(app: RegionApp) {
             inputBytes: Type.Integer(),
             fileCount: Type.Integer(),
             format: Type.Union([Type.String(), Type.Null()]),
+            triangles: Type.Union([Type.Integer({ minimum: 0 }), Type.Null()], {
+              description:
+                "A mesh input's triangles as finalize counted them, which price it; null for other inputs and where finalize could not tell (a mesh is then priced by its bytes)",
+            }),
           }),
           ...errors(401, 403, 404, 409),
         },

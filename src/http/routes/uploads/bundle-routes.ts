@@ -199,7 +199,7 @@ export default async function bundleRoutes(app: RegionApp) {
         tags: ['Data bundles'],
         operationId: 'finalizeUploadSession',
         summary: 'Finalize an upload session: its files become the bundle input',
-        description: `Every file must be completely uploaded; ETags given in files[] are checked. 400 FileNotCompatible when a content is not what its name says, or when the input (the file processing reads: the largest of the session's point clouds, videos and meshes, so a mesh's textures and materials ride beside it) is not ${processedFormatsText()}: a refused finalize stores nothing, and the session can be finalized once the file is replaced; 400 MeshInputTooLarge when a mesh input is over 2 GiB with all its files (or the deployment's RDP_MESH_MAX_INPUT_BYTES) or its PLY header or glTF accessors declare over 20 million triangles (an OBJ's triangles are counted by the processing); 409 BundleInputAlreadyExists; 409 UploadSessionNotOpen.`,
+        description: `Every file must be completely uploaded; ETags given in files[] are checked. 400 FileNotCompatible when a content is not what its name says, or when the input (the file processing reads: the largest of the session's point clouds, videos and meshes, so a mesh's textures and materials ride beside it) is not ${processedFormatsText()}: a refused finalize stores nothing, and the session can be finalized once the file is replaced; 400 MeshInputTooLarge when a mesh input is over 2 GiB with all its files (or the deployment's RDP_MESH_MAX_INPUT_BYTES) or it has over 20 million triangles (a PLY header's faces, a glTF's accessors, an OBJ's f lines); 409 BundleInputAlreadyExists; 409 UploadSessionNotOpen.`,
         params: SessionParams,
         body: Type.Union(
           [
