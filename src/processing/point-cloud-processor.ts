@@ -39,6 +39,12 @@ export interface PointCloudOptions {
    * `memoryPoints`, or 0 threads, is tiled on the calling thread. The tiles are the same either way.
    */
   threads?: number;
+  /**
+   * Tile a comparison's distances PLY (docs/comparisons-viewer.md): each point's float `distance`
+   * becomes the tiles' `_DISTANCE` (metres as they are, -1 beyond maxDistance, NaN as
+   * DISTANCE_NOT_COMPUTABLE) in place of `_INTENSITY`. An input without distances is refused.
+   */
+  distance?: boolean;
 }
 
 export interface PointCloudResult {
@@ -74,6 +80,9 @@ export async function processPointCloud(
   const reader = await openPointCloud(inputPath, options.expectedFormat, {
     decodeLazChunk: (chunk) => (workers ? workers.decodeLazChunk(chunk) : decodeLazChunk(chunk)),
   });
+  const withDistance = options.distance === true;
+  if (withDistance && !reader.header.attributes.includes('distance'))
+    throw notCompatible('The point cloud has no distance property to tile as _DISTANCE');
   const report = options.onProgress ?? (() => {});
   const tilePoints = options.tilePoints ?? 50_000;
   const memoryPoints = options.memoryPoints ?? 250_000;
@@ -94,6 +103,7 @@ export async function processPointCloud(
     maxDepth: 16,
     withColors: reader.header.attributes.includes('color'),
     withClassification: false,
+    withDistance,
     // Content URIs are relative to the tileset (its folder is served as is: docs/processing.md).
     contentDir: path.join(outputDir, TILE_CONTENT_DIR),
     contentRoot: outputDir,
@@ -110,7 +120,7 @@ export async function processPointCloud(
     const { bounds, sample, hasColors } = pass;
     settings.withColors = hasColors;
     settings.withClassification = pass.splitSettings.withClassification;
-    if (pass.splitSettings.intensityRange) settings.intensityRange = pass.splitSettings.intensityRange;
+    if (pass.splitSettings.intensityRange && !withDistance) settings.intensityRange = pass.splitSettings.intensityRange;
     if (pointCount === 0) throw notCompatible('The point cloud holds no points');
     if (![...bounds.min, ...bounds.max].every(Number.isFinite))
       throw notCompatible('The point cloud has coordinates that are not finite');
@@ -153,6 +163,7 @@ export async function processPointCloud(
     if (hasColors) attributes.push('color');
     if (settings.intensityRange) attributes.push('intensity');
     if (settings.withClassification) attributes.push('classification');
+    if (withDistance) attributes.push('distance');
     return {
       format: reader.header.format,
       pointCount,
@@ -228,7 +239,7 @@ async function decodeOnce(reader: PointCloudReader, settings: OctreeSettings, on
       if (!batch.colors) pass.hasColors = false;
       seen.add(batch);
       if (batch.count > records.capacity) records = new PointRecords(batch.count);
-      records.setBatch(batch);
+      records.setBatch(batch, settings.withDistance ? 'distance' : 'intensity');
       if (splitter) await splitter.add(records, batch.count);
       else await addAll(decoded!, records, batch.count);
       count += batch.count;
@@ -240,7 +251,8 @@ async function decodeOnce(reader: PointCloudReader, settings: OctreeSettings, on
   if (decoded) pass.decoded = decoded.path;
   splitSettings.withColors = pass.hasColors;
   splitSettings.withClassification = seen.classification;
-  const intensityRange = seen.intensity ? (reader.header.intensityRange ?? seen.intensityRange) : undefined;
+  const intensityRange =
+    seen.intensity && !settings.withDistance ? (reader.header.intensityRange ?? seen.intensityRange) : undefined;
   if (intensityRange) splitSettings.intensityRange = intensityRange;
   return pass;
 }

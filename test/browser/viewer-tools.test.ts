@@ -1,9 +1,11 @@
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import type { Browser, Frame, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { processPointCloud } from '../../src/processing/point-cloud-processor.js';
 import { launchBrowser } from '../support/browser.js';
+import { type DistancePoint, writeDistancesPly } from '../support/distance-ply.js';
 import { createOrg, createTree, type OrgFixture } from '../support/fixtures.js';
 import { writeTexturedObj } from '../support/mesh-samples.js';
 import { startPlatform, type TestPlatform } from '../support/platform.js';
@@ -698,6 +700,135 @@ describe("the viewer's measuring tools in chromium, on two planes 10 m apart, th
       expect(failures).toEqual([]);
     } finally {
       await meshPage.close();
+    }
+  }, 120_000);
+
+  it("draws a comparison layer as a heat map of its tiles' _DISTANCE with a legend, and a pick says the point's distance", async () => {
+    // A flat 30 × 10 m grid (0.1 m apart) in three strips: distance 0, exactly maxDistance, and
+    // beyond it (-1), tiled with _DISTANCE by the tiler and served to the viewer as a comparison
+    // layer (the twin's answer given that layer on its way: the comparison routes are built apart).
+    const comparison = { comparisonId: 'cmp_test', method: 'c2c', tolerance: 0.05, maxDistance: 0.5 };
+    const strip = (x: number) => (x < 10 ? 0 : x < 20 ? comparison.maxDistance : -1);
+    const points: DistancePoint[] = [];
+    for (let row = 0; row <= 100; row += 1) {
+      for (let column = 0; column < 300; column += 1) {
+        const point = at(column * 0.1 + 0.05, row * 0.1, 0);
+        points.push({ ...point, r: 40, g: 40, b: 255, distance: strip(column * 0.1 + 0.05) });
+      }
+    }
+    const dir = await mkdtemp(path.join(tmpdir(), 'rdp-viewer-tools-distances-'));
+    const heatPage = await browser.newPage({ viewport: { width: 1000, height: 700 } });
+    try {
+      await writeDistancesPly(path.join(dir, 'compared-distances.ply'), points);
+      const tiled = await processPointCloud(path.join(dir, 'compared-distances.ply'), path.join(dir, 'tiles'), {
+        distance: true,
+        tilePoints: 8000,
+        threads: 0,
+      });
+      const [min, max] = [tiled.bounds.min, tiled.bounds.max];
+      const layer = {
+        bundleId: comparison.comparisonId,
+        nodeId: 'node_test',
+        kind: 'comparison',
+        tilesetUrl: `${viewerServer.origin}/comparison-tiles/tileset.json`,
+        boundingBox: { min: { x: min[0], y: min[1], z: min[2] }, max: { x: max[0], y: max[1], z: max[2] } },
+        frame: { georeferenced: false, crs: null, reason: null, origin: { x: 0, y: 0, z: 0 } },
+        attributes: ['rgb', 'distance'],
+        comparison,
+      };
+      await heatPage.route(`**/v1/twin/${siteId}`, async (route) => {
+        const response = await route.fetch();
+        await route.fulfill({ response, json: { ...(await response.json()), layers: [layer] } });
+      });
+      // The tiles from the viewer's own origin (its CSP's connect-src 'self'), with the token as any tile read.
+      const tileRequests: (string | undefined)[] = [];
+      await heatPage.route(`${viewerServer.origin}/comparison-tiles/**`, async (route) => {
+        tileRequests.push(route.request().headers().authorization);
+        const file = path.join(dir, 'tiles', new URL(route.request().url()).pathname.replace('/comparison-tiles/', ''));
+        const body = await readFile(file);
+        await route.fulfill({ body, contentType: file.endsWith('.json') ? 'application/json' : 'model/gltf-binary' });
+      });
+      const failures: string[] = [];
+      heatPage.on('pageerror', (error) => failures.push(error.message));
+      const iframeUrl = `${viewerServer.origin}/viewer/${siteId}#token=${embedToken}`;
+      await heatPage.goto(`${parentServer.origin}/?iframe=${encodeURIComponent(iframeUrl)}`);
+      await heatPage.waitForFunction(
+        () => (window as any).events.some((event: { name: string }) => event.name === 'ready'),
+        undefined,
+        { timeout: 30_000 },
+      );
+      const heatFrame = heatPage.frames().find((candidate) => candidate.url().startsWith(viewerServer.origin))!;
+      const view = await heatPage.evaluate((camera) => (window as any).viewer.setCamera(camera), {
+        position: at(15, -8, 24),
+        target: at(15, 5, 0),
+        fov: 60,
+      } satisfies Camera);
+      await heatFrame.waitForFunction(
+        (count) => {
+          const shown = (window as any).rdpViewerStatus().layers[0];
+          return shown?.settled && shown.pointsLoaded === count;
+        },
+        points.length,
+        { timeout: 30_000 },
+      );
+      expect(tileRequests.every((authorization) => authorization === `Bearer ${embedToken}`)).toBe(true);
+      await heatFrame.evaluate(() => new Promise((resolve) => requestAnimationFrame(() => requestAnimationFrame(resolve))));
+      const pixels = await canvasPixels(heatFrame);
+      /** The painted pixels' colours in a 15-pixel square around a twin point. */
+      const paintedNear = (point: Vector3) => {
+        const { x, y } = screenOf(point, view);
+        const colours: [number, number, number][] = [];
+        for (let j = Math.round(y) - 7; j <= Math.round(y) + 7; j += 1) {
+          for (let i = Math.round(x) - 7; i <= Math.round(x) + 7; i += 1) {
+            const k = (j * 800 + i) * 4;
+            const [r, g, b] = [pixels[k]!, pixels[k + 1]!, pixels[k + 2]!];
+            if (Math.abs(r - 0x20) + Math.abs(g - 0x24) + Math.abs(b - 0x28) > 12) colours.push([r, g, b]);
+          }
+        }
+        expect(colours.length).toBeGreaterThan(50);
+        return colours;
+      };
+      // Distance 0: the ramp's green; maxDistance: its red; beyond: grey. Never the tiles' own blue.
+      for (const [r, g, b] of paintedNear(at(5, 5, 0))) expect(g > r + 60 && g > b + 40, `${r},${g},${b}`).toBe(true);
+      for (const [r, g, b] of paintedNear(at(15, 5, 0))) expect(r > g + 100 && r > b + 100, `${r},${g},${b}`).toBe(true);
+      for (const [r, g, b] of paintedNear(at(25, 5, 0)))
+        expect(Math.max(r, g, b) - Math.min(r, g, b) < 12 && r > 90 && r < 160, `${r},${g},${b}`).toBe(true);
+
+      // The legend: the ramp with 0, the tolerance and maxDistance, in metres.
+      const legend = heatFrame.locator('#rdp-distance-legend');
+      expect(await legend.isVisible()).toBe(true);
+      expect(await legend.locator('.rdp-distance-tick').allTextContents()).toEqual(['0', '0.05', '0.5']);
+      expect(await legend.locator('.rdp-distance-title').textContent()).toBe('Distance (C2C), m · tolerance 0.05 m');
+      expect(await legend.locator('.rdp-distance-beyond').textContent()).toBe('beyond 0.5 m');
+
+      // A pick reports the point's distance; null beyond maxDistance.
+      for (const [x, expected] of [
+        [5, 0],
+        [15, 0.5],
+        [25, null],
+      ] as const) {
+        const before = (await heatPage.evaluate(() => (window as any).events)).length;
+        const { x: px, y: py } = screenOf(at(x, 5, 0), view);
+        await heatPage.mouse.click(px, py);
+        await heatPage.waitForFunction(
+          (count) => (window as any).events.slice(count).some((event: { name: string }) => event.name === 'pointPicked'),
+          before,
+        );
+        const picked = ((await heatPage.evaluate(() => (window as any).events)) as Recorded[])
+          .slice(before)
+          .find((event) => event.name === 'pointPicked')!.payload;
+        expect(picked).toMatchObject({ layerBundleId: comparison.comparisonId, distance: expected });
+        expect(Math.abs(picked.position.x - at(x, 5, 0).x)).toBeLessThan(5);
+      }
+      // Hidden with its layer, shown again with it.
+      await heatPage.evaluate((id) => (window as any).viewer.setVisibility({ id }, false), comparison.comparisonId);
+      expect(await legend.isVisible()).toBe(false);
+      await heatPage.evaluate((id) => (window as any).viewer.setVisibility({ id }, true), comparison.comparisonId);
+      expect(await legend.isVisible()).toBe(true);
+      expect(failures).toEqual([]);
+    } finally {
+      await heatPage.close();
+      await rm(dir, { recursive: true, force: true });
     }
   }, 120_000);
 

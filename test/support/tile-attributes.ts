@@ -8,6 +8,8 @@ export interface TilePoint {
   z: number;
   intensity?: number;
   classification?: number;
+  /** `_DISTANCE`, a comparison's tiles' float (docs/comparisons-viewer.md). */
+  distance?: number;
 }
 
 export interface TileAttributes {
@@ -23,7 +25,7 @@ const UNSIGNED_BYTE = 5121;
 const UNSIGNED_SHORT = 5123;
 
 /**
- * Every point of a tileset's tiles with `_INTENSITY` and `_CLASSIFICATION`, decoded from the
+ * Every point of a tileset's tiles with `_INTENSITY`, `_CLASSIFICATION` and `_DISTANCE`, decoded from the
  * GLB bytes by the accessors' declared layout (glTF y-up turned back to the tileset's z-up).
  */
 export async function readTileAttributes(dir: string): Promise<TileAttributes> {
@@ -70,6 +72,8 @@ export async function readTileAttributes(dir: string): Promise<TileAttributes> {
       const classification = read('_CLASSIFICATION', i);
       if (intensity !== undefined) point.intensity = intensity;
       if (classification !== undefined) point.classification = classification;
+      const distance = read('_DISTANCE', i);
+      if (distance !== undefined) point.distance = distance;
       points.push(point);
     }
   }

@@ -2,7 +2,8 @@ import { TilesRenderer } from '3d-tiles-renderer/three';
 import { Box3, type Material, Matrix4, type Mesh, type Object3D, type Points, Sphere } from 'three';
 import type { TwinApi } from './api.js';
 import type { Layer } from './api-types.js';
-import type { PointStyle } from './point-style.js';
+import { type Comparison, comparisonOf } from './distance-ramp.js';
+import { type HeatRange, heatRangeOf, type PointStyle } from './point-style.js';
 import type { Vector3 } from './protocol.js';
 import type { ViewerScene } from './scene.js';
 
@@ -41,6 +42,9 @@ export interface LayerStatus {
 export class LayerView {
   readonly tiles: TilesRenderer;
   readonly status: LayerStatus;
+  /** A comparison layer's comparison (its points drawn as a heat map of `_DISTANCE`), else null. */
+  readonly comparison: Comparison | null;
+  private readonly heatRange: HeatRange | undefined;
   private idleUpdates = 0;
   /** Each loaded tile's point count, by its scene (for the point budget). */
   private readonly pointsOfScene = new WeakMap<Object3D, number>();
@@ -60,6 +64,8 @@ export class LayerView {
       errors: [],
       rootLoaded: false,
     };
+    this.comparison = comparisonOf(layer);
+    this.heatRange = this.comparison ? heatRangeOf(this.comparison) : undefined;
     this.tiles = new TilesRenderer(layer.tilesetUrl);
     this.tiles.errorTarget = ERROR_TARGET;
     // Every request goes through TwinApi: the token on each, and nothing once the session is refused.
@@ -82,7 +88,7 @@ export class LayerView {
       this.status.trianglesLoaded += trianglesOf(scene);
       scene.traverse((child) => {
         const points = child as Points;
-        if (points.isPoints) points.material = style.materialFor(points.geometry);
+        if (points.isPoints) points.material = style.materialFor(points.geometry, this.heatRange);
       });
     });
     this.tiles.addEventListener('dispose-model', ({ scene }) => {
@@ -143,6 +149,10 @@ export class LayerView {
 
   set visible(visible: boolean) {
     this.tiles.group.visible = visible;
+  }
+
+  get visible(): boolean {
+    return this.tiles.group.visible;
   }
 
   /** The layer's extent in twin coordinates: the recorded box, else the loaded tileset's bounds. */

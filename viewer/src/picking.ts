@@ -1,4 +1,5 @@
 import { type Face, MathUtils, type Mesh, type Object3D, type Points, Raycaster, Vector3 as ThreeVector3, Vector2 } from 'three';
+import { pickedDistance } from './distance-ramp.js';
 import type { LayerView } from './layers.js';
 import type { PickedObject, TwinObjects } from './objects.js';
 import type { Vector3 } from './protocol.js';
@@ -17,7 +18,7 @@ export interface CanvasPoint {
 export type PickHit =
   | { kind: 'zone'; id: string }
   | { kind: 'modelAsset'; id: string }
-  | { kind: 'point'; position: Vector3; layerBundleId: string | null };
+  | { kind: 'point'; position: Vector3; layerBundleId: string | null; distance?: number | null };
 
 /** Casts a ray through `at` at the zones, the placed models and the visible layers; the nearest visible thing hit, or null. */
 export function pickAt(
@@ -46,7 +47,12 @@ export function pickAt(
   const layer = layers.find((candidate) => isInside(hit.object, candidate.tiles.group));
   const picked = hit.object.userData as Partial<PickedObject>;
   if (!layer && (picked.kind === 'zone' || picked.kind === 'modelAsset')) return { kind: picked.kind, id: picked.id as string };
-  return { kind: 'point', position: scene.toTwin(hit.point), layerBundleId: layer?.layer.bundleId ?? null };
+  const point: PickHit = { kind: 'point', position: scene.toTwin(hit.point), layerBundleId: layer?.layer.bundleId ?? null };
+  // A comparison layer's point: its distance (docs/comparisons-viewer.md), null where drawn grey.
+  const distances = (hit.object as Points).isPoints ? (hit.object as Points).geometry.getAttribute('_distance') : undefined;
+  if (layer?.comparison && distances && hit.index !== undefined)
+    point.distance = pickedDistance(distances.getX(hit.index), layer.comparison);
+  return point;
 }
 
 /** How near the cursor, in pixels, a point must be for a measuring tool to snap to it. */

@@ -8,6 +8,7 @@ import {
   Vector2,
   Vector4,
 } from 'three';
+import { type Comparison, HEAT_COLORS, NOT_COMPUTABLE_BELOW } from './distance-ramp.js';
 import type { ClipBox, ColorMode, Vector3 } from './protocol.js';
 import type { ViewerScene } from './scene.js';
 
@@ -59,6 +60,33 @@ attribute float _intensity;
 #ifdef HAS_CLASSIFICATION
 attribute float _classification;
 #endif
+#ifdef HAS_DISTANCE
+attribute float _distance;
+// The layer's comparison: tolerance, maxDistance (metres), 1 for signed distances (M3C2).
+uniform vec3 uDistanceRange;
+uniform vec3 uHeatWithin;
+uniform vec3 uHeatMiddle;
+uniform vec3 uHeatFar;
+uniform vec3 uHeatBelow;
+uniform vec3 uHeatCentre;
+uniform vec3 uHeatBeyond;
+
+// docs/comparisons-viewer.md: C2C green to the tolerance, through yellow to red at maxDistance;
+// M3C2 blue-white-red, white within the tolerance; grey beyond maxDistance or not computable.
+vec3 heat(float d) {
+  float tolerance = uDistanceRange.x;
+  float maxDistance = uDistanceRange.y;
+  float span = max(maxDistance - tolerance, 1e-9);
+  if (uDistanceRange.z > 0.5) {
+    if (d < NOT_COMPUTABLE_BELOW || abs(d) > maxDistance) return uHeatBeyond;
+    float s = clamp((abs(d) - tolerance) / span, 0.0, 1.0);
+    return mix(uHeatCentre, d < 0.0 ? uHeatBelow : uHeatFar, s);
+  }
+  if (d < 0.0 || d > maxDistance) return uHeatBeyond;
+  float s = clamp((d - tolerance) / span, 0.0, 1.0);
+  return s < 0.5 ? mix(uHeatWithin, uHeatMiddle, 2.0 * s) : mix(uHeatMiddle, uHeatFar, 2.0 * s - 1.0);
+}
+#endif
 varying vec3 vColor;
 
 vec3 ramp(float t) {
@@ -79,6 +107,10 @@ void main() {
     return;
   }
   vec3 grey = vec3(0.6);
+#ifdef HAS_DISTANCE
+  // A comparison layer is its heat map, whatever the colour mode.
+  vColor = heat(_distance);
+#else
   if (uMode == 0) {
 #if defined(USE_COLOR_ALPHA)
     vColor = color.rgb;
@@ -105,6 +137,7 @@ void main() {
   } else {
     vColor = uSingle;
   }
+#endif
   gl_Position = projectionMatrix * viewMatrix * world;
   gl_PointSize = uSize;
 }
@@ -117,6 +150,14 @@ void main() {
   #include <colorspace_fragment>
 }
 `;
+
+/** A comparison layer's uniform for the shader's heat map: tolerance, maxDistance, 1 when signed (M3C2). */
+export type HeatRange = { value: ThreeVector3 };
+
+/** The heat map's range of a comparison (docs/comparisons-viewer.md), one uniform per layer. */
+export function heatRangeOf(comparison: Comparison): HeatRange {
+  return { value: new ThreeVector3(comparison.tolerance, comparison.maxDistance, comparison.method === 'm3c2' ? 1 : 0) };
+}
 
 /**
  * How the points of every layer are drawn (docs/design/measurements.md, "Viewer tools"): a
@@ -148,16 +189,30 @@ export class PointStyle {
     uSectionHalf: { value: SECTION_HALF_THICKNESS },
     uKeep: { value: 1 },
     uClasses: { value: ASPRS_CLASSES.map((entry) => new Color(entry.color)) },
+    uHeatWithin: { value: new Color(HEAT_COLORS.within) },
+    uHeatMiddle: { value: new Color(HEAT_COLORS.middle) },
+    uHeatFar: { value: new Color(HEAT_COLORS.far) },
+    uHeatBelow: { value: new Color(HEAT_COLORS.below) },
+    uHeatCentre: { value: new Color(HEAT_COLORS.centre) },
+    uHeatBeyond: { value: new Color(HEAT_COLORS.beyond) },
   };
 
   constructor(private readonly viewer: ViewerScene) {
     this.setPointSize(1);
   }
 
-  /** A tile's material: its defines say which attributes the geometry has; the uniforms are the shared ones. */
-  materialFor(geometry: BufferGeometry): ShaderMaterial {
+  /**
+   * A tile's material: its defines say which attributes the geometry has; the uniforms are the
+   * shared ones, plus, for a comparison layer's tile with `_DISTANCE`, its layer's range (heatRange).
+   */
+  materialFor(geometry: BufferGeometry, heatRange?: HeatRange): ShaderMaterial {
     const color = geometry.getAttribute('color');
     const defines: Record<string, string> = {};
+    const heat = heatRange && geometry.getAttribute('_distance') ? heatRange : undefined;
+    if (heat) {
+      defines.HAS_DISTANCE = '';
+      defines.NOT_COMPUTABLE_BELOW = NOT_COMPUTABLE_BELOW.toExponential();
+    }
     if (geometry.getAttribute('_intensity')) defines.HAS_INTENSITY = '';
     const classification = geometry.getAttribute('_classification');
     if (classification) {
@@ -167,7 +222,8 @@ export class PointStyle {
       if (this.classesSeen.size > before) this.onNewClass();
     }
     return new ShaderMaterial({
-      uniforms: this.uniforms,
+      // The shared uniform objects themselves: a change of mode or clip box reaches every tile.
+      uniforms: heat ? { ...this.uniforms, uDistanceRange: heat } : this.uniforms,
       vertexShader: VERTEX,
       fragmentShader: FRAGMENT,
       defines,

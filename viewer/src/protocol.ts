@@ -80,8 +80,13 @@ export interface ViewerEvents {
   zoneSelected: { id: string; name: string };
   /** The camera came to rest after a move. */
   cameraChanged: CameraState;
-  /** A point of the cloud was clicked: `layerBundleId` is the bundle of the layer it belongs to, null when none holds it. */
-  pointPicked: { position: Vector3; layerBundleId: string | null };
+  /**
+   * A point of the cloud was clicked: `layerBundleId` is the bundle of the layer it belongs to,
+   * null when none holds it. `distance` only for a point of a comparison layer: its distance to
+   * the reference in metres (signed for M3C2), null when beyond the comparison's maxDistance or
+   * not computable (the points drawn grey).
+   */
+  pointPicked: { position: Vector3; layerBundleId: string | null; distance?: number | null };
   error: ViewerError;
   /** The active tool changed (setTool, or Escape back to select). */
   toolChanged: { tool: ToolName };
@@ -112,7 +117,7 @@ export interface ViewerMethods {
   setVisibility(target: VisibilityTarget, visible: boolean): number;
   /** Makes `tool` the active one (toolChanged follows); rejects for an unknown name. */
   setTool(tool: ToolName): ToolName;
-  /** Colours every layer's points by `mode`; rejects for an unknown mode. */
+  /** Colours every layer's points by `mode` (a comparison layer keeps its heat map); rejects for an unknown mode. */
   setColorMode(mode: ColorMode): ColorMode;
   /** Hides the points outside the box (null: shows them all again), on the GPU: nothing is fetched again. */
   setClipBox(box: ClipBox | null): ClipBox | null;

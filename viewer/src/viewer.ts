@@ -4,7 +4,7 @@ import type { Layer, PointOfInterest, Twin, ViewerConfig, Zone } from './api-typ
 import { ParentBridge } from './bridge.js';
 import { EyeDomeLighting } from './eye-dome.js';
 import { LayerView } from './layers.js';
-import { ClassificationLegend } from './legend.js';
+import { ClassificationLegend, DistanceLegend } from './legend.js';
 import { Measurements } from './measurements.js';
 import { PageMessages, showSessionRefused } from './messages.js';
 import { TwinObjects } from './objects.js';
@@ -56,6 +56,8 @@ export class Viewer {
   /** How every layer's points are drawn: colour mode, size, clip box. */
   readonly pointStyle: PointStyle;
   private readonly legend: ClassificationLegend;
+  /** The heat map's legend of the visible comparison layers. */
+  private readonly distanceLegend: DistanceLegend;
   /** performance.now() of the first frame drawn with a tile in it (bench/viewer.ts measures it). */
   firstContentFrameAt: number | null = null;
   /** Placed models, and how many of them show as boxes: their library models have no preview. */
@@ -87,6 +89,7 @@ export class Viewer {
     this.messages = new PageMessages(overlay);
     this.pointStyle = new PointStyle(this.scene);
     this.legend = new ClassificationLegend(overlay);
+    this.distanceLegend = new DistanceLegend(overlay);
     this.pointStyle.onNewClass = () => this.legend.show(this.pointStyle.mode === 'classification', this.pointStyle.classesSeen);
     this.bridge = new ParentBridge(config.allowedOrigins, this.methods());
     this.measurements = new Measurements(this.scene, overlay, api, this.messages, (name, payload) =>
@@ -188,6 +191,7 @@ export class Viewer {
           new LayerView(layer, this.scene, this.api, (failed, error) => this.layerFailed(failed, error), this.pointStyle),
         );
       }
+      this.showDistanceLegend();
       // The elevation ramp spans the layers' recorded boxes.
       const layerBoxes = twin.layers.flatMap((layer) => (layer.boundingBox ? [layer.boundingBox] : []));
       if (layerBoxes.length > 0) {
@@ -302,6 +306,17 @@ export class Viewer {
   }
 
   setVisibility(target: VisibilityTarget, visible: boolean): number {
+    const changed = this.changeVisibility(target, visible);
+    this.showDistanceLegend();
+    return changed;
+  }
+
+  /** The legend of the comparison layers shown (a hidden layer's goes with it). */
+  private showDistanceLegend(): void {
+    this.distanceLegend.show(this.layers.flatMap((layer) => (layer.comparison && layer.visible ? [layer.comparison] : [])));
+  }
+
+  private changeVisibility(target: VisibilityTarget, visible: boolean): number {
     if (target === 'layers') {
       for (const layer of this.layers) layer.visible = visible;
       return this.layers.length;

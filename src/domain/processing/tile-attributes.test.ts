@@ -10,6 +10,7 @@ describe('tile attributes', () => {
     ]);
     expect(tileAttributesOf(['classification', 'position', 'intensity'])).toEqual(['intensity', 'classification']);
     expect(tileAttributesOf(['position'])).toEqual([]);
+    expect(tileAttributesOf(['distance', 'position', 'color'])).toEqual(['rgb', 'distance']);
   });
 
   it('answers ["rgb"] for a processing from before the column, and leaves unknown names out', () => {

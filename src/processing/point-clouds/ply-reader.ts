@@ -47,6 +47,8 @@ const COLOR_NAMES = [
 ];
 const INTENSITY_NAMES = ['intensity', 'scalar_intensity', 'scalar_Intensity'];
 const CLASSIFICATION_NAMES = ['classification', 'scalar_classification', 'scalar_Classification'];
+/** A comparison's distances PLY (docs/comparisons-viewer.md): metres, -1 beyond maxDistance, NaN where not computable. */
+const DISTANCE_NAMES = ['distance'];
 
 /**
  * The range an intensity property spans by its type: unsigned integers their whole range;
@@ -118,9 +120,11 @@ export async function openPly(path: string): Promise<PointCloudReader> {
   const hasColor = colors.every((c) => c !== undefined);
   const intensity = find(header, INTENSITY_NAMES);
   const classification = find(header, CLASSIFICATION_NAMES);
+  const distance = find(header, DISTANCE_NAMES);
   const attributes: PointAttribute[] = ['position'];
   if (hasColor) attributes.push('color');
   if (intensity) attributes.push('intensity');
+  if (distance) attributes.push('distance');
   const intensityRange = intensity && intensityRangeOf(intensity.type);
   const layout: PlyLayout = {
     header,
@@ -128,6 +132,7 @@ export async function openPly(path: string): Promise<PointCloudReader> {
     colors: hasColor ? (colors as PlyProperty[]) : undefined,
     intensity,
     classification,
+    distance,
   };
   if (header.encoding !== 'ascii') {
     const { size } = await stat(path);
@@ -145,6 +150,7 @@ interface PlyLayout {
   colors: PlyProperty[] | undefined;
   intensity: PlyProperty | undefined;
   classification: PlyProperty | undefined;
+  distance: PlyProperty | undefined;
 }
 
 function newBatch(layout: PlyLayout, count: number): PointBatch {
@@ -154,6 +160,7 @@ function newBatch(layout: PlyLayout, count: number): PointBatch {
     ...(layout.colors ? { colors: new Uint8Array(count * 3) } : {}),
     ...(layout.intensity ? { intensity: new Float32Array(count) } : {}),
     ...(layout.classification ? { classification: new Uint8Array(count) } : {}),
+    ...(layout.distance ? { distance: new Float32Array(count) } : {}),
   };
 }
 
@@ -170,6 +177,7 @@ function store(layout: PlyLayout, batch: PointBatch, i: number, value: (p: PlyPr
   if (layout.classification && batch.classification) {
     batch.classification[i] = Math.max(0, Math.min(255, Math.round(value(layout.classification))));
   }
+  if (layout.distance && batch.distance) batch.distance[i] = value(layout.distance);
 }
 
 function binaryValue(bytes: Buffer, at: number, type: string, little: boolean): number {
@@ -236,7 +244,10 @@ async function* asciiBatches(path: string, layout: PlyLayout): AsyncGenerator<Po
       const words = line.trim().split(/\s+/);
       if (words.length < header.properties.length) throw notCompatible(`PLY vertex ${done + 1} has too few values`);
       store(layout, batch, filled, (p) => {
-        const value = Number(words[index.get(p)!]);
+        const word = words[index.get(p)!]!;
+        // A distance not computable (M3C2) is NaN, as a binary file holds it.
+        if (p === layout.distance && /^[-+]?nan$/i.test(word)) return Number.NaN;
+        const value = Number(word);
         if (!Number.isFinite(value)) throw notCompatible(`PLY vertex ${done + 1} has a value that is not a number`);
         return value;
       });

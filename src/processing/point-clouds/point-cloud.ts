@@ -4,7 +4,7 @@ import type { PointCloudFormat } from '../../domain/processing/point-cloud-forma
 export type { PointCloudFormat };
 
 /** What every point-cloud reader yields: a header read up front, then batches streamed from disk. */
-export type PointAttribute = 'position' | 'color' | 'intensity' | 'classification';
+export type PointAttribute = 'position' | 'color' | 'intensity' | 'classification' | 'distance';
 
 export interface Bounds {
   min: [number, number, number];
@@ -14,7 +14,9 @@ export interface Bounds {
 /**
  * A run of points: positions x,y,z interleaved; colors r,g,b interleaved as 0..255; intensity
  * as the file stores it (its range is the header's `intensityRange`); classification as the
- * LAS class code (docs/processing.md, "Intensity and classification").
+ * LAS class code (docs/processing.md, "Intensity and classification"); distance, a comparison's
+ * distances PLY's float `distance` in metres as it is (-1 beyond its maxDistance, NaN where not
+ * computable; docs/comparisons-viewer.md).
  */
 export interface PointBatch {
   count: number;
@@ -22,6 +24,7 @@ export interface PointBatch {
   colors?: Uint8Array;
   intensity?: Float32Array;
   classification?: Uint8Array;
+  distance?: Float32Array;
 }
 
 /** `attributes` lists what the file declares; `classification` is known from the batches (point-cloud-processor.ts). */

@@ -23,6 +23,8 @@ export interface OctreeSettings {
   /** The file's intensity range, mapped to 0..1 in the tiles; undefined: the tiles carry no intensity. */
   intensityRange?: [number, number];
   withClassification: boolean;
+  /** The records' float is a comparison's distance, written as `_DISTANCE` (no `_INTENSITY` then). */
+  withDistance?: boolean;
   /** Where .glb files go; their names are returned relative to `contentRoot`. */
   contentDir: string;
   contentRoot: string;

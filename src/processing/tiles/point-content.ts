@@ -6,7 +6,8 @@ import { COLOR_WORD, INTENSITY_WORD, type PointRecords, RECORD_DOUBLES, RECORD_W
  * relative to the tile's center (the center is the node's translation, kept in double
  * precision in the JSON), COLOR_0 as normalized RGBA bytes when the cloud has colors,
  * `_INTENSITY` as an unsigned short normalized to 0..1 and `_CLASSIFICATION` as the LAS class
- * byte when it has them (docs/design/measurements.md, "Tile attributes"). Each attribute has its
+ * byte when it has them (docs/design/measurements.md, "Tile attributes"); a comparison's tiles
+ * carry `_DISTANCE`, a float in metres, in place of `_INTENSITY` (docs/comparisons-viewer.md). Each attribute has its
  * own buffer view rather than one interleaved vertex: glTF wants every element on a 4-byte
  * boundary, so the small attributes carry padding, and kept apart their bytes (and the padding)
  * compress well, which the stored tiles are (docs/processing.md, "Tiles on the wire"). glTF is
@@ -28,7 +29,17 @@ export interface PointContentAttributes {
   /** The file's intensity range, mapped to 0..1; undefined: no `_INTENSITY`. */
   intensityRange?: readonly [number, number];
   withClassification: boolean;
+  /** The records' float is a comparison's distance: `_DISTANCE` as a float, in place of `_INTENSITY`. */
+  withDistance?: boolean;
 }
+
+/**
+ * What `_DISTANCE` holds where the distances PLY has NaN (M3C2: not computable) or an infinity:
+ * glTF readers and the Khronos validator refuse non-finite floats in an accessor
+ * (ACCESSOR_INVALID_FLOAT), so a sentinel far below any distance stands for it
+ * (docs/comparisons-viewer.md); anything below -1e29 reads as not computable.
+ */
+export const DISTANCE_NOT_COMPUTABLE = -1e30;
 
 interface AttributeView {
   name: string;
@@ -48,7 +59,8 @@ function attributeViews(count: number, content: PointContentAttributes): Attribu
   };
   add('POSITION', 12, { type: 'VEC3', componentType: FLOAT });
   if (content.withColors) add('COLOR_0', 4, { type: 'VEC4', componentType: UNSIGNED_BYTE, normalized: true });
-  if (content.intensityRange) add('_INTENSITY', 4, { type: 'SCALAR', componentType: UNSIGNED_SHORT, normalized: true });
+  if (content.withDistance) add('_DISTANCE', 4, { type: 'SCALAR', componentType: FLOAT });
+  else if (content.intensityRange) add('_INTENSITY', 4, { type: 'SCALAR', componentType: UNSIGNED_SHORT, normalized: true });
   if (content.withClassification) add('_CLASSIFICATION', 4, { type: 'SCALAR', componentType: UNSIGNED_BYTE });
   return views;
 }
@@ -62,17 +74,20 @@ export function pointContentGlb(
   content: PointContentAttributes,
   origin?: readonly [number, number, number],
 ): Uint8Array {
-  const { withColors, intensityRange, withClassification } = content;
+  const { withColors, withClassification, withDistance } = content;
+  const intensityRange = withDistance ? undefined : content.intensityRange;
   const [cx, cy, cz] = box.center;
   const views = attributeViews(count, content);
   const bin = new ArrayBuffer(views.reduce((length, view) => length + count * view.stride, 0));
   const positions = new Float32Array(bin, 0, count * 3);
   const bytes = new Uint8Array(bin);
   const shorts = new Uint16Array(bin);
+  const floats = new Float32Array(bin);
   const at = (name: string) => views.find((view) => view.name === name)?.byteOffset ?? 0;
   const colorAt = at('COLOR_0');
   const intensityAt = at('_INTENSITY') / 2;
   const classAt = at('_CLASSIFICATION');
+  const distanceAt = at('_DISTANCE') / 4;
   const min = [Infinity, Infinity, Infinity];
   const max = [-Infinity, -Infinity, -Infinity];
   const { doubles, words } = records;
@@ -103,6 +118,10 @@ export function pointContentGlb(
       shorts[intensityAt + i * 2] = Math.round((value >= 0 ? Math.min(1, value) : 0) * 0xffff);
     }
     if (withClassification) bytes[classAt + i * 4] = color >>> 24;
+    if (withDistance) {
+      const distance = records.floats[(first + i) * RECORD_WORDS + INTENSITY_WORD]!;
+      floats[distanceAt + i] = Number.isFinite(distance) ? distance : DISTANCE_NOT_COMPUTABLE;
+    }
   }
   const attributes: Record<string, number> = {};
   const accessors = views.map((view, index) => {

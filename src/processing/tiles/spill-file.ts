@@ -3,9 +3,9 @@ import type { PointBatch } from '../point-clouds/point-cloud.js';
 
 /**
  * Points parked on disk between passes, 32 bytes a point: x, y, z as doubles, then r, g, b and
- * the class code, then the intensity as a float as the file stores it, so a record maps onto
- * Float64Array (positions), Uint32Array (the color word, index 6 of 8) and Float32Array (the
- * intensity, index 7 of 8) views. The same layout in memory and on disk: loading a spill is one
+ * the class code, then the intensity as a float as the file stores it (or, tiling a comparison's
+ * distances, the distance in its place), so a record maps onto Float64Array (positions),
+ * Uint32Array (the color word, index 6 of 8) and Float32Array (the intensity, index 7 of 8) views. The same layout in memory and on disk: loading a spill is one
  * read, moving a point is four element copies, and nothing is allocated per point.
  */
 export const SPILL_RECORD = 32;
@@ -13,7 +13,7 @@ export const RECORD_DOUBLES = SPILL_RECORD / 8;
 export const RECORD_WORDS = SPILL_RECORD / 4;
 /** Where the color word sits among a record's eight 32-bit words: bytes 24..27, r g b class. */
 export const COLOR_WORD = 6;
-/** Where the intensity sits, as a 32-bit float: bytes 28..31. */
+/** Where the intensity (or a comparison's distance) sits, as a 32-bit float: bytes 28..31. */
 export const INTENSITY_WORD = 7;
 
 /** Records in one buffer, seen as doubles (positions) and as 32-bit words (color). */
@@ -33,9 +33,13 @@ export class PointRecords {
     return new Uint8Array(this.doubles.buffer);
   }
 
-  /** Puts a decoded batch (positions, colors, class codes, intensity) into records 0 to `batch.count - 1`. */
-  setBatch(batch: PointBatch): void {
-    const { positions, colors, classification, intensity } = batch;
+  /**
+   * Puts a decoded batch (positions, colors, class codes, intensity) into records 0 to
+   * `batch.count - 1`; `floatSlot` 'distance' puts the batch's distances where the intensity goes.
+   */
+  setBatch(batch: PointBatch, floatSlot: 'intensity' | 'distance' = 'intensity'): void {
+    const { positions, colors, classification } = batch;
+    const intensity = batch[floatSlot];
     const { doubles, words, floats } = this;
     for (let i = 0; i < batch.count; i += 1) {
       doubles[i * RECORD_DOUBLES] = positions[i * 3]!;

@@ -26,11 +26,14 @@ export class SelectTool implements Tool {
       if (zone) this.viewer.emit('zoneSelected', { id: zone.id, name: zone.name });
       return;
     }
-    const { position } = hit;
-    this.lastPick = { position, layerBundleId: hit.layerBundleId };
+    const { position, distance } = hit;
+    this.lastPick = { position, layerBundleId: hit.layerBundleId, ...(distance !== undefined ? { distance } : {}) };
+    // A comparison layer's point says its distance too (docs/comparisons-viewer.md).
+    const distanceText =
+      distance === undefined ? '' : distance === null ? ', beyond the comparison' : `, distance ${distance.toFixed(3)} m`;
     this.viewer.messages.show(
       'pick',
-      `Picked x ${position.x.toFixed(3)}, y ${position.y.toFixed(3)}, z ${position.z.toFixed(3)}`,
+      `Picked x ${position.x.toFixed(3)}, y ${position.y.toFixed(3)}, z ${position.z.toFixed(3)}${distanceText}`,
       'info',
     );
     this.viewer.emit('pointPicked', this.lastPick);

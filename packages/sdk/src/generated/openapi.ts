@@ -2583,7 +2583,7 @@ export interface components {
                     };
                 };
                 /** @description What the point tiles carry beside positions: rgb (COLOR_0), intensity (_INTENSITY, float 0..1), classification (_CLASSIFICATION, the LAS class byte). ["rgb"] for a processing from before they were recorded; [] for a mesh */
-                attributes: ("rgb" | "intensity" | "classification")[];
+                attributes: ("rgb" | "intensity" | "classification" | "distance")[];
             }[];
             /** @enum {string} */
             units: "m";
@@ -8372,7 +8372,7 @@ export interface operations {
                                 };
                             };
                             /** @description What the point tiles carry beside positions: rgb (COLOR_0), intensity (_INTENSITY, float 0..1), classification (_CLASSIFICATION, the LAS class byte). ["rgb"] for a processing from before they were recorded; [] for a mesh */
-                            attributes: ("rgb" | "intensity" | "classification")[];
+                            attributes: ("rgb" | "intensity" | "classification" | "distance")[];
                         }[];
                     };
                 };
@@ -10846,7 +10846,7 @@ export interface operations {
                             };
                         };
                         /** @description What the point tiles carry beside positions: rgb (COLOR_0), intensity (_INTENSITY, float 0..1), classification (_CLASSIFICATION, the LAS class byte). ["rgb"] for a processing from before they were recorded; [] for a mesh */
-                        attributes: ("rgb" | "intensity" | "classification")[];
+                        attributes: ("rgb" | "intensity" | "classification" | "distance")[];
                     };
                 };
             };
@@ -10910,7 +10910,7 @@ export interface operations {
                             };
                         };
                         /** @description What the point tiles carry beside positions: rgb (COLOR_0), intensity (_INTENSITY, float 0..1), classification (_CLASSIFICATION, the LAS class byte). ["rgb"] for a processing from before they were recorded; [] for a mesh */
-                        attributes: ("rgb" | "intensity" | "classification")[];
+                        attributes: ("rgb" | "intensity" | "classification" | "distance")[];
                     };
                 };
             };
