@@ -1,4 +1,5 @@
 import { BusinessObjectRepository } from '../adapters/db/repositories/business-object-repository.js';
+import { ComparisonRepository } from '../adapters/db/repositories/comparison-repository.js';
 import { LibraryTagRepository } from '../adapters/db/repositories/library-tag-repository.js';
 import { MetadataTypeRepository } from '../adapters/db/repositories/metadata-type-repository.js';
 import { PlanningRepository } from '../adapters/db/repositories/planning-repository.js';
@@ -6,6 +7,8 @@ import { TwinLayerRepository } from '../adapters/db/repositories/twin-layer-repo
 import { TwinRepository } from '../adapters/db/repositories/twin-repository.js';
 import type { Region } from '../domain/regions.js';
 import type { Platform, RegionContext } from '../platform.js';
+import { ComparisonLifecycle } from '../services/comparisons/comparison-lifecycle.js';
+import { ComparisonService } from '../services/comparisons/comparison-service.js';
 import { EmbedSessionService } from '../services/embed/embed-session-service.js';
 import { ViewerSessions } from '../services/embed/viewer-sessions.js';
 import { LibraryModelService } from '../services/library/library-model-service.js';
@@ -55,6 +58,7 @@ export interface RegionServices {
   siteFiles: SiteFileService;
   bundles: BundleService;
   processing: ProcessingService;
+  comparisons: ComparisonService;
   tilesets: TilesetService;
   attachments: AttachmentService;
   audit: AuditService;
@@ -85,6 +89,7 @@ export interface RegionServices {
 export interface RegionLifecycles {
   processings: ProcessingLifecycle;
   previews: ModelPreviewLifecycle;
+  comparisons: ComparisonLifecycle;
 }
 
 export function regionLifecycles(platform: Platform, context: RegionContext): RegionLifecycles {
@@ -100,6 +105,15 @@ export function regionLifecycles(platform: Platform, context: RegionContext): Re
       tree,
       outbox,
       deletions: uploads,
+    }),
+    comparisons: new ComparisonLifecycle({
+      region,
+      clock,
+      jobs,
+      comparisons: new ComparisonRepository(context.store.db),
+      bundles,
+      uploads,
+      outbox,
     }),
   };
 }
@@ -230,6 +244,7 @@ export function regionServices(platform: Platform, region: Region): RegionServic
   const metadataTypes = new MetadataTypeRepository(context.store.db, context.store.dialect);
   const libraryModels = context.libraryModels;
   const twinRows = new TwinRepository(context.store.db, context.store.dialect);
+  const comparisonRows = new ComparisonRepository(context.store.db);
   const twins = new TwinService({ clock, twins: twinRows, libraryModels, nodes, audit: context.audit, outbox: context.outbox });
   const twinObjects = twinObjectServices({ clock, twins: twinRows, drafts: twins });
   const objectMetadata = new ObjectMetadataService({
@@ -262,6 +277,16 @@ export function regionServices(platform: Platform, region: Region): RegionServic
       organizations: platform.directory,
       lifecycle: lifecycles.processings,
     }),
+    comparisons: new ComparisonService({
+      clock,
+      apiUrl,
+      twins,
+      bundles,
+      comparisons: comparisonRows,
+      lifecycle: lifecycles.comparisons,
+      blobs,
+      deletions: context.uploads,
+    }),
     tilesets: new TilesetService({ blobs, storedObjects: context.uploads, nodes }),
     attachments: new AttachmentService({ ...uploadWork, twins }),
     ...peopleServices(platform, context, nodes),
@@ -274,6 +299,7 @@ export function regionServices(platform: Platform, region: Region): RegionServic
       tree: context.tree,
       nodes,
       twins,
+      comparisons: comparisonRows,
     }),
     pointsOfInterest: new ObjectKindService({
       objects: twinObjects.pointOfInterest,

@@ -120,6 +120,8 @@ export const ERRORS = {
   },
   // planning (docs/design/planning.md#projects)
   BundleNotReady: { status: 409, message: 'The data bundle is not ready: upload and process its input first' },
+  // comparisons (docs/comparisons.md)
+  ComparisonNotReady: { status: 409, message: 'The comparison is not ready: it is queued, running or failed' },
   DuplicateMetadataTypeName: { status: 409, message: 'A metadata type with this name exists in the organization' },
   // asset library (docs/design/asset-library.md)
   DuplicateTagName: { status: 409, message: 'A tag with this name exists in the organization' },

@@ -11,6 +11,7 @@ import type { PlatformMetrics } from './plugins/metrics.js';
 import { registerRateLimit } from './plugins/rate-limit.js';
 import { registerRegionOpenApi } from './plugins/region-openapi.js';
 import { referenceRoutes } from './references/reference-routes.js';
+import comparisonRoutes from './routes/comparisons/comparison-routes.js';
 import embedSessionRoutes from './routes/embed/embed-session-routes.js';
 import libraryModelRoutes from './routes/library/library-model-routes.js';
 import libraryTagRoutes from './routes/library/library-tag-routes.js';
@@ -95,6 +96,7 @@ export async function regionApp(
   await bundleRoutes(app);
   await storageRoutes(app);
   await processingRoutes(app);
+  await comparisonRoutes(app);
   await attachmentRoutes(app);
   await auditRoutes(app);
   await invitationRoutes(app);

@@ -122,13 +122,32 @@ async function store(
   if (result.kind === 'mesh') {
     // A mesh's frame: a .prj's system beside an OBJ, else its own (docs/processing.md, "Meshes").
     const { bounds, georeference } = result;
-    return { kind: result.kind, name: result.tilesetPath, bytes, georeference, bounds, attributes: null, thumbnail };
+    return {
+      kind: result.kind,
+      name: result.tilesetPath,
+      bytes,
+      georeference,
+      bounds,
+      attributes: null,
+      pointCount: null,
+      thumbnail,
+    };
   }
   if (result.kind !== 'point-cloud')
-    return { kind: result.kind, name: 'output', bytes, georeference: null, bounds: null, attributes: null, thumbnail };
+    return {
+      kind: result.kind,
+      name: 'output',
+      bytes,
+      georeference: null,
+      bounds: null,
+      attributes: null,
+      pointCount: null,
+      thumbnail,
+    };
   const { georeference, bounds } = result;
   const attributes = tileAttributesOf(result.attributes);
-  return { kind: result.kind, name: result.tilesetPath, bytes, georeference, bounds, attributes, thumbnail };
+  const { pointCount } = result;
+  return { kind: result.kind, name: result.tilesetPath, bytes, georeference, bounds, attributes, pointCount, thumbnail };
 }
 
 /**

@@ -4,6 +4,7 @@ import type { Region } from '../domain/regions.js';
 import type { Platform } from '../platform.js';
 import type { JobOutcomes } from '../ports/job-queue.js';
 import { missingVideoTools } from '../processing/video/video-tools.js';
+import { compareBundlesJob } from './compare-bundles.js';
 import type { JobErrorLog, JobRegistration } from './job-handler.js';
 import { previewLibraryModelJob } from './preview-library-model.js';
 import { processBundleJob } from './process-bundle.js';
@@ -32,6 +33,7 @@ export function workerJobs(platform: Platform, log?: JobErrorLog): JobRegistrati
       log,
     }),
     previewLibraryModelJob({ previews: (region) => lifecycles(region).previews, blobs, log }),
+    compareBundlesJob({ comparisons: (region) => lifecycles(region).comparisons, blobs, log }),
   ];
 }
 

@@ -133,6 +133,7 @@ describe('twin layers: PUT and DELETE /v1/twin/{siteId}/layers/{bundleId}, layer
       frame: { georeferenced: false, crs: null, reason: 'noCoordinateSystem', origin: { x: 0, y: 0, z: 0 } },
       // Colors and intensity; its classes are all 0 (never classified): no classification.
       attributes: ['rgb', 'intensity'],
+      comparison: null,
     });
     // In the order linked; a draft's view reads the live twin's layers.
     expect(await layers()).toEqual([placedLayer, linked.body]);

@@ -18,6 +18,7 @@ import type {
   AuditEventRow,
   BlobDeletionRow,
   BundleRow,
+  ComparisonRow,
   EmbedSessionRow,
   GroupMemberRow,
   GroupRow,
@@ -55,6 +56,7 @@ export type {
   AuthorizationCodeRow,
   BlobDeletionRow,
   BundleRow,
+  ComparisonRow,
   EmbedSessionRow,
   GroupMemberRow,
   GroupRow,
@@ -146,6 +148,7 @@ export interface RegionalSchema {
   upload_sessions: UploadSessionRow;
   bundles: BundleRow;
   processings: ProcessingRow;
+  comparisons: ComparisonRow;
   blob_deletions: BlobDeletionRow;
   invitations: InvitationRow;
   audit_events: AuditEventRow;

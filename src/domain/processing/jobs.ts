@@ -16,5 +16,8 @@ export const PROCESS_BUNDLE = defineJob<{ region: Region; processingId: string }
  */
 export const PREVIEW_LIBRARY_MODEL = defineJob<{ region: Region; modelId: string }>('preview-library-model', 1);
 
+/** A comparison of two processed point clouds (docs/comparisons.md): version 1 of its payload. */
+export const COMPARE_BUNDLES = defineJob<{ region: Region; comparisonId: string }>('compare-bundles', 1);
+
 /** Every kind the platform defines: a worker refuses to start without a handler for each. */
-export const JOB_KINDS = [PROCESS_BUNDLE, PREVIEW_LIBRARY_MODEL] as const;
+export const JOB_KINDS = [PROCESS_BUNDLE, PREVIEW_LIBRARY_MODEL, COMPARE_BUNDLES] as const;

@@ -4,6 +4,7 @@
  * are integers (0/1) on both dialects; times are ISO strings.
  */
 
+import type { ComparisonMethod, ComparisonState } from '../comparisons/comparison-lifecycle.js';
 import type { BundleState, ProcessingState } from '../processing/bundle-lifecycle.js';
 
 export interface NodeRow {
@@ -150,6 +151,7 @@ export interface AuditEventRow {
     | 'zone'
     | 'model-asset'
     | 'twin-layer'
+    | 'comparison'
     | 'library-tag'
     | 'library-model'
     | 'planning-project'
@@ -237,6 +239,40 @@ export interface ProcessingRow {
   job_id: string | null;
   /** JSON array of a point cloud's tile attributes, e.g. ["rgb","intensity"] (regional migration 0025); null for other outputs and older rows. */
   attributes: string | null;
+  /** The points a point cloud's tiles hold (regional migration 0027), which price a comparison; null for other outputs and older rows. */
+  point_count: number | null;
+  created_by: string;
+  created_at: string;
+  started_at: string | null;
+  finished_at: string | null;
+}
+
+/** A comparison of two processed point clouds of one site (docs/comparisons.md; regional migration 0027). */
+export interface ComparisonRow {
+  id: string;
+  org_id: string;
+  site_id: string;
+  name: string;
+  reference_bundle_id: string;
+  compared_bundle_id: string;
+  method: ComparisonMethod;
+  max_distance: number;
+  tolerance: number;
+  cost: number;
+  state: ComparisonState;
+  failure_reason: string | null;
+  /** JSON of ComparisonStats and ComparisonHistogram (domain/comparisons/comparison-figures.ts) once ready. */
+  stats: string | null;
+  histogram: string | null;
+  /** JSON of the tiles' georeference and `{min, max}` extent once ready, as a processing's: the twin layer's frame. */
+  georeference: string | null;
+  bounds: string | null;
+  /** JSON array of the tiles' attributes (rgb, distance), once ready. */
+  attributes: string | null;
+  /** The job running it, recorded when it starts: where its progress is read. */
+  job_id: string | null;
+  /** Set while the site's twin shows the comparison as a layer. */
+  layer_linked_at: string | null;
   created_by: string;
   created_at: string;
   started_at: string | null;

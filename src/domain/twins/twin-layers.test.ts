@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { type LayerCandidate, layerFrame, layersOf } from './twin-layers.js';
+import type { ComparisonRow } from '../records/regional.js';
+import { comparisonLayerOf, type LayerCandidate, layerFrame, layersOf } from './twin-layers.js';
 
 const API = 'https://api.example/eu/reality';
 const candidate = (
@@ -51,9 +52,34 @@ describe('twin layers', () => {
         boundingBox: { min: { x: -1, y: -2, z: 0 }, max: { x: 3, y: 4, z: 5 } },
         frame: { georeferenced: false, crs: null, reason: null, origin: { x: 0, y: 0, z: 0 } },
         attributes: [],
+        comparison: null,
       },
-      expect.objectContaining({ bundleId: 'b', nodeId: 'mesh-3', kind: 'mesh', attributes: [] }),
+      expect.objectContaining({ bundleId: 'b', nodeId: 'mesh-3', kind: 'mesh', attributes: [], comparison: null }),
     ]);
+  });
+
+  it("a comparison's layer: its tiles under the comparison's address, its points' distance, what it compared", () => {
+    const row = {
+      id: 'cmp-1',
+      site_id: 'site-1',
+      compared_bundle_id: 'b',
+      method: 'c2c',
+      tolerance: 0.05,
+      max_distance: 1,
+      attributes: '["rgb"]',
+      bounds: JSON.stringify({ min: [0, 0, 0], max: [1, 2, 3] }),
+      georeference: null,
+    } as ComparisonRow;
+    expect(comparisonLayerOf(row, API)).toEqual({
+      bundleId: 'b',
+      nodeId: 'cmp-1',
+      kind: 'comparison',
+      tilesetUrl: `${API}/v1/twin/site-1/comparisons/cmp-1/tiles/tileset.json`,
+      boundingBox: { min: { x: 0, y: 0, z: 0 }, max: { x: 1, y: 2, z: 3 } },
+      frame: { georeferenced: false, crs: null, reason: null, origin: { x: 0, y: 0, z: 0 } },
+      attributes: ['rgb', 'distance'],
+      comparison: { comparisonId: 'cmp-1', method: 'c2c', tolerance: 0.05, maxDistance: 1 },
+    });
   });
 
   it('attributes: what the processing recorded, ["rgb"] for one from before', () => {

@@ -1,6 +1,9 @@
+import type { ComparisonMethod } from '../comparisons/comparison-lifecycle.js';
+import { comparisonTilesetUrl } from '../comparisons/comparison-outputs.js';
 import { derivativeTilesetUrl } from '../nodes/content-urls.js';
 import { storedTileAttributes, type TileAttribute } from '../processing/tile-attributes.js';
 import { servesTileset } from '../processing/tileset-files.js';
+import type { ComparisonRow } from '../records/regional.js';
 
 /**
  * A twin's layers (docs/twins.md, "Layers"): a bundle linked to a site's twin shows the newest
@@ -36,15 +39,30 @@ export interface LayerFrame {
   origin: Vector3;
 }
 
+/** What a layer's points carry beside positions: the tile attributes, and a comparison's distance (`_DISTANCE`). */
+export type LayerAttribute = TileAttribute | 'distance';
+
+/** What a comparison layer shows (docs/comparisons.md, "Outputs"). */
+export interface LayerComparison {
+  comparisonId: string;
+  method: ComparisonMethod;
+  tolerance: number;
+  maxDistance: number;
+}
+
 export interface LayerView {
+  /** The linked bundle; for a comparison, its compared bundle. */
   bundleId: string;
+  /** The derivative node serving the tileset; for a comparison, the comparison's id. */
   nodeId: string;
-  kind: 'pointCloud' | 'mesh';
+  kind: 'pointCloud' | 'mesh' | 'comparison';
   tilesetUrl: string;
   boundingBox: { min: Vector3; max: Vector3 } | null;
   frame: LayerFrame;
   /** What the tiles carry beside positions (docs/design/measurements.md, "Tile attributes"). */
-  attributes: TileAttribute[];
+  attributes: LayerAttribute[];
+  /** Null but for a comparison's layer. */
+  comparison: LayerComparison | null;
 }
 
 const ZERO: Vector3 = { x: 0, y: 0, z: 0 };
@@ -111,7 +129,29 @@ export function layersOf(bundleIds: string[], newestFirst: LayerCandidate[], api
         frame: layerFrame(candidate.georeference),
         // A mesh's tiles are textured: the point attributes do not apply.
         attributes: candidate.derivativeKind === 'mesh' ? [] : storedTileAttributes(candidate.attributes),
+        comparison: null,
       },
     ];
   });
+}
+
+/**
+ * A ready comparison as a twin layer: the compared scan's tiles, whose points carry their
+ * distance (docs/comparisons.md, "Outputs"), served under the comparison's address.
+ */
+export function comparisonLayerOf(row: ComparisonRow, apiUrl: string): LayerView {
+  const stored: unknown = row.attributes === null ? [] : JSON.parse(row.attributes);
+  const named = Array.isArray(stored) ? stored.filter((value): value is string => typeof value === 'string') : [];
+  // A set: the tiler may name the distance among the tile attributes itself.
+  const attributes = [...new Set<LayerAttribute>([...storedTileAttributes(JSON.stringify(named)), 'distance'])];
+  return {
+    bundleId: row.compared_bundle_id,
+    nodeId: row.id,
+    kind: 'comparison',
+    tilesetUrl: comparisonTilesetUrl(apiUrl, row.site_id, row.id),
+    boundingBox: layerBoundingBox(row.bounds),
+    frame: layerFrame(row.georeference),
+    attributes,
+    comparison: { comparisonId: row.id, method: row.method, tolerance: row.tolerance, maxDistance: row.max_distance },
+  };
 }

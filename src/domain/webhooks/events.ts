@@ -6,6 +6,8 @@ export const WEBHOOK_EVENT_TYPES = [
   'bundle.processing.started',
   'bundle.processing.succeeded',
   'bundle.processing.failed',
+  'comparison.succeeded',
+  'comparison.failed',
   'upload.finalized',
   'siteFile.finalized',
   'libraryModel.ready',

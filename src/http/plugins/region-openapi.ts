@@ -32,6 +32,11 @@ export const TAGS = [
   },
   { name: 'Metadata types', description: "The organization's typed property sets that twin objects fill in as metadata" },
   { name: 'Twins', description: "A site's live twin and its drafts: changes kept apart until they are published" },
+  {
+    name: 'Comparisons',
+    description:
+      "Two processed point clouds of a site compared: each compared point's distance to the reference, figures, tiles and a CSV",
+  },
   { name: 'Points of interest', description: 'Named points placed on a twin, through the live twin or a draft' },
   { name: 'Assets', description: 'Named volumes (oriented boxes) drawn on a twin, through the live twin or a draft' },
   { name: 'Zones', description: 'Nested named volumes outlined on a twin, through the live twin or a draft' },

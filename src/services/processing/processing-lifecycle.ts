@@ -59,6 +59,8 @@ export interface ProcessingOutput {
   bounds: { min: unknown; max: unknown } | null;
   /** What a point cloud's tiles carry beside positions (a subset of rgb, intensity, classification); null for other outputs. */
   attributes: string[] | null;
+  /** The points a point cloud's tiles hold (they price a comparison); null for other outputs. */
+  pointCount: number | null;
   thumbnail: { bytes: Buffer; contentType: string };
 }
 
@@ -120,6 +122,7 @@ export class ProcessingLifecycle {
           job_id: null,
           bounds: null,
           attributes: null,
+          point_count: null,
           created_by: submission.createdBy,
           created_at: now,
           started_at: null,
@@ -233,6 +236,7 @@ export class ProcessingLifecycle {
         georeference: output.georeference === null ? null : JSON.stringify(output.georeference),
         bounds: output.bounds === null ? null : JSON.stringify({ min: output.bounds.min, max: output.bounds.max }),
         attributes: output.attributes === null ? null : JSON.stringify(output.attributes),
+        point_count: output.pointCount,
       });
       await bundles.setState(tx, source.id, { ...step.bundle, at: now });
       const ids = { bundleId: processing.bundle_id, processingId: processing.id, derivativeNodeId: row.id };

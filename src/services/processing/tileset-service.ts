@@ -69,10 +69,23 @@ export class TilesetService {
   async file(principal: Principal, derivativeId: string, rawPath: string): Promise<TilesetFileToSend> {
     const node = await this.authorizeRead(principal, derivativeId);
     const notFound = () => new ApiError('NotFound', 'No such file in the tileset of this node');
-    const file = tilesetFile(rawPath);
-    if (!file || !hasTileset(node.kind)) throw notFound();
+    if (!hasTileset(node.kind)) throw notFound();
     const folder = this.folders.get(node.id) ?? (await this.folder(node.id));
     if (folder === undefined) throw notFound();
+    return this.fileIn(folder, rawPath, notFound);
+  }
+
+  /**
+   * A file of the tileset written under `folder` (a comparison's, say: docs/comparisons.md), for a
+   * caller whose access is checked already; 404 for a path that names none, or a file the store lacks.
+   */
+  async fileIn(
+    folder: string,
+    rawPath: string,
+    notFound = () => new ApiError('NotFound', 'No such file in this tileset'),
+  ): Promise<TilesetFileToSend> {
+    const file = tilesetFile(rawPath);
+    if (!file) throw notFound();
     const key = `${folder}${file.path}`;
     const gzipped = storedGzipped(file.path) ? await this.gzippedTiles(folder, key) : false;
     const stored = gzipped ? `${key}${GZIP_SUFFIX}` : key;

@@ -1,9 +1,11 @@
+import type { ComparisonRepository } from '../../adapters/db/repositories/comparison-repository.js';
 import type { NodeTreeRepository } from '../../adapters/db/repositories/node-tree-repository.js';
 import type { TwinLayerRepository } from '../../adapters/db/repositories/twin-layer-repository.js';
-import type { NodeRow } from '../../adapters/db/schema.js';
+import type { ComparisonRow, NodeRow } from '../../adapters/db/schema.js';
 import type { Principal } from '../../domain/access/principal.js';
+import { assertLayerable } from '../../domain/comparisons/comparison-lifecycle.js';
 import { ApiError } from '../../domain/errors.js';
-import { type LayerView, layersOf } from '../../domain/twins/twin-layers.js';
+import { comparisonLayerOf, type LayerView, layersOf } from '../../domain/twins/twin-layers.js';
 import type { Clock } from '../../ports/clock.js';
 import type { NodeService } from '../node-service.js';
 import type { TwinService } from './twin-service.js';
@@ -19,6 +21,8 @@ export interface TwinLayerServiceOptions {
   tree: Pick<NodeTreeRepository, 'transaction' | 'lockForChild'>;
   nodes: Pick<NodeService, 'authorize'>;
   twins: Pick<TwinService, 'site' | 'ensureTwin' | 'audit'>;
+  /** Comparisons of the site shown as layers (docs/comparisons.md, "Outputs"). */
+  comparisons: Pick<ComparisonRepository, 'find' | 'layersOfSite' | 'setLayer'>;
 }
 
 /**
@@ -32,8 +36,10 @@ export class TwinLayerService {
   private readonly tree: TwinLayerServiceOptions['tree'];
   private readonly nodes: TwinLayerServiceOptions['nodes'];
   private readonly twins: TwinLayerServiceOptions['twins'];
+  private readonly comparisons: TwinLayerServiceOptions['comparisons'];
 
   constructor(options: TwinLayerServiceOptions) {
+    this.comparisons = options.comparisons;
     this.clock = options.clock;
     this.apiUrl = options.apiUrl;
     this.layers = options.layers;
@@ -42,11 +48,12 @@ export class TwinLayerService {
     this.twins = options.twins;
   }
 
-  /** The layers the site's twin shows: linked bundles not in the trash that serve a tileset. */
+  /** The layers the site's twin shows: linked bundles not in the trash that serve a tileset, then linked comparisons. */
   async ofSite(siteId: string): Promise<LayerView[]> {
     return this.layers.readTransaction(async (tx) => {
       const bundleIds = await this.layers.linkedBundles(siteId, tx);
-      return layersOf(bundleIds, await this.layers.candidates(bundleIds, tx), this.apiUrl);
+      const comparisons = (await this.comparisons.layersOfSite(siteId, tx)).map((row) => comparisonLayerOf(row, this.apiUrl));
+      return [...layersOf(bundleIds, await this.layers.candidates(bundleIds, tx), this.apiUrl), ...comparisons];
     });
   }
 
@@ -68,6 +75,8 @@ export class TwinLayerService {
    */
   async link(principal: Principal, siteId: string, bundleId: string): Promise<{ layer: LayerView; created: boolean }> {
     const site = await this.twins.site(principal, siteId, 'edit');
+    const comparison = await this.comparisonOf(site, bundleId);
+    if (comparison) return this.linkComparison(principal, site, comparison);
     const bundle = await this.bundle(principal, bundleId);
     if (bundle.site_id !== site.id) throw new ApiError('DataBundleNotInSite');
     let layer = await this.layerOf(bundle.id);
@@ -94,13 +103,38 @@ export class TwinLayerService {
   async unlink(principal: Principal, siteId: string, bundleId: string): Promise<void> {
     const site = await this.twins.site(principal, siteId, 'edit');
     const now = this.now();
+    const comparison = await this.comparisonOf(site, bundleId);
     await this.tree.transaction(async (tx) => {
-      if (!(await this.layers.unlink(tx, bundleId, site.id))) {
+      const unlinked = comparison
+        ? await this.comparisons.setLayer(tx, comparison.id, null)
+        : await this.layers.unlink(tx, bundleId, site.id);
+      if (!unlinked) {
         throw new ApiError('NotFound', 'The data bundle is not a layer of this twin');
       }
       await this.layers.touchTwin(tx, site.id, now);
       await this.twins.audit(tx, principal, 'twin-layer.unlinked', bundleId, { siteId: site.id, bundleId }, now);
     });
+  }
+
+  /** The site's comparison of that id, or undefined (then the id is taken for a bundle's). */
+  private async comparisonOf(site: NodeRow, id: string): Promise<ComparisonRow | undefined> {
+    const row = await this.comparisons.find(id);
+    return row && row.org_id === site.org_id && row.site_id === site.id ? row : undefined;
+  }
+
+  /** A ready comparison shown as a layer of its site's twin; `created` false when it already was. */
+  private async linkComparison(principal: Principal, site: NodeRow, comparison: ComparisonRow) {
+    assertLayerable(comparison.state);
+    await this.twins.ensureTwin(site);
+    const now = this.now();
+    const layer = comparisonLayerOf(comparison, this.apiUrl);
+    const created = await this.tree.transaction(async (tx) => {
+      if (!(await this.comparisons.setLayer(tx, comparison.id, now))) return false;
+      await this.layers.touchTwin(tx, site.id, now);
+      await this.twins.audit(tx, principal, 'twin-layer.linked', comparison.id, this.details(site, layer), now);
+      return true;
+    });
+    return { layer, created };
   }
 
   private now(): string {
@@ -121,6 +155,13 @@ export class TwinLayerService {
   }
 
   private details(site: NodeRow, layer: LayerView) {
-    return { siteId: site.id, bundleId: layer.bundleId, nodeId: layer.nodeId, kind: layer.kind };
+    const comparisonId = layer.comparison?.comparisonId;
+    return {
+      siteId: site.id,
+      bundleId: layer.bundleId,
+      nodeId: layer.nodeId,
+      kind: layer.kind,
+      ...(comparisonId ? { comparisonId } : {}),
+    };
   }
 }

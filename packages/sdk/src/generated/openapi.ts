@@ -1281,6 +1281,114 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/twin/{contextId}/comparisons": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List a site's comparisons
+         * @description Oldest first (createdAt, then id). contextId is a site id (a draft id is 404). Needs read on the site.
+         */
+        get: operations["listComparisons"];
+        put?: never;
+        /**
+         * Compare two processed point clouds of the site
+         * @description Submit the cost of the cost endpoint (409 ProcessingCostMismatch otherwise). 202 with the comparison, queued; a worker computes it (state running, then ready or failed; webhook events comparison.succeeded and comparison.failed). 404: a bundle missing, of another site or of another organization. 409 BundleNotReady: a bundle that is not a processed point cloud. 400: the same bundle twice. 400: maxDistance outside 0.001..1000, tolerance not above 0 or above maxDistance. A refusal stores nothing. contextId is a site id. Needs the permission process on the site.
+         */
+        post: operations["startComparison"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/twin/{contextId}/comparisons/cost": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The current cost of comparing two processed point clouds of the site
+         * @description A deterministic function of the two scans: 2 credits plus 1 per started million points of both. 404: a bundle missing, of another site or of another organization. 409 BundleNotReady: a bundle that is not a processed point cloud. 400: the same bundle twice. contextId is a site id (a draft id is 404). Needs read on the site.
+         */
+        get: operations["getComparisonCost"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/twin/{contextId}/comparisons/{comparisonId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A comparison: its state, progress, figures and outputs
+         * @description 404: no comparison of this site by that id. contextId is a site id (a draft id is 404). Needs read on the site.
+         */
+        get: operations["getComparison"];
+        put?: never;
+        post?: never;
+        /**
+         * Delete a comparison, its outputs and its twin layer
+         * @description 204, then 404. Its tiles and CSV are removed (a job still running keeps nothing) and the twin no longer shows it. contextId is a site id. Needs the permission process on the site.
+         */
+        delete: operations["deleteComparison"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/twin/{contextId}/comparisons/{comparisonId}/tiles/tileset.json": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A comparison's 3D Tiles tileset
+         * @description A ready comparison's 3D Tiles: the compared scan's points carrying _DISTANCE (float metres, -1 beyond maxDistance). Served as a derivative's tiles are (gzip, ETag, Range, caching: GET /v1/nodes/{nodeId}/tiles/tileset.json); content URIs are relative. 404 until ready, after a delete, and for any path the tiler did not write. An embed token of the site's twin reads them. contextId is a site id (a draft id is 404). Needs read on the site.
+         */
+        get: operations["getComparisonTileset"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/twin/{contextId}/comparisons/{comparisonId}/tiles/{path}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A file a comparison's tileset references
+         * @description A ready comparison's 3D Tiles: the compared scan's points carrying _DISTANCE (float metres, -1 beyond maxDistance). Served as a derivative's tiles are (gzip, ETag, Range, caching: GET /v1/nodes/{nodeId}/tiles/tileset.json); content URIs are relative. 404 until ready, after a delete, and for any path the tiler did not write. An embed token of the site's twin reads them. contextId is a site id (a draft id is 404). Needs read on the site.
+         */
+        get: operations["getComparisonTile"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/twin/{contextId}/discard": {
         parameters: {
             query?: never;
@@ -2077,6 +2185,61 @@ export interface components {
             /** @description Trigram similarity of the name to the search text; with searchNameQuery */
             closeness?: number;
         };
+        /** Comparison */
+        Comparison: {
+            id: string;
+            name: string;
+            referenceBundleId: string;
+            comparedBundleId: string;
+            /** @description c2c: the nearest reference point; m3c2: along the local normal (Lague, Brodu and Leroux, 2013) */
+            method: "c2c" | "m3c2";
+            maxDistance: number;
+            tolerance: number;
+            cost: number;
+            state: "queued" | "running" | "ready" | "failed";
+            /** @description 0 while queued, the job's last report while running, 1 when ready; null when failed */
+            progress: number | null;
+            failureReason: string | null;
+            /** @description Null until ready */
+            stats: {
+                /** @description Every point of the compared scan, those beyond maxDistance too */
+                comparedPoints: number;
+                beyondMaxDistance: number;
+                /** @description Over the points within maxDistance; null when none */
+                mean: number | null;
+                /** @description Nearest-rank */
+                median: number | null;
+                /** @description Nearest-rank */
+                p95: number | null;
+                /** @description Nearest-rank */
+                p99: number | null;
+                /** @description The largest distance kept */
+                max: number | null;
+                /** @description Root mean square */
+                rms: number | null;
+                /** @description The share of the points within maxDistance whose distance is at most the tolerance */
+                withinTolerance: number | null;
+            } | null;
+            /** @description Null until ready */
+            histogram: {
+                binWidth: number;
+                /** @description From 0 to the largest distance kept, each bin holding its lower edge (the last its upper one too) */
+                bins: {
+                    from: number;
+                    to: number;
+                    count: number;
+                }[];
+            } | null;
+            /** @description The compared scan's 3D Tiles, its points carrying _DISTANCE (float metres, -1 beyond maxDistance); GET it with the bearer token. Null until ready */
+            tilesetUrl: string | null;
+            /** @description A signed, expiring link (an hour) to the CSV x,y,z,distance, one line per compared point. Null until ready */
+            downloadUrl: string | null;
+            createdBy: string;
+            /** Format: date-time */
+            createdAt: string;
+            startedAt: string | null;
+            finishedAt: string | null;
+        };
         EmbedSession: {
             id: string;
             target: {
@@ -2532,12 +2695,12 @@ export interface components {
             draftId: string | null;
             /** @description The processed data bundles linked to the site's live twin (PUT /v1/twin/{siteId}/layers/{bundleId}), in the order they were linked; a draft's view shows the same. A bundle in the trash, or without a derivative serving a tileset, shows no layer. */
             layers: {
-                /** @description The data bundle linked to the twin */
+                /** @description The data bundle linked to the twin; a comparison's compared bundle */
                 bundleId: string;
-                /** @description The derivative node serving the tileset: the bundle's newest processed one */
+                /** @description The derivative node serving the tileset: the bundle's newest processed one; a comparison's id for a comparison */
                 nodeId: string;
-                /** @description What the tileset holds: points, or a textured mesh (GLB tiles) processed from an OBJ, glTF, GLB or PLY with faces */
-                kind: "pointCloud" | "mesh";
+                /** @description What the tileset holds: points, a textured mesh (GLB tiles) processed from an OBJ, glTF, GLB or PLY with faces, or a comparison's compared points carrying their distance (docs/comparisons.md) */
+                kind: "pointCloud" | "mesh" | "comparison";
                 /**
                  * Format: uri
                  * @description Absolute; GET it with the bearer token, as a processing tilesetUrl
@@ -2582,8 +2745,17 @@ export interface components {
                         z: number;
                     };
                 };
-                /** @description What the point tiles carry beside positions: rgb (COLOR_0), intensity (_INTENSITY, float 0..1), classification (_CLASSIFICATION, the LAS class byte). ["rgb"] for a processing from before they were recorded; [] for a mesh */
+                /** @description What the point tiles carry beside positions: rgb (COLOR_0), intensity (_INTENSITY, float 0..1), classification (_CLASSIFICATION, the LAS class byte), distance (_DISTANCE, float metres, -1 beyond maxDistance: a comparison). ["rgb"] for a processing from before they were recorded; [] for a mesh */
                 attributes: ("rgb" | "intensity" | "classification" | "distance")[];
+                /** @description The comparison a layer of kind comparison shows; null for other kinds */
+                comparison: {
+                    comparisonId: string;
+                    method: "c2c" | "m3c2";
+                    /** @description Metres: the legend is centred on it */
+                    tolerance: number;
+                    /** @description Metres: points farther carry -1 */
+                    maxDistance: number;
+                } | null;
             }[];
             /** @enum {string} */
             units: "m";
@@ -8321,12 +8493,12 @@ export interface operations {
                         bundleId: string | null;
                         /** @description The point cloud of the bundle the project was made from, as a twin's layers show it; none while it serves no tileset */
                         layers: {
-                            /** @description The data bundle linked to the twin */
+                            /** @description The data bundle linked to the twin; a comparison's compared bundle */
                             bundleId: string;
-                            /** @description The derivative node serving the tileset: the bundle's newest processed one */
+                            /** @description The derivative node serving the tileset: the bundle's newest processed one; a comparison's id for a comparison */
                             nodeId: string;
-                            /** @description What the tileset holds: points, or a textured mesh (GLB tiles) processed from an OBJ, glTF, GLB or PLY with faces */
-                            kind: "pointCloud" | "mesh";
+                            /** @description What the tileset holds: points, a textured mesh (GLB tiles) processed from an OBJ, glTF, GLB or PLY with faces, or a comparison's compared points carrying their distance (docs/comparisons.md) */
+                            kind: "pointCloud" | "mesh" | "comparison";
                             /**
                              * Format: uri
                              * @description Absolute; GET it with the bearer token, as a processing tilesetUrl
@@ -8371,8 +8543,17 @@ export interface operations {
                                     z: number;
                                 };
                             };
-                            /** @description What the point tiles carry beside positions: rgb (COLOR_0), intensity (_INTENSITY, float 0..1), classification (_CLASSIFICATION, the LAS class byte). ["rgb"] for a processing from before they were recorded; [] for a mesh */
+                            /** @description What the point tiles carry beside positions: rgb (COLOR_0), intensity (_INTENSITY, float 0..1), classification (_CLASSIFICATION, the LAS class byte), distance (_DISTANCE, float metres, -1 beyond maxDistance: a comparison). ["rgb"] for a processing from before they were recorded; [] for a mesh */
                             attributes: ("rgb" | "intensity" | "classification" | "distance")[];
+                            /** @description The comparison a layer of kind comparison shows; null for other kinds */
+                            comparison: {
+                                comparisonId: string;
+                                method: "c2c" | "m3c2";
+                                /** @description Metres: the legend is centred on it */
+                                tolerance: number;
+                                /** @description Metres: points farther carry -1 */
+                                maxDistance: number;
+                            } | null;
                         }[];
                     };
                 };
@@ -10431,6 +10612,643 @@ export interface operations {
             };
         };
     };
+    listComparisons: {
+        parameters: {
+            query?: {
+                /** @description Page size; values above 500 are clamped to 500 */
+                limit?: number;
+                /** @description How many items to skip; default 0 */
+                offset?: number;
+            };
+            header?: never;
+            path: {
+                /** @description A site id: comparisons belong to the site */
+                contextId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Comparison"][];
+                };
+            };
+            /** @description ValidationError: the message names the failing field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description not_authenticated or invalid_token: request a new token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Insufficient OAuth scopes, Forbidden resource (content access, role or seat limit), or SSORestrictedResource */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not Found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description OrganizationInAnotherRegion: the token's organization lives in another region; call the apiUrl of the body (not a 401: the token is fine) */
+            421: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description rate_limited: the organization's request bucket is spent; retry after Retry-After seconds (RateLimit-* headers on every answer) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    startComparison: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description A site id: comparisons belong to the site */
+                contextId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "comparedBundleId": "b2",
+                 *       "cost": 3,
+                 *       "maxDistance": 1,
+                 *       "name": "Slab settlement",
+                 *       "referenceBundleId": "b1",
+                 *       "tolerance": 0.05
+                 *     }
+                 */
+                "application/json": {
+                    name?: string;
+                    /** @description A processed point-cloud bundle of the site: what distances are measured to */
+                    referenceBundleId: string;
+                    /** @description Another processed point-cloud bundle of the site: every one of its points gets a distance */
+                    comparedBundleId: string;
+                    /** @description c2c: the nearest reference point; m3c2: along the local normal (Lague, Brodu and Leroux, 2013) */
+                    method?: "c2c" | "m3c2";
+                    /** @description Metres; farther points are counted apart (default 1) */
+                    maxDistance?: number;
+                    /** @description Metres, at most maxDistance: withinTolerance is the share of points this close (default 0.05) */
+                    tolerance?: number;
+                    /** @description The cost GET …/comparisons/cost answered: the one accepted */
+                    cost: number;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Comparison"];
+                };
+            };
+            /** @description ValidationError: the message names the failing field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description not_authenticated or invalid_token: request a new token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Insufficient OAuth scopes, Forbidden resource (content access, role or seat limit), or SSORestrictedResource */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not Found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Conflict: branch on the error code (listed in the operation description) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description OrganizationInAnotherRegion: the token's organization lives in another region; call the apiUrl of the body (not a 401: the token is fine) */
+            421: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description rate_limited: the organization's request bucket is spent; retry after Retry-After seconds (RateLimit-* headers on every answer) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getComparisonCost: {
+        parameters: {
+            query: {
+                referenceBundleId: string;
+                comparedBundleId: string;
+            };
+            header?: never;
+            path: {
+                /** @description A site id: comparisons belong to the site */
+                contextId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Credits: a base of 2 plus 1 per started million points of both scans */
+                        cost: number;
+                        unit: string;
+                    };
+                };
+            };
+            /** @description ValidationError: the message names the failing field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description not_authenticated or invalid_token: request a new token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Insufficient OAuth scopes, Forbidden resource (content access, role or seat limit), or SSORestrictedResource */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not Found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Conflict: branch on the error code (listed in the operation description) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description OrganizationInAnotherRegion: the token's organization lives in another region; call the apiUrl of the body (not a 401: the token is fine) */
+            421: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description rate_limited: the organization's request bucket is spent; retry after Retry-After seconds (RateLimit-* headers on every answer) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getComparison: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description A site id: comparisons belong to the site */
+                contextId: string;
+                comparisonId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Comparison"];
+                };
+            };
+            /** @description ValidationError: the message names the failing field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description not_authenticated or invalid_token: request a new token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Insufficient OAuth scopes, Forbidden resource (content access, role or seat limit), or SSORestrictedResource */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not Found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description OrganizationInAnotherRegion: the token's organization lives in another region; call the apiUrl of the body (not a 401: the token is fine) */
+            421: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description rate_limited: the organization's request bucket is spent; retry after Retry-After seconds (RateLimit-* headers on every answer) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    deleteComparison: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description A site id: comparisons belong to the site */
+                contextId: string;
+                comparisonId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description No Content */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description ValidationError: the message names the failing field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description not_authenticated or invalid_token: request a new token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Insufficient OAuth scopes, Forbidden resource (content access, role or seat limit), or SSORestrictedResource */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not Found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description OrganizationInAnotherRegion: the token's organization lives in another region; call the apiUrl of the body (not a 401: the token is fine) */
+            421: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description rate_limited: the organization's request bucket is spent; retry after Retry-After seconds (RateLimit-* headers on every answer) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getComparisonTileset: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description A site id: comparisons belong to the site */
+                contextId: string;
+                comparisonId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The file: application/json for a tileset, model/gltf-binary for a glTF tile */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": unknown;
+                    "application/octet-stream": unknown;
+                    "model/gltf-binary": unknown;
+                };
+            };
+            /** @description The requested range */
+            206: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/octet-stream": unknown;
+                };
+            };
+            /** @description Not Modified: the If-None-Match ETag is current */
+            304: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description not_authenticated or invalid_token: request a new token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Insufficient OAuth scopes, Forbidden resource (content access, role or seat limit), or SSORestrictedResource */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not Found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Default Response */
+            416: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description OrganizationInAnotherRegion: the token's organization lives in another region; call the apiUrl of the body (not a 401: the token is fine) */
+            421: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description rate_limited: the organization's request bucket is spent; retry after Retry-After seconds (RateLimit-* headers on every answer) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getComparisonTile: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description A site id: comparisons belong to the site */
+                contextId: string;
+                comparisonId: string;
+                /** @description The path relative to the tileset, as its content URIs give it, e.g. tiles/r0.glb */
+                path: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The file: application/json for a tileset, model/gltf-binary for a glTF tile */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": unknown;
+                    "application/octet-stream": unknown;
+                    "model/gltf-binary": unknown;
+                };
+            };
+            /** @description The requested range */
+            206: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/octet-stream": unknown;
+                };
+            };
+            /** @description Not Modified: the If-None-Match ETag is current */
+            304: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description not_authenticated or invalid_token: request a new token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Insufficient OAuth scopes, Forbidden resource (content access, role or seat limit), or SSORestrictedResource */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not Found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Default Response */
+            416: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description OrganizationInAnotherRegion: the token's organization lives in another region; call the apiUrl of the body (not a 401: the token is fine) */
+            421: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description rate_limited: the organization's request bucket is spent; retry after Retry-After seconds (RateLimit-* headers on every answer) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
     discardTwinDraft: {
         parameters: {
             query?: never;
@@ -10781,7 +11599,7 @@ export interface operations {
             path: {
                 /** @description A site id: layers belong to the live twin */
                 contextId: string;
-                /** @description A processed data bundle of the site */
+                /** @description A processed data bundle of the site, or a comparison of the site (docs/comparisons.md) */
                 bundleId: string;
             };
             cookie?: never;
@@ -10795,12 +11613,12 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @description The data bundle linked to the twin */
+                        /** @description The data bundle linked to the twin; a comparison's compared bundle */
                         bundleId: string;
-                        /** @description The derivative node serving the tileset: the bundle's newest processed one */
+                        /** @description The derivative node serving the tileset: the bundle's newest processed one; a comparison's id for a comparison */
                         nodeId: string;
-                        /** @description What the tileset holds: points, or a textured mesh (GLB tiles) processed from an OBJ, glTF, GLB or PLY with faces */
-                        kind: "pointCloud" | "mesh";
+                        /** @description What the tileset holds: points, a textured mesh (GLB tiles) processed from an OBJ, glTF, GLB or PLY with faces, or a comparison's compared points carrying their distance (docs/comparisons.md) */
+                        kind: "pointCloud" | "mesh" | "comparison";
                         /**
                          * Format: uri
                          * @description Absolute; GET it with the bearer token, as a processing tilesetUrl
@@ -10845,8 +11663,17 @@ export interface operations {
                                 z: number;
                             };
                         };
-                        /** @description What the point tiles carry beside positions: rgb (COLOR_0), intensity (_INTENSITY, float 0..1), classification (_CLASSIFICATION, the LAS class byte). ["rgb"] for a processing from before they were recorded; [] for a mesh */
+                        /** @description What the point tiles carry beside positions: rgb (COLOR_0), intensity (_INTENSITY, float 0..1), classification (_CLASSIFICATION, the LAS class byte), distance (_DISTANCE, float metres, -1 beyond maxDistance: a comparison). ["rgb"] for a processing from before they were recorded; [] for a mesh */
                         attributes: ("rgb" | "intensity" | "classification" | "distance")[];
+                        /** @description The comparison a layer of kind comparison shows; null for other kinds */
+                        comparison: {
+                            comparisonId: string;
+                            method: "c2c" | "m3c2";
+                            /** @description Metres: the legend is centred on it */
+                            tolerance: number;
+                            /** @description Metres: points farther carry -1 */
+                            maxDistance: number;
+                        } | null;
                     };
                 };
             };
@@ -10859,12 +11686,12 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @description The data bundle linked to the twin */
+                        /** @description The data bundle linked to the twin; a comparison's compared bundle */
                         bundleId: string;
-                        /** @description The derivative node serving the tileset: the bundle's newest processed one */
+                        /** @description The derivative node serving the tileset: the bundle's newest processed one; a comparison's id for a comparison */
                         nodeId: string;
-                        /** @description What the tileset holds: points, or a textured mesh (GLB tiles) processed from an OBJ, glTF, GLB or PLY with faces */
-                        kind: "pointCloud" | "mesh";
+                        /** @description What the tileset holds: points, a textured mesh (GLB tiles) processed from an OBJ, glTF, GLB or PLY with faces, or a comparison's compared points carrying their distance (docs/comparisons.md) */
+                        kind: "pointCloud" | "mesh" | "comparison";
                         /**
                          * Format: uri
                          * @description Absolute; GET it with the bearer token, as a processing tilesetUrl
@@ -10909,8 +11736,17 @@ export interface operations {
                                 z: number;
                             };
                         };
-                        /** @description What the point tiles carry beside positions: rgb (COLOR_0), intensity (_INTENSITY, float 0..1), classification (_CLASSIFICATION, the LAS class byte). ["rgb"] for a processing from before they were recorded; [] for a mesh */
+                        /** @description What the point tiles carry beside positions: rgb (COLOR_0), intensity (_INTENSITY, float 0..1), classification (_CLASSIFICATION, the LAS class byte), distance (_DISTANCE, float metres, -1 beyond maxDistance: a comparison). ["rgb"] for a processing from before they were recorded; [] for a mesh */
                         attributes: ("rgb" | "intensity" | "classification" | "distance")[];
+                        /** @description The comparison a layer of kind comparison shows; null for other kinds */
+                        comparison: {
+                            comparisonId: string;
+                            method: "c2c" | "m3c2";
+                            /** @description Metres: the legend is centred on it */
+                            tolerance: number;
+                            /** @description Metres: points farther carry -1 */
+                            maxDistance: number;
+                        } | null;
                     };
                 };
             };
@@ -10986,7 +11822,7 @@ export interface operations {
             path: {
                 /** @description A site id: layers belong to the live twin */
                 contextId: string;
-                /** @description A processed data bundle of the site */
+                /** @description A processed data bundle of the site, or a comparison of the site (docs/comparisons.md) */
                 bundleId: string;
             };
             cookie?: never;
@@ -14257,7 +15093,7 @@ export interface operations {
                 "application/json": {
                     /** @description https address of the receiver; no credentials, no private, loopback or link-local host (docs/webhooks.md) */
                     url: string;
-                    /** @description Event types (bundle.processing.started, bundle.processing.succeeded, bundle.processing.failed, upload.finalized, siteFile.finalized, libraryModel.ready, node.created, node.moved, node.trashed, node.restored, node.deleted, draft.published, pointOfInterest.created, pointOfInterest.updated, pointOfInterest.deleted, zone.created, zone.updated, zone.deleted, measurement.created, measurement.updated, measurement.deleted, metadata.changed, invitation.accepted), or ["*"] for all */
+                    /** @description Event types (bundle.processing.started, bundle.processing.succeeded, bundle.processing.failed, comparison.succeeded, comparison.failed, upload.finalized, siteFile.finalized, libraryModel.ready, node.created, node.moved, node.trashed, node.restored, node.deleted, draft.published, pointOfInterest.created, pointOfInterest.updated, pointOfInterest.deleted, zone.created, zone.updated, zone.deleted, measurement.created, measurement.updated, measurement.deleted, metadata.changed, invitation.accepted), or ["*"] for all */
                     eventTypes: string[];
                     description?: string | null;
                     enabled?: boolean;
@@ -14487,7 +15323,7 @@ export interface operations {
                 "application/json": {
                     /** @description https address of the receiver; no credentials, no private, loopback or link-local host (docs/webhooks.md) */
                     url?: string;
-                    /** @description Event types (bundle.processing.started, bundle.processing.succeeded, bundle.processing.failed, upload.finalized, siteFile.finalized, libraryModel.ready, node.created, node.moved, node.trashed, node.restored, node.deleted, draft.published, pointOfInterest.created, pointOfInterest.updated, pointOfInterest.deleted, zone.created, zone.updated, zone.deleted, measurement.created, measurement.updated, measurement.deleted, metadata.changed, invitation.accepted), or ["*"] for all */
+                    /** @description Event types (bundle.processing.started, bundle.processing.succeeded, bundle.processing.failed, comparison.succeeded, comparison.failed, upload.finalized, siteFile.finalized, libraryModel.ready, node.created, node.moved, node.trashed, node.restored, node.deleted, draft.published, pointOfInterest.created, pointOfInterest.updated, pointOfInterest.deleted, zone.created, zone.updated, zone.deleted, measurement.created, measurement.updated, measurement.deleted, metadata.changed, invitation.accepted), or ["*"] for all */
                     eventTypes?: string[];
                     description?: string | null;
                     /** @description true also clears disabledAt after a 410 */

@@ -38,6 +38,7 @@ import * as regional0023 from './regional-0023-webhooks.js';
 import * as regional0024 from './regional-0024-processing-job.js';
 import * as regional0025 from './regional-0025-processing-attributes.js';
 import * as regional0026 from './regional-0026-input-triangles.js';
+import * as regional0027 from './regional-0027-comparisons.js';
 
 /** A migration that may need to know the dialect (column types, collations, indexes). */
 export interface DialectMigration {
@@ -127,5 +128,6 @@ export function migrateRegional(store: AnyStore): Promise<void> {
     '0024-processing-job': regional0024,
     '0025-processing-attributes': regional0025,
     '0026-input-triangles': regional0026,
+    '0027-comparisons': regional0027,
   });
 }

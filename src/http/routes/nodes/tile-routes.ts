@@ -3,6 +3,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import { TILESET_FILE } from '../../../domain/processing/tileset-files.js';
 import { acceptsGzip } from '../../../domain/uploads/accept-encoding.js';
 import { noneMatch, quoteEtag } from '../../../domain/uploads/etag.js';
+import type { TilesetFileToSend } from '../../../services/processing/tileset-service.js';
 import type { RegionApp } from '../region-app-type.js';
 import { errors } from '../responses.js';
 import { sendBlob, sendGunzippedBlob } from '../uploads/send-stored-object.js';
@@ -17,7 +18,7 @@ import { NodeIdParams } from './node-schemas.js';
  */
 export const TILE_CACHE_CONTROL = 'private, max-age=31536000, immutable';
 
-const TILE_RESPONSES = {
+export const TILE_RESPONSES = {
   200: {
     description: 'The file: application/json for a tileset, model/gltf-binary for a glTF tile',
     content: {
@@ -45,26 +46,33 @@ function rawWildcard(request: FastifyRequest): string {
   return nodes < 0 || tiles < 0 ? '' : path.slice(tiles + '/tiles/'.length);
 }
 
+/**
+ * Sends a tileset's file as the tile routes do (a derivative's, a comparison's): as stored, or
+ * decoded for a client that takes no gzip or asks for a range; ETag, caching, 304.
+ */
+export async function sendTilesetFile(app: RegionApp, request: FastifyRequest, reply: FastifyReply, file: TilesetFileToSend) {
+  const gzipped = file.encoding === 'gzip';
+  // A stored-gzipped tile goes as it is stored, unless the client does not take gzip or asks for
+  // a range (of the tile's own bytes): then decoded, with an ETag of its own (docs/processing.md).
+  const asStored = !gzipped || (acceptsGzip(request.headers['accept-encoding']) && !request.headers.range);
+  const bareEtag = asStored ? file.etag : `${file.etag}-identity`;
+  const etag = quoteEtag(bareEtag);
+  // After CORS's `Vary: Origin`, when it set one.
+  const vary = [reply.getHeader('vary'), 'Authorization', gzipped ? 'Accept-Encoding' : undefined].filter(Boolean).join(', ');
+  const caching = { 'cache-control': TILE_CACHE_CONTROL, vary };
+  if (noneMatch(request.headers['if-none-match'], etag)) {
+    // No payload at all: a serialized null would announce a body a 304 cannot have.
+    reply.code(304).headers({ ...caching, etag });
+    return reply.send();
+  }
+  if (!asStored) return sendGunzippedBlob(app.platform.blobs, request, reply, { ...file, etag: bareEtag, headers: caching });
+  const encoding: Record<string, string> = gzipped ? { 'content-encoding': 'gzip' } : {};
+  return sendBlob(app.platform.blobs, request, reply, { ...file, headers: { ...caching, ...encoding } });
+}
+
 export default async function tileRoutes(app: RegionApp) {
   async function send(request: FastifyRequest, reply: FastifyReply, nodeId: string, path: string) {
-    const file = await app.services.tilesets.file(request.principal, nodeId, path);
-    const gzipped = file.encoding === 'gzip';
-    // A stored-gzipped tile goes as it is stored, unless the client does not take gzip or asks for
-    // a range (of the tile's own bytes): then decoded, with an ETag of its own (docs/processing.md).
-    const asStored = !gzipped || (acceptsGzip(request.headers['accept-encoding']) && !request.headers.range);
-    const bareEtag = asStored ? file.etag : `${file.etag}-identity`;
-    const etag = quoteEtag(bareEtag);
-    // After CORS's `Vary: Origin`, when it set one.
-    const vary = [reply.getHeader('vary'), 'Authorization', gzipped ? 'Accept-Encoding' : undefined].filter(Boolean).join(', ');
-    const caching = { 'cache-control': TILE_CACHE_CONTROL, vary };
-    if (noneMatch(request.headers['if-none-match'], etag)) {
-      // No payload at all: a serialized null would announce a body a 304 cannot have.
-      reply.code(304).headers({ ...caching, etag });
-      return reply.send();
-    }
-    if (!asStored) return sendGunzippedBlob(app.platform.blobs, request, reply, { ...file, etag: bareEtag, headers: caching });
-    const encoding: Record<string, string> = gzipped ? { 'content-encoding': 'gzip' } : {};
-    return sendBlob(app.platform.blobs, request, reply, { ...file, headers: { ...caching, ...encoding } });
+    return sendTilesetFile(app, request, reply, await app.services.tilesets.file(request.principal, nodeId, path));
   }
 
   app.get(
