@@ -2,6 +2,7 @@ import { runBrowse } from './browse.js';
 import { runBundle } from './bundle.js';
 import { runBusinessObjects } from './business-objects.js';
 import { runCliUpload } from './cli-upload.js';
+import { runComparisons } from './comparisons.js';
 import { runDownload } from './download.js';
 import { runDraftPublish } from './draft-publish.js';
 import { runJobs } from './jobs.js';
@@ -58,6 +59,7 @@ export async function runAll(): Promise<SummaryRow[]> {
     runPointCloud,
     runModelPreview,
     runMeshTiles,
+    runComparisons,
     runTwinLists,
     runMeasurementLists,
     runModelAssets,

@@ -32,17 +32,53 @@ export function nearestRank(sorted: ArrayLike<number>, p: number): number {
   return sorted[rank - 1]!;
 }
 
+/** The percentiles the stats give, nearest-rank. */
+export const PERCENTILES = [50, 95, 99] as const;
+
+/** The 1-based rank of the nearest-rank percentile `p` among `count` sorted values. */
+export function nearestRankOf(count: number, p: number): number {
+  return Math.max(1, Math.ceil((p / 100) * count));
+}
+
 /**
- * The figures from the kept distances (absolute values for signed methods are the caller's
- * choice), sorted here in place.
+ * The sums the stats need, added one distance at a time in any order, so that the distances
+ * never have to be held together (docs/comparisons.md, "Figures").
  */
-export function comparisonFigures(
-  kept: Float64Array | Float32Array,
+export class DistanceSummary {
+  count = 0;
+  sum = 0;
+  squares = 0;
+  within = 0;
+  max = -Infinity;
+
+  constructor(readonly tolerance: number) {}
+
+  add(d: number): void {
+    this.count += 1;
+    this.sum += d;
+    this.squares += d * d;
+    if (d <= this.tolerance) this.within += 1;
+    if (d > this.max) this.max = d;
+  }
+}
+
+/** The histogram bin of a distance among HISTOGRAM_BINS bins from 0 to `max` (`max` > 0). */
+export function histogramBinOf(d: number, max: number): number {
+  return Math.min(HISTOGRAM_BINS - 1, Math.floor(d / (max / HISTOGRAM_BINS)));
+}
+
+/**
+ * The figures from a summary, the nearest-rank values for PERCENTILES (in that order) and the
+ * counts of the HISTOGRAM_BINS bins (binned by histogramBinOf).
+ */
+export function figuresOf(
+  summary: DistanceSummary,
   comparedPoints: number,
-  tolerance: number,
+  percentiles: readonly number[],
+  binCounts: readonly number[],
 ): { stats: ComparisonStats; histogram: ComparisonHistogram } {
-  const beyondMaxDistance = comparedPoints - kept.length;
-  if (kept.length === 0) {
+  const beyondMaxDistance = comparedPoints - summary.count;
+  if (summary.count === 0) {
     return {
       stats: {
         comparedPoints,
@@ -58,43 +94,41 @@ export function comparisonFigures(
       histogram: { binWidth: 0, bins: [] },
     };
   }
-  kept.sort();
-  let sum = 0;
-  let squares = 0;
-  let within = 0;
-  for (let i = 0; i < kept.length; i += 1) {
-    const d = kept[i]!;
-    sum += d;
-    squares += d * d;
-    if (d <= tolerance) within += 1;
-  }
-  const max = kept[kept.length - 1]!;
+  const { max } = summary;
+  const binWidth = max / HISTOGRAM_BINS;
   return {
     stats: {
       comparedPoints,
       beyondMaxDistance,
-      mean: sum / kept.length,
-      median: nearestRank(kept, 50),
-      p95: nearestRank(kept, 95),
-      p99: nearestRank(kept, 99),
+      mean: summary.sum / summary.count,
+      median: percentiles[0]!,
+      p95: percentiles[1]!,
+      p99: percentiles[2]!,
       max,
-      rms: Math.sqrt(squares / kept.length),
-      withinTolerance: within / kept.length,
+      rms: Math.sqrt(summary.squares / summary.count),
+      withinTolerance: summary.within / summary.count,
     },
-    histogram: histogramOf(kept, max),
+    histogram:
+      max === 0
+        ? { binWidth: 0, bins: [{ from: 0, to: 0, count: summary.count }] }
+        : { binWidth, bins: binCounts.map((count, bin) => ({ from: bin * binWidth, to: (bin + 1) * binWidth, count })) },
   };
 }
 
-/** Sorted distances into HISTOGRAM_BINS bins of one width from 0 to `max` (one bin of width 0 when all are 0). */
-function histogramOf(sorted: Float64Array | Float32Array, max: number): ComparisonHistogram {
-  if (max === 0) return { binWidth: 0, bins: [{ from: 0, to: 0, count: sorted.length }] };
-  const binWidth = max / HISTOGRAM_BINS;
-  const counts = new Array<number>(HISTOGRAM_BINS).fill(0);
-  for (let i = 0; i < sorted.length; i += 1) {
-    counts[Math.min(HISTOGRAM_BINS - 1, Math.floor(sorted[i]! / binWidth))]! += 1;
-  }
-  return {
-    binWidth,
-    bins: counts.map((count, bin) => ({ from: bin * binWidth, to: (bin + 1) * binWidth, count })),
-  };
+/**
+ * The figures from the kept distances held in memory (absolute values for signed methods are
+ * the caller's choice), sorted here in place. The C2C engine streams them instead (figuresOf).
+ */
+export function comparisonFigures(
+  kept: Float64Array | Float32Array,
+  comparedPoints: number,
+  tolerance: number,
+): { stats: ComparisonStats; histogram: ComparisonHistogram } {
+  const summary = new DistanceSummary(tolerance);
+  kept.sort();
+  for (let i = 0; i < kept.length; i += 1) summary.add(kept[i]!);
+  const binCounts = new Array<number>(HISTOGRAM_BINS).fill(0);
+  if (summary.max > 0) for (let i = 0; i < kept.length; i += 1) binCounts[histogramBinOf(kept[i]!, summary.max)]! += 1;
+  const percentiles = kept.length === 0 ? [] : PERCENTILES.map((p) => nearestRank(kept, p));
+  return figuresOf(summary, comparedPoints, percentiles, binCounts);
 }

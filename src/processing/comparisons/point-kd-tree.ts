@@ -50,34 +50,66 @@ export class PointKdTree {
   nearestDistance(x: number, y: number, z: number, limit = Number.POSITIVE_INFINITY): number {
     let best = limit * limit;
     let found = false;
+    if (this.count === 0) return Number.POSITIVE_INFINITY;
     const p = this.positions;
-    const visit = (node: number, start: number, end: number): void => {
-      if (end - start <= BUCKET) {
-        for (let i = start; i < end; i += 1) {
-          const dx = p[i * 3]! - x;
-          const dy = p[i * 3 + 1]! - y;
-          const dz = p[i * 3 + 2]! - z;
-          const d = dx * dx + dy * dy + dz * dz;
-          if (d <= best) {
-            best = d;
-            found = true;
-          }
+    const { splitAxis, splitValue } = this;
+    // Depth first without recursion or closures (this runs once per compared point): the far
+    // halves wait on a stack with a lower bound of their squared distance (the sum over the axes
+    // of the query's squared offset from the half's range, Arya and Mount's incremental
+    // distance), visited only if that bound is still within the best.
+    QUERY_NODES[0] = 1;
+    QUERY_STARTS[0] = 0;
+    QUERY_ENDS[0] = this.count;
+    QUERY_BOUNDS[0] = 0;
+    QUERY_OFFSETS[0] = 0;
+    QUERY_OFFSETS[1] = 0;
+    QUERY_OFFSETS[2] = 0;
+    let top = 1;
+    while (top > 0) {
+      top -= 1;
+      const bound = QUERY_BOUNDS[top]!;
+      if (bound > best) continue;
+      let node = QUERY_NODES[top]!;
+      let start = QUERY_STARTS[top]!;
+      let end = QUERY_ENDS[top]!;
+      const ox = QUERY_OFFSETS[top * 3]!;
+      const oy = QUERY_OFFSETS[top * 3 + 1]!;
+      const oz = QUERY_OFFSETS[top * 3 + 2]!;
+      while (end - start > BUCKET) {
+        const axis = splitAxis[node]!;
+        const gap = (axis === 0 ? x : axis === 1 ? y : z) - splitValue[node]!;
+        const middle = (start + end) >> 1;
+        const old = axis === 0 ? ox : axis === 1 ? oy : oz;
+        QUERY_BOUNDS[top] = bound - old * old + gap * gap;
+        QUERY_OFFSETS[top * 3] = axis === 0 ? gap : ox;
+        QUERY_OFFSETS[top * 3 + 1] = axis === 1 ? gap : oy;
+        QUERY_OFFSETS[top * 3 + 2] = axis === 2 ? gap : oz;
+        if (gap < 0) {
+          QUERY_NODES[top] = 2 * node + 1;
+          QUERY_STARTS[top] = middle;
+          QUERY_ENDS[top] = end;
+          node = 2 * node;
+          end = middle;
+        } else {
+          QUERY_NODES[top] = 2 * node;
+          QUERY_STARTS[top] = start;
+          QUERY_ENDS[top] = middle;
+          node = 2 * node + 1;
+          start = middle;
         }
-        return;
+        top += 1;
       }
-      const axis = this.splitAxis[node]!;
-      const gap = (axis === 0 ? x : axis === 1 ? y : z) - this.splitValue[node]!;
-      const middle = (start + end) >> 1;
-      // The near half first; the far one only if the plane is within the best distance so far.
-      if (gap < 0) {
-        visit(2 * node, start, middle);
-        if (gap * gap <= best) visit(2 * node + 1, middle, end);
-      } else {
-        visit(2 * node + 1, middle, end);
-        if (gap * gap <= best) visit(2 * node, start, middle);
+      for (let i = start; i < end; i += 1) {
+        const dx = p[i * 3]! - x;
+        const dy = p[i * 3 + 1]! - y;
+        const dz = p[i * 3 + 2]! - z;
+        const d = dx * dx + dy * dy + dz * dz;
+        if (d <= best) {
+          best = d;
+          found = true;
+        }
       }
-    };
-    if (this.count > 0) visit(1, 0, this.count);
+    }
     return found ? Math.sqrt(best) : Number.POSITIVE_INFINITY;
   }
 
@@ -290,3 +322,15 @@ export class PointKdTree {
     }
   }
 }
+
+/**
+ * The far halves a nearestDistance query has still to consider: one per level of the tree at
+ * most (ranges halve, so 64 levels hold more points than memory can), shared by all trees, as
+ * a query runs to its end before the next starts.
+ */
+const QUERY_DEPTH = 64;
+const QUERY_NODES = new Float64Array(QUERY_DEPTH);
+const QUERY_STARTS = new Int32Array(QUERY_DEPTH);
+const QUERY_ENDS = new Int32Array(QUERY_DEPTH);
+const QUERY_BOUNDS = new Float64Array(QUERY_DEPTH);
+const QUERY_OFFSETS = new Float64Array(QUERY_DEPTH * 3);
