@@ -423,4 +423,49 @@ describe('comparisons of two processed point clouds, through HTTP', () => {
     expect((await org.admin.get(`/v1/twin/${otherSite}/comparisons/${id}`)).status).toBe(404);
     expect((await org.admin.get(`/v1/twin/${otherSite}/comparisons`)).body).toEqual([]);
   }, 120_000);
+  it('compares by M3C2: signed changes along the normals with their level of detection, in the CSV, the figures and the layer', async () => {
+    const cost = await costOf(referenceId, comparedId);
+    const started = await org.admin.post(`/v1/twin/${siteId}/comparisons`, {
+      name: 'Slab by M3C2',
+      referenceBundleId: referenceId,
+      comparedBundleId: comparedId,
+      method: 'm3c2',
+      cost,
+    });
+    expect(started.status, JSON.stringify(started.body)).toBe(202);
+    expect(started.body).toMatchObject({ method: 'm3c2', state: 'queued' });
+    const id = started.body.id as string;
+    const done = await waitForEnd(org.admin, siteId, id);
+    expect(done.state, done.failureReason).toBe('ready');
+
+    const lines = (await (await fetch(done.downloadUrl)).text()).trim().split('\n');
+    expect(lines[0]).toBe('x,y,z,distance,lod95,significant');
+    expect(lines.length - 1).toBe(COMPARED_COUNT);
+    // The floor's points within 2 m of x = 0 (the cylinders, 4 m across at a 0.5 m spacing, wholly on the raised part): +10 cm, significant.
+    let raised = 0;
+    let none = 0;
+    for (const line of lines.slice(1)) {
+      const [x, , z, distance, lod95, significant] = line.split(',');
+      if (distance === '') {
+        none += 1;
+        continue;
+      }
+      expect(Number(lod95)).toBeGreaterThanOrEqual(0);
+      if (Number(x) - ORIGIN.x <= 2 && Number(z) - ORIGIN.z > 0.05 && Number(z) - ORIGIN.z < 0.15) {
+        // Within 2 mm: the normals lean a little where their 8 m neighbourhood reaches the step.
+        expect(Number(distance)).toBeCloseTo(0.1, 2);
+        expect(significant).toBe('1');
+        raised += 1;
+      }
+    }
+    expect(raised).toBe(5 * 21);
+    expect(none).toBeGreaterThanOrEqual(FAR);
+    expect(done.stats).toMatchObject({ comparedPoints: COMPARED_COUNT, beyondMaxDistance: none });
+    expect(done.stats.max).toBeLessThanOrEqual(1);
+
+    const layer = await org.admin.request('PUT', `/v1/twin/${siteId}/layers/${id}`);
+    expect(layer.status, JSON.stringify(layer.body)).toBe(201);
+    expect(layer.body).toMatchObject({ kind: 'comparison', comparison: { comparisonId: id, method: 'm3c2' } });
+    expect((await org.admin.request('DELETE', `/v1/twin/${siteId}/comparisons/${id}`)).status).toBe(204);
+  });
 });

@@ -94,7 +94,7 @@ export async function cellDistances(
 const READ_POINTS = 65_536;
 
 /** Reads a spill file into one reused buffer (a cell's neighbours are many small files); the count read each time. */
-async function* readChunks(file: string, records: PointRecords): AsyncGenerator<number> {
+export async function* readChunks(file: string, records: PointRecords): AsyncGenerator<number> {
   const handle = await open(file, 'r');
   try {
     for (;;) {
@@ -108,7 +108,7 @@ async function* readChunks(file: string, records: PointRecords): AsyncGenerator<
   }
 }
 
-function positionsOf(records: PointRecords, count: number): Float64Array {
+export function positionsOf(records: PointRecords, count: number): Float64Array {
   const positions = new Float64Array(count * 3);
   for (let i = 0; i < count; i += 1) {
     positions[i * 3] = records.doubles[i * RECORD_DOUBLES]!;
@@ -118,7 +118,7 @@ function positionsOf(records: PointRecords, count: number): Float64Array {
   return positions;
 }
 
-function boundsOf(records: PointRecords, count: number): Bounds {
+export function boundsOf(records: PointRecords, count: number): Bounds {
   const bounds: Bounds = { min: [Infinity, Infinity, Infinity], max: [-Infinity, -Infinity, -Infinity] };
   for (let i = 0; i < count; i += 1) {
     for (let axis = 0; axis < 3; axis += 1) {
@@ -131,7 +131,7 @@ function boundsOf(records: PointRecords, count: number): Bounds {
 }
 
 /** The squared distance from a point to a box (0 inside); never more than to any point in the box. */
-function pointGap(box: Bounds, x: number, y: number, z: number): number {
+export function pointGap(box: Bounds, x: number, y: number, z: number): number {
   const dx = Math.max(box.min[0] - x, 0, x - box.max[0]);
   const dy = Math.max(box.min[1] - y, 0, y - box.max[1]);
   const dz = Math.max(box.min[2] - z, 0, z - box.max[2]);
@@ -139,7 +139,7 @@ function pointGap(box: Bounds, x: number, y: number, z: number): number {
 }
 
 /** The squared distance between two boxes (0 where they overlap). */
-function boxGap(a: Bounds, b: Bounds): number {
+export function boxGap(a: Bounds, b: Bounds): number {
   let sum = 0;
   for (let axis = 0; axis < 3; axis += 1) {
     const gap = Math.max(b.min[axis]! - a.max[axis]!, 0, a.min[axis]! - b.max[axis]!);

@@ -17,6 +17,8 @@ export interface CloudCell {
   referenceBounds: Bounds;
   compared: string | undefined;
   comparedCount: number;
+  /** The bounds of the cell's compared points (empty when it has none). */
+  comparedBounds: Bounds;
 }
 
 /** Set in the top byte of a compared record's color word: the point has a color. */
@@ -64,6 +66,7 @@ interface Part {
   referenceBounds: Bounds;
   compared: string | undefined;
   comparedCount: number;
+  comparedBounds: Bounds;
   depth: number;
 }
 
@@ -96,6 +99,7 @@ export async function splitIntoCells(
       referenceBounds: reference.bounds,
       compared: compared.count > 0 ? compared.path : undefined,
       comparedCount: compared.count,
+      comparedBounds: compared.bounds,
       depth: 0,
     },
   ];
@@ -146,6 +150,7 @@ async function splitPart(part: Part, extent: number, nextPath: () => string, sig
         referenceBounds: emptyBounds(),
         compared: undefined,
         comparedCount: 0,
+        comparedBounds: emptyBounds(),
         depth: part.depth + 1,
       };
       children.set(index, child);
@@ -167,7 +172,7 @@ async function splitPart(part: Part, extent: number, nextPath: () => string, sig
             else child.comparedWriter = writer;
             child[side] = writer.path;
           }
-          if (side === 'reference') extend(child.referenceBounds, records, i);
+          extend(side === 'reference' ? child.referenceBounds : child.comparedBounds, records, i);
           if (writer.add(records, i)) await writer.flush();
         }
       }

@@ -3,6 +3,7 @@ import path from 'node:path';
 import type { ComparisonHistogram, ComparisonStats } from '../../domain/comparisons/comparison-figures.js';
 import { openPointCloud } from '../point-clouds/open-point-cloud.js';
 import { cellDistances } from './cell-distances.js';
+import { cellM3c2, comparisonScales } from './cell-m3c2.js';
 import { spillCloud, splitIntoCells } from './cloud-cells.js';
 import { distanceFigures } from './distance-figures.js';
 import { DistanceOutputs } from './distance-outputs.js';
@@ -59,15 +60,16 @@ const CELLS_DONE = 0.95;
  * reference point, in bounded memory: both scans are decoded to disk and cut into cells of a
  * bounded number of points; each cell's compared points are measured against a k-d tree over
  * the cell's reference points, then against the reference points of neighbouring cells that
- * could be nearer (cell-distances.ts). Distances are in the files' own units and frame: the two
- * scans are taken to be registered in one frame.
+ * could be nearer (cell-distances.ts). M3C2: signed distances along the local normals at every
+ * compared point, with their level of detection, each cell with the points of both scans its
+ * cylinders reach (cell-m3c2.ts). Distances are in the files' own units and frame: the two scans
+ * are taken to be registered in one frame.
  */
 export async function compareClouds(
   input: CompareInput,
   outputDir: string,
   options: CompareOptions = {},
 ): Promise<CompareResult> {
-  if (input.method !== 'c2c') throw new Error(`The ${input.method} method is not built yet`);
   const { signal } = options;
   const report = options.onProgress ?? (() => {});
   const cellPoints = Math.max(1, options.cellPoints ?? DEFAULT_CELL_POINTS);
@@ -93,13 +95,20 @@ export async function compareClouds(
       path.join(outputDir, 'compared-distances.ply'),
       path.join(spillDir, 'kept.bin'),
       input.tolerance,
+      input.method === 'm3c2',
     );
     try {
+      const scales = input.method === 'm3c2' ? await comparisonScales(cells, input.maxDistance) : undefined;
       for (const cell of cells) {
         if (cell.comparedCount === 0) continue;
         signal?.throwIfAborted();
-        const { records, distances } = await cellDistances(cell, cells, input.maxDistance, cellPoints, signal);
-        await outputs.add(records, distances, cell.comparedCount);
+        if (scales) {
+          const { records, distances, ...detection } = await cellM3c2(cell, cells, scales, signal);
+          await outputs.add(records, distances, cell.comparedCount, detection);
+        } else {
+          const { records, distances } = await cellDistances(cell, cells, input.maxDistance, cellPoints, signal);
+          await outputs.add(records, distances, cell.comparedCount);
+        }
         report(SPLIT + ((CELLS_DONE - SPLIT) * outputs.comparedPoints) / Math.max(1, compared.count));
       }
     } finally {

@@ -6,11 +6,18 @@ import { HAS_COLOR } from './cloud-cells.js';
 /** Points formatted or packed per write. */
 const CHUNK = 16_384;
 
+/** M3C2's level of detection and significance per point, written as two more CSV columns. */
+export interface Detection {
+  lod95: Float64Array;
+  significant: Uint8Array;
+}
+
 /**
  * What a comparison writes per compared point, cell after cell (docs/comparisons-c2c.md): the
- * CSV (`x,y,z,distance`, the distance empty beyond maxDistance), the binary PLY for the tiler
- * (distance -1 beyond), and the kept distances as doubles in a file of their own, from which
- * the figures are taken without holding them in memory (distance-figures.ts).
+ * CSV (`x,y,z,distance`, the distance empty beyond maxDistance; M3C2 adds `lod95,significant`),
+ * the binary PLY for the tiler (distance -1 beyond; M3C2's signed distances NaN where there is
+ * none), and the kept distances' magnitudes as doubles in a file of their own, from which the
+ * figures are taken without holding them in memory (distance-figures.ts).
  */
 export class DistanceOutputs {
   readonly summary: DistanceSummary;
@@ -21,23 +28,32 @@ export class DistanceOutputs {
     private readonly ply: DistancePlyWriter,
     private readonly kept: FileHandle,
     tolerance: number,
+    private readonly signed: boolean,
   ) {
     this.summary = new DistanceSummary(tolerance);
   }
 
-  static async create(csvPath: string, plyPath: string, keptPath: string, tolerance: number): Promise<DistanceOutputs> {
+  /** `signed`: M3C2's distances, which may be negative (their magnitudes make the figures) and come with their detection. */
+  static async create(
+    csvPath: string,
+    plyPath: string,
+    keptPath: string,
+    tolerance: number,
+    signed = false,
+  ): Promise<DistanceOutputs> {
     const outputs = new DistanceOutputs(
       await open(csvPath, 'w'),
-      await DistancePlyWriter.create(plyPath),
+      await DistancePlyWriter.create(plyPath, signed),
       await open(keptPath, 'w'),
       tolerance,
+      signed,
     );
-    await outputs.csv.write('x,y,z,distance\n');
+    await outputs.csv.write(signed ? 'x,y,z,distance,lod95,significant\n' : 'x,y,z,distance\n');
     return outputs;
   }
 
-  /** Points 0 to count - 1 of `records` with their distances (Infinity beyond maxDistance). */
-  async add(records: PointRecords, distances: Float64Array, count: number): Promise<void> {
+  /** Points 0 to count - 1 of `records` with their distances (not finite: none within maxDistance). */
+  async add(records: PointRecords, distances: Float64Array, count: number, detection?: Detection): Promise<void> {
     const p = records.doubles;
     for (let start = 0; start < count; start += CHUNK) {
       const end = Math.min(count, start + CHUNK);
@@ -47,12 +63,13 @@ export class DistanceOutputs {
       for (let i = start; i < end; i += 1) {
         const at = i * RECORD_DOUBLES;
         const d = distances[i]!;
+        const tail = this.signed ? detectionColumns(detection, i, d) : '';
         if (Number.isFinite(d)) {
-          text += `${p[at]},${p[at + 1]},${p[at + 2]},${d}\n`;
-          kept[keptCount++] = d;
-          this.summary.add(d);
+          text += `${p[at]},${p[at + 1]},${p[at + 2]},${d}${tail}\n`;
+          kept[keptCount++] = Math.abs(d);
+          this.summary.add(Math.abs(d));
         } else {
-          text += `${p[at]},${p[at + 1]},${p[at + 2]},\n`;
+          text += `${p[at]},${p[at + 1]},${p[at + 2]},${tail}\n`;
         }
       }
       await this.csv.write(text);
@@ -69,6 +86,12 @@ export class DistanceOutputs {
   }
 }
 
+/** `,lod95,significant` of point i: empty where M3C2 gave no distance, significant as 1 or 0. */
+function detectionColumns(detection: Detection | undefined, i: number, d: number): string {
+  if (!detection || !Number.isFinite(d)) return ',,';
+  return `,${detection.lod95[i]},${detection.significant[i]}`;
+}
+
 /**
  * The compared points as a binary little-endian PLY: x y z doubles, red green blue bytes (white
  * where the file gave no color), a float distance. The vertex count goes in the header,
@@ -80,12 +103,15 @@ class DistancePlyWriter {
   private static readonly COUNT_WIDTH = 12;
   private static readonly RECORD = 8 * 3 + 3 + 4;
 
-  private constructor(private readonly file: FileHandle) {
+  private constructor(
+    private readonly file: FileHandle,
+    private readonly signed: boolean,
+  ) {
     this.offset = DistancePlyWriter.header(0).length;
   }
 
-  static async create(path: string): Promise<DistancePlyWriter> {
-    const writer = new DistancePlyWriter(await open(path, 'w'));
+  static async create(path: string, signed: boolean): Promise<DistancePlyWriter> {
+    const writer = new DistancePlyWriter(await open(path, 'w'), signed);
     const header = DistancePlyWriter.header(0);
     await writer.file.write(header, 0, header.length, 0);
     return writer;
@@ -114,7 +140,8 @@ class DistancePlyWriter {
       bytes[at + 25] = colored ? (color >>> 8) & 0xff : 255;
       bytes[at + 26] = colored ? (color >>> 16) & 0xff : 255;
       const d = distances[i]!;
-      bytes.writeFloatLE(Number.isFinite(d) ? d : -1, at + 27);
+      // -1 is a real signed distance: M3C2's points without one are NaN (docs/comparisons-viewer.md).
+      bytes.writeFloatLE(Number.isFinite(d) ? d : this.signed ? Number.NaN : -1, at + 27);
     }
     await this.file.write(bytes, 0, bytes.length, this.offset);
     this.offset += bytes.length;
