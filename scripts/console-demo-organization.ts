@@ -7,6 +7,7 @@ import { processedPointCloud } from '../test/support/processed-point-cloud.js';
 import type { TestPlatform } from '../test/support/start-platform.js';
 import { SCAN_STATION } from '../test/support/terrestrial-scan.js';
 import { uploadBytes } from '../test/support/uploads.js';
+import { seedComparison } from './console-demo-comparison.js';
 
 /** What the screenshots open: the ids of the seeded things, and the person who signs in. */
 export interface DemoOrganization {
@@ -15,6 +16,9 @@ export interface DemoOrganization {
   divisionId: string;
   siteId: string;
   bundleId: string;
+  /** A site whose twin shows a comparison of two scans of its deck as a heat map, and that comparison. */
+  pierId: string;
+  comparisonId: string;
   modelId: string;
   groupId: string;
 }
@@ -36,7 +40,8 @@ const nearStation = (x: number, y: number, z: number) => ({
 /**
  * A believable organization, seeded through the public API (and the admin service where the API
  * has no route: the organization and its people): divisions and sites, a processed scan that is
- * a site's twin layer, points of interest, nested zones and metadata, a draft, library models
+ * a site's twin layer, points of interest, nested zones and metadata, a draft, a comparison of
+ * two scans of another site shown in its twin, library models
  * with previews, a group, an invitation; the audit trail records the writes.
  */
 export async function seedDemoOrganization(t: TestPlatform): Promise<DemoOrganization> {
@@ -64,7 +69,10 @@ export async function seedDemoOrganization(t: TestPlatform): Promise<DemoOrganiz
     'the site',
   );
   const siteId = site.id as string;
-  await ok(api.post(`/v1/nodes/${north}/site`, { name: 'Cuxhaven pier', address: 'Neue Industriestraße 4, Cuxhaven' }), 'a site');
+  const pier = await ok(
+    api.post(`/v1/nodes/${north}/site`, { name: 'Cuxhaven pier', address: 'Neue Industriestraße 4, Cuxhaven' }),
+    'a site',
+  );
   await ok(api.post(`/v1/nodes/${inland}/site`, { name: 'Hanover substation', address: 'Hafenstraße 12, Hanover' }), 'a site');
   await ok(api.post(`/v1/nodes/${inland}/site`, { name: 'Kassel works', address: 'Sandershäuser Str. 30, Kassel' }), 'a site');
   await createNode(org, siteId, 'folder', 'Drawings');
@@ -106,6 +114,7 @@ export async function seedDemoOrganization(t: TestPlatform): Promise<DemoOrganiz
   );
   await ok(api.post(`${twin}/drafts`, { name: 'New bollards on berth 2' }), 'the draft');
 
+  const comparisonId = await seedComparison(org, pier.id);
   const modelId = await seedLibrary(org);
 
   const group = await ok(api.post('/v1/groups', { name: 'Survey team', divisionId: north }), 'the group');
@@ -117,7 +126,7 @@ export async function seedDemoOrganization(t: TestPlatform): Promise<DemoOrganiz
   await ok(api.request('PUT', `/v1/nodes/${siteId}/memberships/${jonas.id}`, { roleId: org.roles.Viewer }), 'a role');
   await ok(api.post('/v1/invitations', { email: 'lena.hoffmann@nordhafen.example', roleId: org.roles.Viewer }), 'the invitation');
 
-  return { org, administrator, divisionId: north, siteId, bundleId, modelId, groupId: group.id };
+  return { org, administrator, divisionId: north, siteId, bundleId, pierId: pier.id, comparisonId, modelId, groupId: group.id };
 }
 
 /** Two models with tags, uploaded as files and previewed by the worker; answers the first one's id once both are ready. */

@@ -3,8 +3,9 @@
  * its worker and the viewer) seeded with a believable organization, in Debian's chromium:
  *
  *   npx tsx scripts/console-screenshots.ts        (or npm run console:screenshots)
+ *   npx tsx scripts/console-screenshots.ts comparison.png twin.png     (only those)
  *
- * Writes docs/console/*.png at 1280x800, one at a tablet's 768 px. Nothing is mocked: a screen
+ * Writes docs/console/*.png at 1280x800 (a long screen taller), one at a tablet's 768 px. Nothing is mocked: a screen
  * that fails to load fails the script rather than leaving a picture of an error.
  */
 import { mkdir } from 'node:fs/promises';
@@ -44,6 +45,12 @@ const SHOTS: Shot[] = [
     ready: (page) => text(page, '.bundle-panel', 'Processing'),
   },
   { file: 'twin.png', path: (demo) => `/console/twins/${demo.siteId}`, ready: viewerShowsScan },
+  {
+    file: 'comparison.png',
+    path: (demo) => `/console/twins/${demo.pierId}/comparisons/${demo.comparisonId}`,
+    ready: (page) => page.locator('svg.histogram').waitFor(),
+    viewport: { width: 1280, height: 1100 },
+  },
   {
     file: 'library.png',
     path: () => '/console/library',
@@ -106,7 +113,8 @@ async function main() {
     const demo = await seedDemoOrganization(platform);
     const page = await freshPage(browser, LAPTOP);
     await signIntoConsole(page, platform, demo.administrator);
-    for (const shot of SHOTS) await shoot(page, demo, shot);
+    const only = process.argv.slice(2);
+    for (const shot of SHOTS) if (only.length === 0 || only.includes(shot.file)) await shoot(page, demo, shot);
   } finally {
     await browser.close();
     await platform.close();

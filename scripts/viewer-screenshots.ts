@@ -4,6 +4,7 @@
  * screenshots, in Debian's chromium:
  *
  *   npx tsx scripts/viewer-screenshots.ts        (or npm run viewer:screenshots)
+ *   npx tsx scripts/viewer-screenshots.ts comparison.png     (only those)
  *
  * Writes docs/viewer/*.png at 1280x800. The tools are driven as a person drives them: the
  * toolbar's buttons, then clicks on pixels the scan paints (near chosen places of the view), so
@@ -51,14 +52,14 @@ class TwinScreen {
     }
   }
 
-  /** Opens the twin with no saved measurement (each picture shows one tool), the toolbar scrolled to the top. */
-  async open() {
-    const path = `/v1/twin/${this.demo.siteId}/measurements`;
+  /** Opens a site's twin (the quay's) with no saved measurement (each picture shows one tool), the toolbar scrolled to the top. */
+  async open(siteId = this.demo.siteId, siteName = 'Bremerhaven quay') {
+    const path = `/v1/twin/${siteId}/measurements`;
     for (const measurement of (await this.demo.org.admin.get(path)).body as { id: string }[]) {
       await this.demo.org.admin.request('DELETE', `${path}/${measurement.id}`);
     }
-    await this.page.goto(`${this.origin}/console/twins/${this.demo.siteId}`);
-    await this.page.locator('.viewer-status', { hasText: '3D view ready: Bremerhaven quay' }).waitFor({ timeout: 60_000 });
+    await this.page.goto(`${this.origin}/console/twins/${siteId}`);
+    await this.page.locator('.viewer-status', { hasText: `3D view ready: ${siteName}` }).waitFor({ timeout: 60_000 });
     await this.page.locator('.viewer-toolbar').evaluate((element) => element.scrollIntoView({ block: 'start' }));
     await this.until((status) => status.layers[0]?.settled === true, 'rest with its tiles loaded');
     await this.page.waitForTimeout(1_000);
@@ -119,58 +120,95 @@ class TwinScreen {
   }
 }
 
-async function takeShots(screen: TwinScreen) {
-  // A distance across the scan's ring, its second point following the cursor: the line and the live label.
-  await screen.open();
-  await screen.choose('Distance', 'distance');
-  await screen.click({ across: 0.33, down: 0.6 });
-  await screen.hover({ across: 0.68, down: 0.55 });
-  await screen.shoot('distance.png');
+/** Each picture: its file and how the screen is brought to show it (ending with the shot). */
+const SHOTS: [file: string, take: (screen: TwinScreen) => Promise<void>][] = [
+  [
+    'distance.png',
+    // A distance across the scan's ring, its second point following the cursor: the line and the live label.
+    async (screen) => {
+      await screen.open();
+      await screen.choose('Distance', 'distance');
+      await screen.click({ across: 0.33, down: 0.6 });
+      await screen.hover({ across: 0.68, down: 0.55 });
+    },
+  ],
+  [
+    'area.png',
+    // An area, four points of the ring clicked and finished with Enter: saved, drawn with its value.
+    async (screen) => {
+      await screen.open();
+      await screen.choose('Area', 'area');
+      for (const [across, down] of [
+        [0.35, 0.55],
+        [0.5, 0.4],
+        [0.66, 0.55],
+        [0.5, 0.8],
+      ] as const) {
+        await screen.click({ across, down });
+      }
+      await screen.page.keyboard.press('Enter');
+      await screen.page.locator('main [role=status]', { hasText: 'saved' }).waitFor();
+      await screen.page.mouse.move(0, 0);
+    },
+  ],
+  [
+    'elevation.png',
+    // The elevation colours: a blue-to-red ramp over the layers' heights.
+    async (screen) => {
+      await screen.open();
+      await screen.page.getByLabel('Colour points by').selectOption({ label: 'Elevation' });
+      await screen.until((status) => status.colorMode === 'elevation', 'the elevation colours');
+    },
+  ],
+  [
+    'classification.png',
+    // The classification colours and their legend (the sample scan's points are all class 1).
+    async (screen) => {
+      await screen.open();
+      await screen.page.getByLabel('Colour points by').selectOption({ label: 'Classification' });
+      await screen.until((status) => status.colorMode === 'classification', 'the classification colours');
+      await screen.frame().locator('#rdp-legend').waitFor();
+    },
+  ],
+  [
+    'clip-box.png',
+    // A clip box placed with a click on the ring: only what is inside it stays.
+    async (screen) => {
+      await screen.open();
+      await screen.choose('Clip box', 'clipBox');
+      await screen.click({ across: 0.4, down: 0.7 });
+      await screen.until((status) => status.clipBox !== null, 'a clip box');
+      await screen.page.mouse.move(0, 0);
+    },
+  ],
+  [
+    'section-plane.png',
+    // A section plane through a point of the ring, facing the camera: only a 0.5 m slice stays.
+    async (screen) => {
+      await screen.open();
+      await screen.choose('Section plane', 'sectionPlane');
+      await screen.click({ across: 0.35, down: 0.6 });
+      await screen.until((status) => Boolean(status.section), 'a section plane');
+      await screen.page.mouse.move(0, 0);
+    },
+  ],
+  [
+    'comparison.png',
+    // The pier's twin: its comparison layer as a heat map (settled bowl, leaning parapet, a crate
+    // beyond the maximum distance in grey) and the legend of its distances.
+    async (screen) => {
+      await screen.open(screen.demo.pierId, 'Cuxhaven pier');
+      await screen.frame().locator('#rdp-distance-legend .rdp-distance-scale').waitFor();
+    },
+  ],
+];
 
-  // An area, four points of the ring clicked and finished with Enter: saved, drawn with its value.
-  await screen.open();
-  await screen.choose('Area', 'area');
-  for (const [across, down] of [
-    [0.35, 0.55],
-    [0.5, 0.4],
-    [0.66, 0.55],
-    [0.5, 0.8],
-  ] as const) {
-    await screen.click({ across, down });
+async function takeShots(screen: TwinScreen, only: string[]) {
+  for (const [file, take] of SHOTS) {
+    if (only.length > 0 && !only.includes(file)) continue;
+    await take(screen);
+    await screen.shoot(file);
   }
-  await screen.page.keyboard.press('Enter');
-  await screen.page.locator('main [role=status]', { hasText: 'saved' }).waitFor();
-  await screen.page.mouse.move(0, 0);
-  await screen.shoot('area.png');
-
-  // The elevation colours: a blue-to-red ramp over the layers' heights.
-  await screen.open();
-  await screen.page.getByLabel('Colour points by').selectOption({ label: 'Elevation' });
-  await screen.until((status) => status.colorMode === 'elevation', 'the elevation colours');
-  await screen.shoot('elevation.png');
-
-  // The classification colours and their legend (the sample scan's points are all class 1).
-  await screen.open();
-  await screen.page.getByLabel('Colour points by').selectOption({ label: 'Classification' });
-  await screen.until((status) => status.colorMode === 'classification', 'the classification colours');
-  await screen.frame().locator('#rdp-legend').waitFor();
-  await screen.shoot('classification.png');
-
-  // A clip box placed with a click on the ring: only what is inside it stays.
-  await screen.open();
-  await screen.choose('Clip box', 'clipBox');
-  await screen.click({ across: 0.4, down: 0.7 });
-  await screen.until((status) => status.clipBox !== null, 'a clip box');
-  await screen.page.mouse.move(0, 0);
-  await screen.shoot('clip-box.png');
-
-  // A section plane through a point of the ring, facing the camera: only a 0.5 m slice stays.
-  await screen.open();
-  await screen.choose('Section plane', 'sectionPlane');
-  await screen.click({ across: 0.35, down: 0.6 });
-  await screen.until((status) => Boolean(status.section), 'a section plane');
-  await screen.page.mouse.move(0, 0);
-  await screen.shoot('section-plane.png');
 }
 
 async function main() {
@@ -183,7 +221,7 @@ async function main() {
     const demo = await seedDemoOrganization(platform);
     const page = await freshPage(browser, LAPTOP);
     await signIntoConsole(page, platform, demo.administrator);
-    await takeShots(new TwinScreen(page, demo, platform.origin));
+    await takeShots(new TwinScreen(page, demo, platform.origin), process.argv.slice(2));
   } finally {
     await browser.close();
     await platform.close();

@@ -1,7 +1,11 @@
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
 import type { Browser, Locator, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { expectAccessible } from '../support/axe.js';
 import { launchBrowser } from '../support/browser.js';
+import { writeScans } from '../support/comparison-scans.js';
 import { freshPage, signIntoConsole, startConsolePlatform } from '../support/console.js';
 import { createOrg, type OrgFixture } from '../support/fixtures.js';
 import { createMember } from '../support/oauth-flow.js';
@@ -16,7 +20,7 @@ type Named = { id: string; name: string };
 /**
  * A site's twin in the console: the viewer framed and connected, points of interest, nested
  * zones and metadata written through the panels, a draft invisible live until published; a
- * reader sees no write control.
+ * reader sees no write control; a comparison of two scans started, read, shown and deleted.
  */
 describe('the web console: a twin', { timeout: 60_000 }, () => {
   let t: TestPlatform;
@@ -214,6 +218,77 @@ describe('the web console: a twin', { timeout: 60_000 }, () => {
     expect([...buttons, ...labels].filter((name) => WRITE_CONTROLS.test(name.trim()))).toEqual([]);
     await expectAccessible(readerPage);
     await readerPage.context().close();
+  });
+
+  it('compares two scans: started through the form, its figures and histogram as the API has them, shown, deleted', {
+    timeout: 180_000,
+  }, async () => {
+    const dir = await mkdtemp(path.join(tmpdir(), 'rdp-console-comparison-'));
+    try {
+      const scans = await writeScans(dir);
+      for (const file of [scans.reference, scans.compared]) {
+        await processedPointCloud(org, siteId, { name: path.basename(file), bytes: await readFile(file) });
+      }
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+    await page.goto(`${t.origin}/console/nodes/${siteId}`);
+    await page.getByRole('link', { name: 'Comparisons', exact: true }).click();
+    await expect.poll(() => page.textContent('main h1')).toBe('Comparisons of Plant');
+    await page.getByRole('button', { name: 'New comparison' }).click();
+    const form = page.getByRole('dialog', { name: 'New comparison' });
+    await form.getByLabel('Reference scan').selectOption({ label: 'Processed reference.las' });
+    await form.getByLabel('Compared scan').selectOption({ label: 'Processed compared.las' });
+    await fillDialog(form, { 'Name (optional)': 'Slab and wall' });
+    expect(await form.getByLabel('Maximum distance (m)').inputValue()).toBe('1');
+    expect(await form.getByLabel('Tolerance (m)').inputValue()).toBe('0.05');
+    // The cost of this pair, read first, is what the start submits.
+    await form.locator('.comparison-cost', { hasText: 'costs 3 credits' }).waitFor();
+    await submit(form, 'Start comparison for 3 credits');
+
+    await page.locator('.state-words', { hasText: 'Ready.' }).waitFor({ timeout: 120_000 });
+    const [listed] = (await org.admin.get(`/v1/twin/${siteId}/comparisons`)).body as Record<string, any>[];
+    expect(listed).toMatchObject({
+      name: 'Slab and wall',
+      method: 'c2c',
+      maxDistance: 1,
+      tolerance: 0.05,
+      cost: 3,
+      state: 'ready',
+    });
+    expect(new URL(page.url()).pathname).toBe(`/console/twins/${siteId}/comparisons/${listed?.id}`);
+    const { stats, histogram } = listed as { stats: Record<string, number>; histogram: { bins: { count: number }[] } };
+    const metres = (value: number) => `${value.toFixed(3)} m`;
+    const figure = (key: string) => page.locator(`[data-figure=${key}]`).textContent();
+    expect(await figure('max')).toBe('0.300 m');
+    for (const key of ['mean', 'median', 'p95', 'p99', 'max', 'rms'])
+      expect(await figure(key)).toBe(metres(stats[key] as number));
+    expect(await figure('comparedPoints')).toBe('1,013');
+    expect(await figure('beyondMaxDistance')).toBe(String(stats.beyondMaxDistance));
+    expect(await figure('withinTolerance')).toBe(`${((stats.withinTolerance as number) * 100).toFixed(1)} %`);
+    // One bar per bin, their heights in the ratio of the counts.
+    const heights = await page
+      .locator('svg.histogram .histogram-bars rect')
+      .evaluateAll((bars) => bars.map((bar) => Number(bar.getAttribute('height'))));
+    const counts = histogram.bins.map((bin) => bin.count);
+    expect(heights).toHaveLength(counts.length);
+    const [tallest, most] = [Math.max(...heights), Math.max(...counts)];
+    for (const [index, height] of heights.entries()) expect(height / tallest).toBeCloseTo((counts[index] as number) / most, 9);
+    expect(await page.getByRole('link', { name: 'Download the distances (CSV)' }).getAttribute('href')).toMatch(/^http/);
+    await expectAccessible(page);
+
+    await page.getByRole('button', { name: 'Show in the twin' }).click();
+    await expect.poll(() => page.textContent('main h1')).toBe('Twin of Plant');
+    const layers = page.getByRole('list', { name: 'Layers' });
+    await layers.getByRole('link', { name: 'Slab and wall' }).click();
+    expect((await org.admin.get(`/v1/twin/${siteId}`)).body.layers.map((layer: { kind: string }) => layer.kind)).toEqual([
+      'pointCloud',
+      'comparison',
+    ]);
+    await page.getByRole('button', { name: 'Delete', exact: true }).click();
+    await submit(page.getByRole('dialog', { name: 'Delete Slab and wall?' }), 'Delete comparison');
+    await expect.poll(() => page.textContent('main [role=status]')).toContain('Slab and wall is deleted.');
+    expect((await org.admin.get(`/v1/twin/${siteId}/comparisons/${listed?.id}`)).status).toBe(404);
   });
 });
 

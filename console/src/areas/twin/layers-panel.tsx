@@ -5,9 +5,18 @@ import { RefusalNotice } from '../../ui/refusals.js';
 import { useSession } from '../../ui/session-context.js';
 import { useResource } from '../../ui/use-resource.js';
 import { cachedNode } from '../nodes/node-cache.js';
+import { comparisonHref, readComparison } from './comparison-api.js';
 import { SelectField } from './fields.js';
 import type { TwinContext } from './twin-api.js';
-import { addLayer, describeFrame, LAYER_KIND_WORDS, processedBundlesOf, removeLayer, type TwinLayer } from './twin-layers.js';
+import {
+  addLayer,
+  describeFrame,
+  LAYER_KIND_WORDS,
+  layerKey,
+  processedBundlesOf,
+  removeLayer,
+  type TwinLayer,
+} from './twin-layers.js';
 
 type OpenDialog = { kind: 'add' } | { kind: 'remove'; layer: TwinLayer; name: string };
 
@@ -25,14 +34,23 @@ export function LayersPanel(props: {
   const { context, layers } = props;
   const [dialog, setDialog] = useState<OpenDialog>();
   const mayChange = context.canWrite && !context.draft;
-  // A layer answers its bundle's id only: the names are the bundles' (read once per session).
+  // A layer answers its bundle's id only: the names are the bundles' (read once per session), a comparison's its own.
   const names = useResource(async () => {
     const read = await Promise.all(
-      (layers ?? []).map((layer) => cachedNode(session, layer.bundleId).then((node) => [layer.bundleId, node.name] as const)),
+      (layers ?? []).map((layer) =>
+        layer.kind === 'comparison'
+          ? readComparison(session, context.siteId, layerKey(layer)).then(
+              (comparison) => [layerKey(layer), comparison.name] as const,
+            )
+          : cachedNode(session, layer.bundleId).then((node) => [layerKey(layer), node.name] as const),
+      ),
     );
     return new Map(read);
-  }, [layers?.map((layer) => layer.bundleId)]);
-  const nameOf = (layer: TwinLayer) => names.data?.get(layer.bundleId) ?? 'Data bundle';
+  }, [layers?.map(layerKey)]);
+  const nameOf = (layer: TwinLayer) =>
+    names.data?.get(layerKey(layer)) ?? (layer.kind === 'comparison' ? 'Comparison' : 'Data bundle');
+  const hrefOf = (layer: TwinLayer) =>
+    layer.kind === 'comparison' ? comparisonHref(context.siteId, layerKey(layer)) : `/nodes/${layer.bundleId}`;
   function changed(message: string) {
     setDialog(undefined);
     props.onChanged(message);
@@ -56,8 +74,8 @@ export function LayersPanel(props: {
       ) : (
         <ul class="object-list" aria-label="Layers">
           {layers.map((layer) => (
-            <li key={layer.bundleId}>
-              <Link href={`/nodes/${layer.bundleId}`} class="layer-name">
+            <li key={layerKey(layer)}>
+              <Link href={hrefOf(layer)} class="layer-name">
                 {nameOf(layer)}
               </Link>
               <span class="object-facts">
@@ -83,7 +101,7 @@ export function LayersPanel(props: {
       {dialog?.kind === 'add' && (
         <AddLayerDialog
           siteId={context.siteId}
-          present={new Set((layers ?? []).map((layer) => layer.bundleId))}
+          present={new Set((layers ?? []).filter((layer) => layer.kind !== 'comparison').map((layer) => layer.bundleId))}
           onAdded={(name) => changed(`${name} is a layer of the twin.`)}
           onClose={() => setDialog(undefined)}
         />
@@ -95,11 +113,16 @@ export function LayersPanel(props: {
           danger
           onClose={() => setDialog(undefined)}
           action={async () => {
-            await removeLayer(session, context.siteId, dialog.layer.bundleId);
+            await removeLayer(session, context.siteId, layerKey(dialog.layer));
             changed(`${dialog.name} is no longer a layer of the twin.`);
           }}
         >
-          <p>The twin stops showing {dialog.name}. The data bundle and its point cloud stay where they are.</p>
+          <p>
+            The twin stops showing {dialog.name}.{' '}
+            {dialog.layer.kind === 'comparison'
+              ? 'The comparison stays, with its figures and outputs.'
+              : 'The data bundle and its point cloud stay where they are.'}
+          </p>
         </ConfirmDialog>
       )}
     </section>

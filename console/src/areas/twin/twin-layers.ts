@@ -9,6 +9,8 @@ export type TwinLayer = Twin['layers'][number];
 export interface ProcessedBundle {
   id: string;
   name: string;
+  /** A succeeded processing made a point cloud (one with a tileset of points): what a comparison takes. */
+  pointCloud: boolean;
 }
 
 /** One browse page per folder: a site's folder holds far fewer children than this. */
@@ -16,7 +18,19 @@ const BROWSE_LIMIT = 1000;
 /** The hierarchy is at most a dozen levels deep; the bound only guards against a cycle. */
 const MAX_DEPTH = 32;
 
-export const LAYER_KIND_WORDS: Record<TwinLayer['kind'], string> = { pointCloud: 'Point cloud', mesh: 'Mesh' };
+export const LAYER_KIND_WORDS: Record<TwinLayer['kind'], string> = {
+  pointCloud: 'Point cloud',
+  mesh: 'Mesh',
+  comparison: 'Comparison (heat map)',
+};
+
+/**
+ * What a layer is linked by (PUT/DELETE /v1/twin/{siteId}/layers/{id}): its bundle, or for a
+ * comparison the comparison (its bundleId is the compared bundle, which may be a layer too).
+ */
+export function layerKey(layer: TwinLayer): string {
+  return layer.kind === 'comparison' ? (layer.comparison?.comparisonId ?? layer.nodeId) : layer.bundleId;
+}
 
 /** Why a layer stays in its scan's own frame (docs/processing.md, "Georeferencing"), in words. */
 const LOCAL_REASONS: Record<string, string> = {
@@ -76,6 +90,12 @@ export async function processedBundlesOf(session: ConsoleSession, siteId: string
   );
   return read
     .filter((bundle) => bundle.processings?.some((processing) => processing.state === 'succeeded'))
-    .map((bundle) => ({ id: bundle.id, name: bundle.name }))
+    .map((bundle) => ({
+      id: bundle.id,
+      name: bundle.name,
+      pointCloud: Boolean(
+        bundle.processings?.some((processing) => processing.state === 'succeeded' && processing.tilesetUrl !== null),
+      ),
+    }))
     .sort((a, b) => a.name.localeCompare(b.name));
 }

@@ -1,7 +1,7 @@
 import { ok } from '@reality-data-platform/sdk/browser';
 import { useRef, useState } from 'preact/hooks';
 import { navigate, useLocation } from '../../router.js';
-import { ErrorNotice, Loading, PageTitle } from '../../ui/components.js';
+import { ErrorNotice, Link, Loading, PageTitle } from '../../ui/components.js';
 import { useSession } from '../../ui/session-context.js';
 import { usePagedList } from '../../ui/use-paged-list.js';
 import { useResource } from '../../ui/use-resource.js';
@@ -9,6 +9,7 @@ import { Breadcrumbs } from '../nodes/breadcrumbs.js';
 import { loadAncestors, readNode } from '../nodes/node-cache.js';
 import type { NodeDetail } from '../nodes/node-kinds.js';
 import { canWriteTree } from '../nodes/node-rights.js';
+import { comparisonsHref } from './comparison-api.js';
 import { DraftBar } from './draft-bar.js';
 import { LayersPanel } from './layers-panel.js';
 import { MeasurementPanel } from './measurement-panel.js';
@@ -70,7 +71,13 @@ export function TwinView(props: { siteId: string }) {
   return (
     <section class="twin-screen">
       <Breadcrumbs ancestors={[...ancestors, node]} node={{ ...node, name: 'Twin', type: 'twin' }} />
-      <PageTitle>{`Twin of ${node.name}`}</PageTitle>
+      <PageTitle
+        actions={
+          <Link href={comparisonsHref(siteId)} class="button">
+            Comparisons
+          </Link>
+        }
+      >{`Twin of ${node.name}`}</PageTitle>
       {notice && (
         <p class="notice success" role="status">
           {notice}
