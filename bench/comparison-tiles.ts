@@ -17,9 +17,10 @@ import { onEachStore, type StoreUnderTest } from './support/stores.js';
  * with one bearer token, under 32 connections (docs/comparisons.md, "Limits"). The comparison is a
  * ready row whose tiles are the derivative's files copied under its prefix: what is measured is
  * serving (the access check, reused for a second per caller, and the file), not computing. Both
- * routes in one platform server in a child process, loaded in alternating rounds; medians of the
- * rounds' ratios by requests per second and by server CPU per request. Filesystem blob store;
- * SQLite, and PostgreSQL with RDP_BENCH_DATABASE_URL.
+ * routes, each in a platform server of its own in a child process, loaded in alternating rounds; medians of the
+ * rounds' ratios by requests per second and by server CPU per request (in the rounds' lines,
+ * pairedLoad's "bare" is the derivative's route and "platform" the comparison's). Filesystem blob
+ * store; SQLite, and PostgreSQL with RDP_BENCH_DATABASE_URL.
  */
 const CONNECTIONS = 32;
 const SECONDS = quick ? 2 : 5;
