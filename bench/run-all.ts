@@ -2,6 +2,7 @@ import { runBrowse } from './browse.js';
 import { runBundle } from './bundle.js';
 import { runBusinessObjects } from './business-objects.js';
 import { runCliUpload } from './cli-upload.js';
+import { runComparisonTiles } from './comparison-tiles.js';
 import { runComparisons } from './comparisons.js';
 import { runDownload } from './download.js';
 import { runDraftPublish } from './draft-publish.js';
@@ -65,6 +66,7 @@ export async function runAll(): Promise<SummaryRow[]> {
     runModelAssets,
     runLibraryLists,
     runTiles,
+    runComparisonTiles,
     runTileAttributes,
     runDraftPublish,
     runViewer,

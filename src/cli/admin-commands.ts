@@ -123,7 +123,7 @@ export function addAdminCommands(program: Command): void {
   leaf(
     org,
     'set-processing-slots',
-    'limit the queued or running processings at once; prints id, processingSlots',
+    'limit the queued or running processings and comparisons at once; prints id, processingSlots',
     [
       ['--org <orgId>', 'the organization (required)'],
       ['--slots <n>', 'a number, or unlimited (required)'],

@@ -112,6 +112,7 @@ export function regionLifecycles(platform: Platform, context: RegionContext): Re
       jobs,
       comparisons: new ComparisonRepository(context.store.db),
       bundles,
+      tree,
       uploads,
       outbox,
     }),
@@ -220,6 +221,7 @@ export function regionServices(platform: Platform, region: Region): RegionServic
   const { clock, blobs, jobs } = platform;
   const apiUrl = platform.config.regionUrls[region];
   const lifecycles = regionLifecycles(platform, context);
+  const comparisonRows = new ComparisonRepository(context.store.db);
   const uploads = new UploadService({
     clock,
     blobs,
@@ -228,6 +230,7 @@ export function regionServices(platform: Platform, region: Region): RegionServic
     tree: context.tree,
     uploads: context.uploads,
     libraryModels: context.libraryModels,
+    comparisons: comparisonRows,
   });
   const uploadWork = { clock, uploads, storedObjects: context.uploads, tree: context.tree };
   const bundles = new BundleService({
@@ -244,7 +247,6 @@ export function regionServices(platform: Platform, region: Region): RegionServic
   const metadataTypes = new MetadataTypeRepository(context.store.db, context.store.dialect);
   const libraryModels = context.libraryModels;
   const twinRows = new TwinRepository(context.store.db, context.store.dialect);
-  const comparisonRows = new ComparisonRepository(context.store.db);
   const twins = new TwinService({ clock, twins: twinRows, libraryModels, nodes, audit: context.audit, outbox: context.outbox });
   const twinObjects = twinObjectServices({ clock, twins: twinRows, drafts: twins });
   const objectMetadata = new ObjectMetadataService({
@@ -283,6 +285,7 @@ export function regionServices(platform: Platform, region: Region): RegionServic
       twins,
       bundles,
       comparisons: comparisonRows,
+      organizations: platform.directory,
       lifecycle: lifecycles.comparisons,
       blobs,
       deletions: context.uploads,

@@ -22,7 +22,7 @@ type Payload = JobPayload<typeof COMPARE_BUNDLES>;
 
 export interface CompareBundlesJobOptions {
   /** The comparison lifecycle of a region: its running, success and failure steps. */
-  comparisons: (region: Region) => Pick<ComparisonLifecycle, 'markRunning' | 'inputsOf' | 'succeed' | 'fail'>;
+  comparisons: (region: Region) => Pick<ComparisonLifecycle, 'markRunning' | 'inputsOf' | 'succeed' | 'fail' | 'gone'>;
   /** Where the inputs are read and the outputs written (and removed again when the comparison went meanwhile). */
   blobs: Pick<BlobStore, 'read' | 'write' | 'deletePrefix'>;
   log?: JobErrorLog;
@@ -86,38 +86,51 @@ async function store(
   context: JobContext,
 ): Promise<ComparisonOutput> {
   const tilesPrefix = comparisonTilesPrefix(row.org_id, row.id);
+  // What it stores counts toward the organization's storage use, as a derivative's bytes do.
+  let bytes = 0;
   // The thumbnail is no part of a comparison's outputs.
   for (const file of made.tiles.files.filter((name) => name !== made.tiles.thumbnailPath)) {
     const written = path.join(made.tilesDir, file);
-    if (storedGzipped(file))
-      await options.blobs.write(`${tilesPrefix}${file}${GZIP_SUFFIX}`, await gzipTile(await fs.readFile(written)));
-    else await options.blobs.write(`${tilesPrefix}${file}`, createReadStream(written));
+    const stored = storedGzipped(file)
+      ? await options.blobs.write(`${tilesPrefix}${file}${GZIP_SUFFIX}`, await gzipTile(await fs.readFile(written)))
+      : await options.blobs.write(`${tilesPrefix}${file}`, createReadStream(written));
+    bytes += stored.size;
     await context.heartbeat(TILED);
   }
-  await options.blobs.write(
+  const csv = await options.blobs.write(
     comparisonCsvKey(row.org_id, row.id),
     createReadStream(path.join(made.outputDir, made.compared.csvPath)),
   );
+  bytes += csv.size;
   const { stats, histogram } = made.compared;
   const { georeference, bounds } = made.tiles;
-  return { stats, histogram, georeference, bounds, attributes: tileAttributesOf(made.tiles.attributes) };
+  return { stats, histogram, georeference, bounds, attributes: tileAttributesOf(made.tiles.attributes), bytes };
 }
 
 /**
  * Runs one comparison: marks it running, downloads both inputs, computes the distances, tiles the
  * compared points with them and stores it all; the lifecycle's success records the figures. A
- * comparison deleted meanwhile keeps nothing: what the job wrote is removed.
+ * comparison deleted meanwhile keeps nothing, whether the job then succeeds or fails: what it
+ * wrote after the delete's own removal is removed here (a failure of a comparison still there
+ * queues its files for deletion: ComparisonLifecycle.fail).
  */
 async function runComparison(options: CompareBundlesJobOptions, payload: Payload, context: JobContext): Promise<void> {
   const comparisons = options.comparisons(payload.region);
   const row = await comparisons.markRunning(payload.comparisonId, context.jobId);
   if (!row) return;
-  const inputs = await comparisons.inputsOf(row);
-  const workDir = await context.workDir();
-  const files = await download(options, inputs, workDir, context);
-  const made = await compare(row, files, workDir, context);
-  const output = await store(options, row, made, context);
-  if (!(await comparisons.succeed(row, output))) await options.blobs.deletePrefix(comparisonBlobPrefix(row.org_id, row.id));
+  const removeOutputs = () => options.blobs.deletePrefix(comparisonBlobPrefix(row.org_id, row.id));
+  try {
+    const inputs = await comparisons.inputsOf(row);
+    const workDir = await context.workDir();
+    const files = await download(options, inputs, workDir, context);
+    const made = await compare(row, files, workDir, context);
+    const output = await store(options, row, made, context);
+    if (!(await comparisons.succeed(row, output))) await removeOutputs();
+  } catch (error) {
+    // Deleted meanwhile, the failure finds no comparison to record on: nothing else removes these files.
+    if (await comparisons.gone(row.id).catch(() => false)) await removeOutputs().catch(() => undefined);
+    throw error;
+  }
 }
 
 /**

@@ -1,6 +1,7 @@
 import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { Readable } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   COMPARED_COUNT,
@@ -13,8 +14,9 @@ import {
   WALL,
   writeScans,
 } from '../support/comparison-scans.js';
-import { type ApiClient, createOrg, createTree, type OrgFixture } from '../support/fixtures.js';
+import { type ApiClient, createOrg, createTree, type OrgFixture, snapshot } from '../support/fixtures.js';
 import { contentUris, glbPointCount, processedPointCloud } from '../support/processed-point-cloud.js';
+import { rdpAdmin } from '../support/rdp-cli.js';
 import { expectRefused } from '../support/refusals.js';
 import { startPlatform, type TestPlatform } from '../support/start-platform.js';
 import { readTileAttributes } from '../support/tile-attributes.js';
@@ -28,6 +30,15 @@ function bruteForce(reference: [number, number, number][], [x, y, z]: number[]):
 
 function nearestRank(sorted: number[], p: number): number {
   return sorted[Math.max(0, Math.ceil((p / 100) * sorted.length) - 1)]!;
+}
+
+/** A promise and what settles it: a gate a test opens. */
+function gate<T = void>() {
+  let open!: (value: T) => void;
+  const opened = new Promise<T>((resolve) => {
+    open = resolve;
+  });
+  return { opened, open };
 }
 
 async function waitForEnd(client: ApiClient, siteId: string, comparisonId: string) {
@@ -56,7 +67,10 @@ describe('comparisons of two processed point clouds, through HTTP', () => {
     t.platform.regions[org.region].store.db.selectFrom('comparisons').selectAll().orderBy('id').execute();
   const nothingStored = async () => ({
     rows: await comparisonRows(),
-    listed: (await org.admin.get(`/v1/twin/${siteId}/comparisons`)).body,
+    // Without the CSV links: each read signs a fresh one, whose expiry moves with the clock.
+    listed: (await org.admin.get(`/v1/twin/${siteId}/comparisons`)).body.map(
+      ({ downloadUrl, ...comparison }: { downloadUrl: string | null }) => ({ ...comparison, hasDownload: downloadUrl !== null }),
+    ),
     audit: await t.platform.regions[org.region].store.db
       .selectFrom('audit_events')
       .select(['id'])
@@ -71,6 +85,39 @@ describe('comparisons of two processed point clouds, through HTTP', () => {
         `/v1/twin/${siteId}/comparisons/cost?referenceBundleId=${referenceBundleId}&comparedBundleId=${comparedBundleId}`,
       )
     ).body.cost as number;
+
+  /**
+   * Runs `before` ahead of each write of a comparison's job to the blob store (the worker in this
+   * process shares the platform's store), recording the keys; it may hold the write or make it fail.
+   */
+  const interceptComparisonWrites = (before: (key: string) => Promise<void>) => {
+    const blobs = t.platform.blobs;
+    const write = blobs.write;
+    const keys: string[] = [];
+    blobs.write = async (key, body) => {
+      if (key.startsWith(`orgs/${org.orgId}/comparisons/`)) {
+        keys.push(key);
+        try {
+          await before(key);
+        } catch (error) {
+          if (body instanceof Readable) body.destroy();
+          throw error;
+        }
+      }
+      return write.call(blobs, key, body);
+    };
+    const restore = () => {
+      blobs.write = write;
+    };
+    return { keys, restore };
+  };
+  const submitComparison = async () =>
+    org.admin.post(`/v1/twin/${siteId}/comparisons`, {
+      referenceBundleId: referenceId,
+      comparedBundleId: comparedId,
+      cost: await costOf(referenceId, comparedId),
+    });
+  const storageUse = async () => (await org.admin.get('/v1/storage')).body as { usedBytes: number; quotaBytes: number | null };
 
   beforeAll(async () => {
     // Webhook endpoints on a private address: the events are read from the outbox, no dispatcher sends them.
@@ -468,4 +515,175 @@ describe('comparisons of two processed point clouds, through HTTP', () => {
     expect(layer.body).toMatchObject({ kind: 'comparison', comparison: { comparisonId: id, method: 'm3c2' } });
     expect((await org.admin.request('DELETE', `/v1/twin/${siteId}/comparisons/${id}`)).status).toBe(204);
   });
+
+  it("takes one of the organization's processing slots, counted with its processings: refused as a processing is when they are all taken, storing nothing", async () => {
+    const processingCost = (await org.admin.get(`/v1/bundles/${referenceId}/processing/cost`)).body.cost as number;
+    const processingRefused = async () => {
+      const before = await snapshot(t, org);
+      const refused = await org.admin.post(`/v1/bundles/${referenceId}/processing`, { cost: processingCost });
+      expect(refused.status, JSON.stringify(refused.body)).toBe(409);
+      expect(await snapshot(t, org)).toEqual(before);
+      return refused.body;
+    };
+    // The comparison's job waits at its first write: running, it holds the organization's one slot.
+    const reached = gate();
+    const release = gate();
+    const writes = interceptComparisonWrites(async () => {
+      reached.open();
+      await release.opened;
+    });
+    try {
+      expect(await rdpAdmin(t, 'org', 'set-processing-slots', '--org', org.orgId, '--slots', '1')).toMatchObject({
+        processingSlots: 1,
+      });
+      const held = await submitComparison();
+      expect(held.status, JSON.stringify(held.body)).toBe(202);
+      await reached.opened;
+      expect((await org.admin.get(`/v1/twin/${siteId}/comparisons/${held.body.id}`)).body.state).toBe('running');
+      const comparisonRefusal = await expectRefused(
+        submitComparison,
+        {
+          status: 409,
+          error: 'InsufficientProcessingCapacity',
+          message: "The organization's 1 processing slots are taken; retry later",
+        },
+        nothingStored,
+      );
+      // The same refusal as a processing's, which the running comparison's slot holds back too.
+      expect(await processingRefused()).toEqual(comparisonRefusal.body);
+      release.open();
+      expect((await waitForEnd(org.admin, siteId, held.body.id)).state).toBe('ready');
+      // The slot is free again: a comparison is taken.
+      const next = await submitComparison();
+      expect(next.status, JSON.stringify(next.body)).toBe(202);
+      expect((await waitForEnd(org.admin, siteId, next.body.id)).state).toBe('ready');
+
+      // No slot at all: a comparison is refused as a processing is, with the same answer.
+      await rdpAdmin(t, 'org', 'set-processing-slots', '--org', org.orgId, '--slots', '0');
+      const none = await expectRefused(submitComparison, { status: 409, error: 'InsufficientProcessingCapacity' }, nothingStored);
+      expect(await processingRefused()).toEqual(none.body);
+      for (const id of [held.body.id, next.body.id])
+        expect((await org.admin.delete(`/v1/twin/${siteId}/comparisons/${id}`)).status).toBe(204);
+    } finally {
+      release.open();
+      writes.restore();
+      await rdpAdmin(t, 'org', 'set-processing-slots', '--org', org.orgId, '--slots', 'unlimited');
+    }
+  }, 120_000);
+
+  it('counts its tiles and CSV in the storage use until it is deleted; outputs past the quota are kept as a processing keeps them, and the next upload is refused', async () => {
+    const before = await storageUse();
+    // A quota of one byte more than in use: the comparison's outputs go past it, as a processing's may.
+    await rdpAdmin(t, 'org', 'set-quota', '--org', org.orgId, '--storage-quota', String(before.usedBytes + 1));
+    const writes = interceptComparisonWrites(async () => undefined);
+    try {
+      const started = await submitComparison();
+      expect(started.status, JSON.stringify(started.body)).toBe(202);
+      const done = await waitForEnd(org.admin, siteId, started.body.id);
+      expect(done.state, done.failureReason).toBe('ready');
+      let stored = 0;
+      for (const key of writes.keys) stored += (await t.platform.blobs.head(key))?.size ?? Number.NaN;
+      expect(writes.keys.some((key) => key.endsWith('/distances.csv'))).toBe(true);
+      expect(writes.keys.some((key) => key.includes('/tiles/'))).toBe(true);
+      expect(stored).toBeGreaterThan(0);
+      const after = await storageUse();
+      expect(after).toMatchObject({ usedBytes: before.usedBytes + stored, quotaBytes: before.usedBytes + 1 });
+      // Over the quota: the next upload is refused, storing nothing.
+      const bundle = await org.admin.post(`/v1/nodes/${folderId}/bundle`, { name: 'Over the quota' });
+      await expectRefused(
+        () => org.admin.post(`/v1/bundles/${bundle.body.id}/upload-sessions`),
+        { status: 403, error: 'StorageLimitExceeded' },
+        () => snapshot(t, org),
+      );
+      // The delete releases them.
+      expect((await org.admin.delete(`/v1/twin/${siteId}/comparisons/${started.body.id}`)).status).toBe(204);
+      expect((await storageUse()).usedBytes).toBe(before.usedBytes);
+      expect((await org.admin.delete(`/v1/nodes/${bundle.body.id}`)).status).toBe(204);
+    } finally {
+      writes.restore();
+      await rdpAdmin(t, 'org', 'set-quota', '--org', org.orgId, '--storage-quota', String(100 * 1024 * 1024));
+    }
+  }, 120_000);
+
+  it('keeps nothing in the blob store of a comparison deleted while its job runs, when the job then fails', async () => {
+    // The job waits at its first tile; the comparison is deleted; it then writes more tiles and fails on its CSV.
+    const reached = gate();
+    const release = gate();
+    let first = true;
+    const writes = interceptComparisonWrites(async (key) => {
+      if (first) {
+        first = false;
+        reached.open();
+        await release.opened;
+      }
+      if (key.endsWith('/distances.csv')) throw new Error('the blob store refused the write');
+    });
+    try {
+      const started = await submitComparison();
+      expect(started.status, JSON.stringify(started.body)).toBe(202);
+      await reached.opened;
+      const db = t.platform.regions[org.region].store.db;
+      const { job_id: jobId } = await db
+        .selectFrom('comparisons')
+        .select('job_id')
+        .where('id', '=', started.body.id)
+        .executeTakeFirstOrThrow();
+      expect(jobId).toBeTruthy();
+      expect((await org.admin.delete(`/v1/twin/${siteId}/comparisons/${started.body.id}`)).status).toBe(204);
+      release.open();
+      const since = Date.now();
+      for (;;) {
+        const job = await t.platform.jobs.get(jobId as string);
+        if (job?.state === 'failed') break;
+        if (Date.now() - since > 60_000) throw new Error(`the comparison job did not fail within 60 s: ${job?.state}`);
+        await new Promise((resolve) => setTimeout(resolve, 50));
+      }
+      // It wrote after the delete (every tile, then the CSV it failed on), and none of it stays.
+      expect(writes.keys.length).toBeGreaterThan(2);
+      for (const key of writes.keys) expect(await t.platform.blobs.head(key), key).toBeUndefined();
+      expect((await org.admin.get(`/v1/twin/${siteId}/comparisons/${started.body.id}`)).status).toBe(404);
+    } finally {
+      release.open();
+      writes.restore();
+    }
+  }, 120_000);
+
+  it("reuses a caller's admitted tile read for a second, never a refusal; a deleted comparison stops serving at once", async () => {
+    const started = await submitComparison();
+    const done = await waitForEnd(org.admin, siteId, started.body.id);
+    expect(done.state, done.failureReason).toBe('ready');
+    const tilesetPath = pathOf(done.tilesetUrl);
+    const tileUrl = `${t.regionUrl(org.region)}${tilesetPath.replace(/tileset\.json$/, '')}${contentUris((await org.admin.get(tilesetPath)).body)[0]}`;
+    const read = async (client: ApiClient) => {
+      const response = await fetch(tileUrl, { headers: { authorization: `Bearer ${client.token}` } });
+      await response.arrayBuffer();
+      return response.status;
+    };
+    // A refusal is not kept: a caller refused, then given a role, reads at once.
+    const otherSite = await createSite(org, 'Elsewhere for tiles');
+    const { client: caller, userId } = await org.serviceClient({ roleName: 'Viewer', nodeId: otherSite });
+    expect([403, 404]).toContain(await read(caller));
+    const role = { roleId: org.roles.Viewer };
+    expect((await org.admin.request('PUT', `/v1/nodes/${siteId}/memberships/${userId}`, role)).status).toBe(200);
+    const admittedAt = performance.now();
+    expect(await read(caller)).toBe(200);
+    // Its role taken back, the admitted read serves it until the second is over, then it is refused.
+    expect((await org.admin.delete(`/v1/nodes/${siteId}/memberships/${userId}`)).status).toBe(204);
+    let refusedAt: number | undefined;
+    while (refusedAt === undefined && performance.now() - admittedAt < 5000) {
+      const status = await read(caller);
+      if (status !== 200) {
+        expect([403, 404]).toContain(status);
+        refusedAt = performance.now();
+      } else await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+    expect(refusedAt).toBeDefined();
+    expect((refusedAt as number) - admittedAt).toBeGreaterThanOrEqual(1000);
+    expect((refusedAt as number) - admittedAt).toBeLessThan(2000);
+    // Another caller is checked on its own: the administrator reads it; deleted, it is 404 at once.
+    expect(await read(org.admin)).toBe(200);
+    expect((await org.admin.delete(`/v1/twin/${siteId}/comparisons/${started.body.id}`)).status).toBe(204);
+    expect(await read(org.admin)).toBe(404);
+    expect((await org.admin.get(tilesetPath)).status).toBe(404);
+  }, 120_000);
 });

@@ -273,6 +273,8 @@ export interface ComparisonRow {
   job_id: string | null;
   /** Set while the site's twin shows the comparison as a layer. */
   layer_linked_at: string | null;
+  /** The bytes of its stored outputs (tiles and CSV) once ready, counted in the storage use (regional migration 0028). */
+  size_bytes: number;
   created_by: string;
   created_at: string;
   started_at: string | null;

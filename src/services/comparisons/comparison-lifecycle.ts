@@ -1,6 +1,7 @@
 import type { Transaction } from 'kysely';
 import type { BundleRepository } from '../../adapters/db/repositories/bundle-repository.js';
 import type { ComparisonRepository } from '../../adapters/db/repositories/comparison-repository.js';
+import type { NodeTreeRepository } from '../../adapters/db/repositories/node-tree-repository.js';
 import type { UploadRepository } from '../../adapters/db/repositories/upload-repository.js';
 import type { ComparisonRow, RegionalSchema, StoredObjectRow } from '../../adapters/db/schema.js';
 import type { ComparisonHistogram, ComparisonStats } from '../../domain/comparisons/comparison-figures.js';
@@ -12,6 +13,7 @@ import { COMPARE_BUNDLES } from '../../domain/processing/jobs.js';
 import type { Region } from '../../domain/regions.js';
 import type { Clock } from '../../ports/clock.js';
 import { CapacityExceededError, type JobQueue } from '../../ports/job-queue.js';
+import { organizationSlotsTaken } from '../processing/processing-lifecycle.js';
 import { mainInputFile } from '../uploads/bundle-service.js';
 import type { WebhookOutbox } from '../webhooks/webhook-outbox.js';
 
@@ -21,7 +23,10 @@ export interface ComparisonLifecycleOptions {
   /** Where a comparison's job is queued, and its progress read. */
   jobs: Pick<JobQueue, 'enqueue' | 'get'>;
   comparisons: ComparisonRepository;
-  bundles: Pick<BundleRepository, 'find'>;
+  /** The bundles' rows; what holds the organization's processing slots (its processings and comparisons). */
+  bundles: Pick<BundleRepository, 'find' | 'activeProcessings'>;
+  /** The organization's row lock, which orders its submissions: two cannot both take its last slot. */
+  tree: Pick<NodeTreeRepository, 'lock'>;
   /** The bundles' input files; a failed comparison's files go to the deletion queue. */
   uploads: Pick<UploadRepository, 'objectsOfSession' | 'queueDeletions'>;
   outbox: Pick<WebhookOutbox, 'record'>;
@@ -34,6 +39,8 @@ export interface ComparisonOutput {
   georeference: unknown;
   bounds: { min: unknown; max: unknown };
   attributes: string[];
+  /** The bytes stored under the comparison's prefix (tiles and CSV): its share of the storage use. */
+  bytes: number;
 }
 
 /**
@@ -48,10 +55,21 @@ export class ComparisonLifecycle {
     return this.options.clock.now().toISOString();
   }
 
-  /** Records the comparison (queued) and queues its job; a job that could not be queued undoes the row. */
-  async start(row: ComparisonRow, audit: (tx: Transaction<RegionalSchema>) => Promise<void>): Promise<void> {
-    const { comparisons, jobs } = this.options;
+  /**
+   * Records the comparison (queued) and queues its job; a job that could not be queued undoes the
+   * row. It takes one of the organization's processing slots (`orgSlots`, null: no limit of its
+   * own) as a processing does: refused as a processing is when they are all taken.
+   */
+  async start(
+    row: ComparisonRow,
+    orgSlots: number | null,
+    audit: (tx: Transaction<RegionalSchema>) => Promise<void>,
+  ): Promise<void> {
+    const { comparisons, jobs, bundles, tree } = this.options;
     await comparisons.transaction(async (tx) => {
+      await tree.lock(tx, row.org_id);
+      if (orgSlots !== null && (await bundles.activeProcessings(tx, row.org_id)) >= orgSlots)
+        throw organizationSlotsTaken(orgSlots);
       await comparisons.insert(tx, row);
       await audit(tx);
     });
@@ -107,6 +125,11 @@ export class ComparisonLifecycle {
     return { reference: await input(row.reference_bundle_id), compared: await input(row.compared_bundle_id) };
   }
 
+  /** Whether the comparison was deleted: its job then removes what it wrote, whether it succeeds or fails. */
+  async gone(comparisonId: string): Promise<boolean> {
+    return (await this.options.comparisons.find(comparisonId)) === undefined;
+  }
+
   /** The outputs are stored: the figures and ready, with the event. False when the comparison went meanwhile. */
   async succeed(row: ComparisonRow, output: ComparisonOutput): Promise<boolean> {
     const { comparisons, outbox } = this.options;
@@ -121,6 +144,7 @@ export class ComparisonLifecycle {
         georeference: JSON.stringify(output.georeference),
         bounds: JSON.stringify({ min: output.bounds.min, max: output.bounds.max }),
         attributes: JSON.stringify(output.attributes),
+        size_bytes: output.bytes,
         finished_at: now,
       });
       await outbox.record(tx, row.org_id, 'comparison.succeeded', this.eventIds(row));

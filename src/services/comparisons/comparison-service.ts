@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { ComparisonRepository } from '../../adapters/db/repositories/comparison-repository.js';
+import type { DirectoryRepository } from '../../adapters/db/repositories/directory-repository.js';
 import type { UploadRepository } from '../../adapters/db/repositories/upload-repository.js';
 import type { ComparisonRow, NodeRow } from '../../adapters/db/schema.js';
 import type { Principal } from '../../domain/access/principal.js';
@@ -18,6 +19,7 @@ import {
 import { ApiError } from '../../domain/errors.js';
 import type { BlobStore } from '../../ports/blob-store.js';
 import type { Clock } from '../../ports/clock.js';
+import { AdmittedReads } from '../processing/admitted-reads.js';
 import type { TwinService } from '../twins/twin-service.js';
 import type { BundleService } from '../uploads/bundle-service.js';
 import type { ComparisonLifecycle } from './comparison-lifecycle.js';
@@ -45,6 +47,8 @@ export interface ComparisonServiceOptions {
   /** A bundle the caller may read, and its row. */
   bundles: Pick<BundleService, 'authorized'>;
   comparisons: ComparisonRepository;
+  /** The organization's own processing slots, which a comparison takes one of. */
+  organizations: Pick<DirectoryRepository, 'findOrganization'>;
   lifecycle: Pick<ComparisonLifecycle, 'start' | 'progress'>;
   /** The CSV's signed link; a deleted comparison's files at once (the queue retries what fails). */
   blobs: Pick<BlobStore, 'downloadUrl' | 'deletePrefix'>;
@@ -56,6 +60,13 @@ export interface ComparisonServiceOptions {
  * checks access, bundles, settings and cost and starts one (ComparisonLifecycle), reads and delete.
  */
 export class ComparisonService {
+  /**
+   * Tile reads admitted in the last second, by caller and comparison: the tileset's folder, as for
+   * a derivative's tiles (TilesetService). A refusal is never kept; a comparison this process
+   * deletes stops serving at once, one deleted through another within the second.
+   */
+  private readonly admittedTiles = new AdmittedReads<string>();
+
   constructor(private readonly options: ComparisonServiceOptions) {}
 
   /** The current cost of comparing the two bundles: a function of their points. */
@@ -112,6 +123,7 @@ export class ComparisonService {
       attributes: null,
       job_id: null,
       layer_linked_at: null,
+      size_bytes: 0,
       created_by: principal.userId,
       created_at: now,
       started_at: null,
@@ -125,7 +137,8 @@ export class ComparisonService {
       tolerance: row.tolerance,
       cost,
     };
-    await this.options.lifecycle.start(row, (tx) =>
+    const org = await this.options.organizations.findOrganization(site.org_id);
+    await this.options.lifecycle.start(row, org?.processing_slots ?? null, (tx) =>
       this.options.twins.audit(tx, principal, 'comparison.created', id, details, now),
     );
     return this.view(row);
@@ -158,15 +171,21 @@ export class ComparisonService {
       await twins.audit(tx, principal, 'comparison.deleted', row.id, { siteId: site.id, ...this.ids(row) }, now);
     });
     // At once, so that nothing of it is served or kept; the queued deletion retries what fails here.
+    this.admittedTiles.forget(row.id);
     await blobs.deletePrefix(prefix).catch(() => undefined);
   }
 
-  /** The folder of a ready comparison's tileset, for the tile routes; 404 otherwise. */
-  async tilesFolder(principal: Principal, siteId: string, comparisonId: string): Promise<string> {
-    const site = await this.options.twins.site(principal, siteId, 'read');
-    const row = await this.row(site, comparisonId);
-    if (row.state !== 'ready') throw new ApiError('NotFound', 'The comparison has no tileset until it is ready');
-    return comparisonTilesPrefix(row.org_id, row.id);
+  /**
+   * The folder of a ready comparison's tileset, for the tile routes; 404 otherwise. A caller's
+   * admitted read is reused for a second (docs/comparisons.md, "Limits").
+   */
+  tilesFolder(principal: Principal, siteId: string, comparisonId: string): Promise<string> {
+    return this.admittedTiles.get(principal, `${siteId}\n${comparisonId}`, async () => {
+      const site = await this.options.twins.site(principal, siteId, 'read');
+      const row = await this.row(site, comparisonId);
+      if (row.state !== 'ready') throw new ApiError('NotFound', 'The comparison has no tileset until it is ready');
+      return comparisonTilesPrefix(row.org_id, row.id);
+    });
   }
 
   private async row(site: NodeRow, comparisonId: string): Promise<ComparisonRow> {

@@ -64,6 +64,11 @@ export interface ProcessingOutput {
   thumbnail: { bytes: Buffer; contentType: string };
 }
 
+/** The refusal of a processing or a comparison when the organization's own slots are all taken. */
+export function organizationSlotsTaken(slots: number): ApiError {
+  return new ApiError('InsufficientProcessingCapacity', `The organization's ${slots} processing slots are taken; retry later`);
+}
+
 /** A submission with an Idempotency-Key that an earlier one (committed while this one waited) used. */
 class ReplayedSubmission extends Error {}
 
@@ -103,12 +108,7 @@ export class ProcessingLifecycle {
         if (idempotencyKey && (await bundles.processingByKey(node.id, idempotencyKey, tx))) throw new ReplayedSubmission();
         const step = submit((await bundles.find(node.id, tx))?.state);
         const slots = submission.orgSlots;
-        if (slots !== null && (await bundles.activeProcessings(tx, node.org_id)) >= slots) {
-          throw new ApiError(
-            'InsufficientProcessingCapacity',
-            `The organization's ${slots} processing slots are taken; retry later`,
-          );
-        }
+        if (slots !== null && (await bundles.activeProcessings(tx, node.org_id)) >= slots) throw organizationSlotsTaken(slots);
         const processing: ProcessingRow = {
           id,
           org_id: node.org_id,

@@ -1,4 +1,3 @@
-import { performance } from 'node:perf_hooks';
 import type { UploadRepository } from '../../adapters/db/repositories/upload-repository.js';
 import type { NodeRow } from '../../adapters/db/schema.js';
 import type { Principal } from '../../domain/access/principal.js';
@@ -6,6 +5,7 @@ import { ApiError } from '../../domain/errors.js';
 import { GZIP_SUFFIX, hasTileset, storedGzipped, TILESET_FORMAT, tilesetFile } from '../../domain/processing/tileset-files.js';
 import type { BlobInfo, BlobStore } from '../../ports/blob-store.js';
 import type { NodeService } from '../node-service.js';
+import { AdmittedReads } from './admitted-reads.js';
 
 /** A file of a derivative's tileset, ready to send: where its bytes are and what they are. */
 export interface TilesetFileToSend {
@@ -20,13 +20,6 @@ export interface TilesetFileToSend {
 
 /** How many files' size and ETag are kept: a viewer of a few large tilesets, each of thousands of tiles. */
 const KNOWN_FILES = 50_000;
-/**
- * How long a caller's admitted read of a derivative is reused for its next tiles: the staleness the
- * access-token verifier already allows for a revocation (REVOCATION_TTL_MS in oauth/access-tokens.ts).
- */
-const ADMITTED_MS = 1000;
-const ADMITTED_ENTRIES = 10_000;
-
 export interface TilesetServiceOptions {
   blobs: Pick<BlobStore, 'head'>;
   /** The derivative's stored object: where its files are. */
@@ -50,13 +43,8 @@ export class TilesetService {
   private readonly folders = new Map<string, string>();
   /** Whether each folder's tiles are stored gzipped (see gzippedTiles()). */
   private readonly tileEncodings = new Map<string, boolean>();
-  /**
-   * Reads admitted in the last second, by caller and derivative: a viewer fetches tens of tiles a
-   * second with one token, and on PostgreSQL the exact access cache still costs a round trip each
-   * (the organization's version). A refusal is never kept; a revoked role, a trashed derivative
-   * or a deleted one shows within the second. Monotonic time: a test clock never freezes it.
-   */
-  private readonly admitted = new Map<string, { node: NodeRow; until: number }>();
+  /** Reads admitted in the last second, by caller and derivative (a trashed or deleted one shows within the second). */
+  private readonly admitted = new AdmittedReads<NodeRow>();
 
   constructor(private readonly options: TilesetServiceOptions) {}
 
@@ -113,16 +101,8 @@ export class TilesetService {
     return gzipped;
   }
 
-  private async authorizeRead(principal: Principal, derivativeId: string): Promise<NodeRow> {
-    // Everything of the caller that the access check reads: its organization, user and sign-in's provider.
-    const key = `${principal.orgId}\n${principal.userId}\n${principal.identityProvider}\n${derivativeId}`;
-    const now = performance.now();
-    const recent = this.admitted.get(key);
-    if (recent && recent.until > now) return recent.node;
-    const node = await this.options.nodes.authorize(principal, derivativeId, 'read');
-    this.admitted.delete(key);
-    remember(this.admitted, key, { node, until: now + ADMITTED_MS }, ADMITTED_ENTRIES);
-    return node;
+  private authorizeRead(principal: Principal, derivativeId: string): Promise<NodeRow> {
+    return this.admitted.get(principal, derivativeId, () => this.options.nodes.authorize(principal, derivativeId, 'read'));
   }
 
   /**

@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { Transaction } from 'kysely';
+import type { ComparisonRepository } from '../../adapters/db/repositories/comparison-repository.js';
 import type { DirectoryRepository } from '../../adapters/db/repositories/directory-repository.js';
 import type { LibraryModelRepository } from '../../adapters/db/repositories/library-model-repository.js';
 import type { NodeTreeRepository } from '../../adapters/db/repositories/node-tree-repository.js';
@@ -92,6 +93,8 @@ export interface UploadServiceOptions {
   tree: Pick<NodeTreeRepository, 'activeBytes' | 'lock' | 'readTransaction'>;
   uploads: Pick<UploadRepository, 'reservedBytes'>;
   libraryModels: Pick<LibraryModelRepository, 'bytesInUse'>;
+  /** The comparisons' outputs, which count as a derivative's do (docs/comparisons.md, "Limits"). */
+  comparisons: Pick<ComparisonRepository, 'bytesInUse'>;
 }
 
 /**
@@ -114,14 +117,15 @@ export class UploadService {
 
   /**
    * Bytes in use by the organization: its active nodes' bytes, the pending reservations, and its
-   * asset library's (open uploads' reservations, stored originals, previews and thumbnails).
-   * Callers hold the organization node's lock (see reserve), so concurrent checks queue.
+   * asset library's (open uploads' reservations, stored originals, previews and thumbnails), and
+   * its comparisons' outputs. Callers hold the organization node's lock (see reserve), so concurrent checks queue.
    */
   async usedBytes(tx: Tx, orgId: string, now: string): Promise<number> {
     return (
       (await this.tree.activeBytes(tx, orgId)) +
       (await this.uploads.reservedBytes(tx, orgId, now)) +
-      (await this.options.libraryModels.bytesInUse(tx, orgId, now))
+      (await this.options.libraryModels.bytesInUse(tx, orgId, now)) +
+      (await this.options.comparisons.bytesInUse(tx, orgId))
     );
   }
 

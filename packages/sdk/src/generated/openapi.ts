@@ -1296,7 +1296,7 @@ export interface paths {
         put?: never;
         /**
          * Compare two processed point clouds of the site
-         * @description Submit the cost of the cost endpoint (409 ProcessingCostMismatch otherwise). 202 with the comparison, queued; a worker computes it (state running, then ready or failed; webhook events comparison.succeeded and comparison.failed). 404: a bundle missing, of another site or of another organization. 409 BundleNotReady: a bundle that is not a processed point cloud. 400: the same bundle twice. 400: maxDistance outside 0.001..1000, tolerance not above 0 or above maxDistance. A refusal stores nothing. contextId is a site id. Needs the permission process on the site.
+         * @description Submit the cost of the cost endpoint (409 ProcessingCostMismatch otherwise). 202 with the comparison, queued; a worker computes it (state running, then ready or failed; webhook events comparison.succeeded and comparison.failed). 404: a bundle missing, of another site or of another organization. 409 BundleNotReady: a bundle that is not a processed point cloud. 400: the same bundle twice. 400: maxDistance outside 0.001..1000, tolerance not above 0 or above maxDistance. 409 InsufficientProcessingCapacity: the organization's processing slots (a comparison takes one, as a processing does) or the deployment's are all taken, or no worker runs. A refusal stores nothing. Its tiles and CSV count toward the organization's storage use once it is ready. contextId is a site id. Needs the permission process on the site.
          */
         post: operations["startComparison"];
         delete?: never;
@@ -1341,7 +1341,7 @@ export interface paths {
         post?: never;
         /**
          * Delete a comparison, its outputs and its twin layer
-         * @description 204, then 404. Its tiles and CSV are removed (a job still running keeps nothing) and the twin no longer shows it. contextId is a site id. Needs the permission process on the site.
+         * @description 204, then 404. Its tiles and CSV are removed and their bytes leave the storage use (a job still running keeps nothing, whether it then succeeds or fails) and the twin no longer shows it. contextId is a site id. Needs the permission process on the site.
          */
         delete: operations["deleteComparison"];
         options?: never;

@@ -117,14 +117,23 @@ export class BundleRepository {
       .execute();
   }
 
-  /** Queued or running processings: of one organization, or of the whole region. */
-  async activeProcessings(tx: Db, orgId?: string): Promise<number> {
-    let query = tx
-      .selectFrom('processings')
-      .select((eb) => eb.fn.countAll<number>().as('n'))
-      .where('state', 'in', ['queued', 'running']);
-    if (orgId) query = query.where('org_id', '=', orgId);
-    return Number((await query.executeTakeFirst())?.n ?? 0);
+  /**
+   * What holds an organization's processing slots: its queued or running processings and
+   * comparisons together (docs/comparisons.md, "Limits").
+   */
+  async activeProcessings(tx: Db, orgId: string): Promise<number> {
+    const count = async (table: 'processings' | 'comparisons') =>
+      Number(
+        (
+          await tx
+            .selectFrom(table)
+            .select((eb) => eb.fn.countAll<number>().as('n'))
+            .where('state', 'in', ['queued', 'running'])
+            .where('org_id', '=', orgId)
+            .executeTakeFirst()
+        )?.n ?? 0,
+      );
+    return (await count('processings')) + (await count('comparisons'));
   }
 
   async deleteProcessing(tx: Db, id: string): Promise<void> {

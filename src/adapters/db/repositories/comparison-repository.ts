@@ -1,4 +1,4 @@
-import type { Kysely, Transaction } from 'kysely';
+import { type Kysely, sql, type Transaction } from 'kysely';
 import type { ComparisonRow, ProcessingRow, RegionalSchema } from '../schema.js';
 
 type Db = Kysely<RegionalSchema> | Transaction<RegionalSchema>;
@@ -62,6 +62,16 @@ export class ComparisonRepository {
       .where('layer_linked_at', at === null ? 'is not' : 'is', null)
       .executeTakeFirst();
     return Number(result.numUpdatedRows) > 0;
+  }
+
+  /** The bytes of the organization's comparisons' outputs: what they add to its storage use (docs/comparisons.md, "Limits"). */
+  async bytesInUse(db: Db, orgId: string): Promise<number> {
+    const row = await db
+      .selectFrom('comparisons')
+      .select((eb) => eb.fn.coalesce(eb.fn.sum<number>('size_bytes'), sql<number>`0`).as('bytes'))
+      .where('org_id', '=', orgId)
+      .executeTakeFirst();
+    return Number(row?.bytes ?? 0);
   }
 
   async delete(tx: Db, id: string): Promise<boolean> {
