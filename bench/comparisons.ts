@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import type { ComparisonStats } from '../src/domain/comparisons/comparison-figures.js';
+import { seededRandom } from '../test/support/seeded-random.js';
 import { log, median, quick, runMain, type SummaryRow, times } from './support/report.js';
 
 /**
@@ -27,25 +28,13 @@ const mb = (bytes: number) => `${(bytes / 1024 / 1024).toFixed(0)} MB`;
 const count = (n: number) => n.toLocaleString('en');
 const seconds = (ms: number) => `${(ms / 1000).toFixed(2)} s`;
 
-/** A seeded generator (mulberry32), so both tools and every round see the same points. */
-function random(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
 /**
  * A scan of a site as a binary PLY of float x y z (both tools read it): ground over 200 x 100 m
  * with a 10 m wall every fifth point; the compared scan has part of the ground raised by 10 cm,
  * the wall moved by 30 cm and one point in 500 floating 20 m up, beyond maxDistance.
  */
 async function writeScan(file: string, points: number, seed: number, compared: boolean): Promise<void> {
-  const next = random(seed);
+  const next = seededRandom(seed);
   const handle = await open(file, 'w');
   try {
     await handle.write(

@@ -6,6 +6,7 @@ import { adminService } from '../../src/composition/platform-services.js';
 import { ORGANIZATION_ADMINISTRATOR_ROLE_ID } from '../../src/domain/people/roles.js';
 import type { Platform } from '../../src/platform.js';
 import type { AdminService } from '../../src/services/admin-service.js';
+import { seededRandom } from '../../test/support/seeded-random.js';
 
 /** An application's credentials and its service user. */
 export interface BenchClient {
@@ -46,17 +47,6 @@ const USER_GROUPS = 50;
 const TARGET_DEPTH = 10;
 const BATCH = 500;
 
-/** A small deterministic generator (mulberry32): the same store on every run. */
-function random(seed: number): () => number {
-  let state = seed;
-  return () => {
-    state = (state + 0x6d2b79f5) | 0;
-    let x = Math.imul(state ^ (state >>> 15), 1 | state);
-    x = (x + Math.imul(x ^ (x >>> 7), 61 | x)) ^ x;
-    return ((x ^ (x >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
 async function insertBatches<Row>(rows: Row[], insert: (batch: Row[]) => Promise<unknown>): Promise<void> {
   for (let i = 0; i < rows.length; i += BATCH) await insert(rows.slice(i, i + BATCH));
 }
@@ -81,7 +71,7 @@ export async function seedPermissionStore(platform: Platform, size: PermissionSt
   const userClient = await benchClient(admin, org.id, 'Bench user', ['read:hierarchy']);
 
   const now = new Date().toISOString();
-  const rand = random(5);
+  const rand = seededRandom(5);
   const pick = <T>(items: readonly T[]) => items[Math.floor(rand() * items.length)] as T;
 
   // People of the organization (global store).

@@ -11,6 +11,7 @@ import { distanceFigures } from '../../src/processing/comparisons/distance-figur
 import { openPointCloud } from '../../src/processing/point-clouds/open-point-cloud.js';
 import { loadSpill, RECORD_DOUBLES } from '../../src/processing/tiles/spill-file.js';
 import { type PointSource, type SamplePoint, writeLas } from '../support/point-cloud-samples.js';
+import { seededRandom } from '../support/seeded-random.js';
 
 type Point = [number, number, number];
 
@@ -53,18 +54,6 @@ function bruteForce(reference: readonly Point[], point: Point): { distance: numb
 }
 const flattened = new WeakMap<readonly Point[], Float64Array>();
 
-/** A seeded generator (mulberry32): the same scenes every run. */
-function random(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
 const key = ([x, y, z]: Point): string => `${x},${y},${z}`;
 
 /** On a 1/256 m lattice: exact as float32, so CloudCompare (which holds floats) reads the very points. */
@@ -77,7 +66,7 @@ const snap = (value: number): number => Math.round(value * 256) / 256;
  * Distinct points (the lattice could merge two), so that a point is known by its coordinates.
  */
 function site(count: number, seed: number, compared: boolean): Point[] {
-  const next = random(seed);
+  const next = seededRandom(seed);
   const points = new Map<string, Point>();
   const add = (point: Point) => points.set(key(point), point);
   for (let i = 0; points.size < count; i += 1) {
@@ -239,7 +228,7 @@ describe('cloud-to-cloud distances', () => {
   });
 
   it('takes exact nearest-rank percentiles from distances on disk, narrowing crowded bins', async () => {
-    const next = random(7);
+    const next = seededRandom(7);
     // Ties, a crowd in one narrow range and a long tail.
     const values = Float64Array.from({ length: 20_000 }, (_, i) =>
       i % 3 === 0 ? 0.25 : i % 3 === 1 ? 0.1 + next() * 1e-9 : next() ** 4 * 0.9,
