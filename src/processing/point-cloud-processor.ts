@@ -1,5 +1,4 @@
 import { mkdir, rm, writeFile } from 'node:fs/promises';
-import { availableParallelism } from 'node:os';
 import path from 'node:path';
 import { type Georeference, georeferenceOf } from '../domain/georeferencing/georeference.js';
 import { TILE_CONTENT_DIR, TILESET_FILE } from '../domain/processing/tileset-files.js';
@@ -17,6 +16,7 @@ import {
 } from './point-clouds/point-cloud.js';
 import { ReservoirSample } from './point-clouds/reservoir-sample.js';
 import { notCompatible } from './processing-error.js';
+import { DEFAULT_THREADS } from './thread-pool.js';
 import { renderThumbnail } from './thumbnail.js';
 import { boxOfBounds } from './tiles/octree-box.js';
 import { buildOctree } from './tiles/octree-builder.js';
@@ -63,7 +63,6 @@ export interface PointCloudResult {
 const THUMBNAIL_SAMPLE = 40_000;
 /** Share of the progress given to the decoding pass; the tiling writes and takes longer. */
 const FIRST_PASS = 0.25;
-const DEFAULT_THREADS = Math.min(4, availableParallelism());
 
 /**
  * A point cloud to an OGC 3D Tiles 1.1 tileset of glTF point tiles plus a PNG thumbnail. The

@@ -192,14 +192,15 @@ describe('cloud-to-cloud distances', () => {
     }
     expect(elsewhere).toBeGreaterThan(500);
 
-    for (const forced of [cellPoints, undefined]) {
-      const out = path.join(dir, `site-${forced ?? 'default'}`);
+    // Small cells on the comparison threads and in this thread alone, then the default cells.
+    for (const [name, options] of [
+      ['threads', { cellPoints }],
+      ['inline', { cellPoints, threads: 0 }],
+      ['default', {}],
+    ] as const) {
+      const out = path.join(dir, `site-${name}`);
       await mkdir(out);
-      const result = await compareClouds(
-        { reference, compared, method: 'c2c', maxDistance, tolerance: 0.05 },
-        out,
-        forced ? { cellPoints: forced } : {},
-      );
+      const result = await compareClouds({ reference, compared, method: 'c2c', maxDistance, tolerance: 0.05 }, out, options);
       const rows = await readCsv(path.join(out, result.csvPath));
       expect(rows.length).toBe(comparedPoints.length);
       const kept: number[] = [];

@@ -3,6 +3,7 @@ import type { Bounds } from '../point-clouds/point-cloud.js';
 import { loadSpill, PointRecords, RECORD_DOUBLES, SPILL_RECORD } from '../tiles/spill-file.js';
 import type { CloudCell } from './cloud-cells.js';
 import { PointKdTree } from './point-kd-tree.js';
+import { spatialOrder } from './spatial-order.js';
 
 /**
  * The exact C2C distances of one cell's compared points (docs/comparisons-c2c.md): the nearest
@@ -24,15 +25,18 @@ export async function cellDistances(
   const records = await loadSpill([cell.compared!], count);
   const p = records.doubles;
   const best = new Float64Array(count).fill(Number.POSITIVE_INFINITY);
+  const own = boundsOf(records, count);
+  // Queried in space order, not the file's: each query finds the tree where the last left it.
+  const order = spatialOrder(p, RECORD_DOUBLES, count, own);
   if (cell.reference) {
     const reference = await loadSpill([cell.reference], cell.referenceCount);
     const tree = new PointKdTree(positionsOf(reference, cell.referenceCount), cell.referenceCount);
-    for (let i = 0; i < count; i += 1) {
+    for (let k = 0; k < count; k += 1) {
+      const i = order[k]!;
       const at = i * RECORD_DOUBLES;
       best[i] = tree.nearestDistance(p[at]!, p[at + 1]!, p[at + 2]!, maxDistance);
     }
   }
-  const own = boundsOf(records, count);
   const others = cells
     .filter((other) => other !== cell && other.referenceCount > 0)
     .map((other) => ({ other, gap: boxGap(own, other.referenceBounds) }))
@@ -47,7 +51,8 @@ export async function cellDistances(
     let needed = 0;
     let reach = 0;
     const around: Bounds = { min: [Infinity, Infinity, Infinity], max: [-Infinity, -Infinity, -Infinity] };
-    for (let i = 0; i < count; i += 1) {
+    for (let k = 0; k < count; k += 1) {
+      const i = order[k]!;
       const limit = Math.min(best[i]!, maxDistance);
       const at = i * RECORD_DOUBLES;
       if (pointGap(other.referenceBounds, p[at]!, p[at + 1]!, p[at + 2]!) > limit * limit) continue;

@@ -2,11 +2,12 @@ import { mkdir, rm } from 'node:fs/promises';
 import path from 'node:path';
 import type { ComparisonHistogram, ComparisonStats } from '../../domain/comparisons/comparison-figures.js';
 import { openPointCloud } from '../point-clouds/open-point-cloud.js';
-import { cellDistances } from './cell-distances.js';
-import { cellM3c2, comparisonScales } from './cell-m3c2.js';
+import { DEFAULT_THREADS, ThreadPool, threadEntry } from '../thread-pool.js';
+import { comparisonScales } from './cell-m3c2.js';
+import { type CellTask, runCellTask } from './cell-task.js';
 import { spillCloud, splitIntoCells } from './cloud-cells.js';
 import { distanceFigures } from './distance-figures.js';
-import { DistanceOutputs } from './distance-outputs.js';
+import { DistanceOutputs, type EncodedDistances } from './distance-outputs.js';
 
 export type ComparisonMethod = 'c2c' | 'm3c2';
 
@@ -45,6 +46,8 @@ export interface CompareOptions {
    * the most reference points gathered at once from neighbouring cells. Tests force it small.
    */
   cellPoints?: number;
+  /** Threads measuring cells side by side (default: the processing's, up to 4); 0 measures them in this thread. */
+  threads?: number;
 }
 
 export const DEFAULT_CELL_POINTS = 2_000_000;
@@ -97,21 +100,36 @@ export async function compareClouds(
       input.tolerance,
       input.method === 'm3c2',
     );
+    const threads = options.threads ?? DEFAULT_THREADS;
+    const pool =
+      threads > 0
+        ? new ThreadPool<CellTask, EncodedDistances>(threadEntry(import.meta.url, './comparison-thread'), threads, 'comparison')
+        : undefined;
     try {
       const scales = input.method === 'm3c2' ? await comparisonScales(cells, input.maxDistance) : undefined;
-      for (const cell of cells) {
-        if (cell.comparedCount === 0) continue;
+      const taskOf = (cell: number): CellTask =>
+        scales
+          ? { cell, cells, method: 'm3c2', scales }
+          : { cell, cells, method: 'c2c', maxDistance: input.maxDistance, marginPoints: cellPoints };
+      const start = (cell: number) => {
+        const running = pool ? pool.run(taskOf(cell)) : runCellTask(taskOf(cell), signal);
+        // Awaited in turn below; a failure meanwhile must not count as unhandled.
+        running.catch(() => undefined);
+        return running;
+      };
+      // Cells run ahead on the threads, their outputs appended in cell order (one waiting at most).
+      const todo = cells.flatMap((cell, index) => (cell.comparedCount > 0 ? [index] : []));
+      const ahead = pool ? threads + 1 : 1;
+      const running: Promise<EncodedDistances>[] = [];
+      for (let next = 0; next < todo.length || running.length > 0; ) {
+        while (next < todo.length && running.length < ahead) running.push(start(todo[next++]!));
+        const encoded = await running.shift()!;
         signal?.throwIfAborted();
-        if (scales) {
-          const { records, distances, ...detection } = await cellM3c2(cell, cells, scales, signal);
-          await outputs.add(records, distances, cell.comparedCount, detection);
-        } else {
-          const { records, distances } = await cellDistances(cell, cells, input.maxDistance, cellPoints, signal);
-          await outputs.add(records, distances, cell.comparedCount);
-        }
+        await outputs.append(encoded);
         report(SPLIT + ((CELLS_DONE - SPLIT) * outputs.comparedPoints) / Math.max(1, compared.count));
       }
     } finally {
+      await pool?.close();
       await outputs.close();
     }
     const figures = await distanceFigures(path.join(spillDir, 'kept.bin'), outputs.summary, outputs.comparedPoints);
