@@ -1,5 +1,6 @@
 import { availableParallelism } from 'node:os';
 import { parentPort, type Transferable, Worker } from 'node:worker_threads';
+import { ProcessingError, type ProcessingErrorCode } from './processing-error.js';
 
 /** Threads a processing runs on by default: one per core, at most 4 (memory is a task's bound times this). */
 export const DEFAULT_THREADS = Math.min(4, availableParallelism());
@@ -65,7 +66,9 @@ export class ThreadPool<Request, Result, Note = never> {
       if (!settle) return;
       this.running.delete(reply.id);
       this.idle.push(worker);
-      if ('error' in reply) settle.reject(new Error(reply.error));
+      // A ProcessingError says what is wrong with an input: it stays one across the thread.
+      if ('error' in reply)
+        settle.reject(reply.processing ? new ProcessingError(reply.processing, reply.error) : new Error(reply.error));
       else settle.resolve(reply.result);
       this.dispatch();
     });
@@ -89,7 +92,10 @@ interface TaskMessage<Request> {
   request: Request;
 }
 
-type ThreadReply<Result, Note> = { id: number; result: Result } | { id: number; note: Note } | { id: number; error: string };
+type ThreadReply<Result, Note> =
+  | { id: number; result: Result }
+  | { id: number; note: Note }
+  | { id: number; error: string; processing?: ProcessingErrorCode };
 
 interface Settle<T> {
   resolve: (result: T) => void;
@@ -116,11 +122,14 @@ export function serveThreadTasks<Request, Result, Note = never>(
     const note = (value: Note) => port.postMessage({ id, note: value } satisfies ThreadReply<Result, Note>);
     handle(request, note).then(
       ({ result, transfer }) => port.postMessage({ id, result } satisfies ThreadReply<Result, Note>, transfer),
-      (error: unknown) =>
-        port.postMessage({ id, error: error instanceof Error ? error.message : String(error) } satisfies ThreadReply<
-          Result,
-          Note
-        >),
+      (error: unknown) => {
+        const reply: ThreadReply<Result, Note> = {
+          id,
+          error: error instanceof Error ? error.message : String(error),
+          processing: error instanceof ProcessingError ? error.code : undefined,
+        };
+        port.postMessage(reply);
+      },
     );
   });
 }

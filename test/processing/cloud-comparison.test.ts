@@ -5,9 +5,10 @@ import path from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { comparisonFigures, DistanceSummary } from '../../src/domain/comparisons/comparison-figures.js';
-import { spillCloud, splitIntoCells } from '../../src/processing/comparisons/cloud-cells.js';
+import { splitIntoCells } from '../../src/processing/comparisons/cloud-cells.js';
 import { compareClouds } from '../../src/processing/comparisons/compare-clouds.js';
 import { distanceFigures } from '../../src/processing/comparisons/distance-figures.js';
+import { spillScan, splitSide } from '../../src/processing/comparisons/side-split.js';
 import { openPointCloud } from '../../src/processing/point-clouds/open-point-cloud.js';
 import { loadSpill, RECORD_DOUBLES } from '../../src/processing/tiles/spill-file.js';
 import { type PointSource, type SamplePoint, writeLas } from '../support/point-cloud-samples.js';
@@ -163,10 +164,11 @@ describe('cloud-to-cloud distances', () => {
     const cellDir = path.join(dir, 'cells');
     await mkdir(cellDir);
     const cells = await splitIntoCells(
-      await spillCloud(await openPointCloud(reference), path.join(cellDir, 'r.bin'), () => {}),
-      await spillCloud(await openPointCloud(compared), path.join(cellDir, 'c.bin'), () => {}),
+      await spillScan(reference, path.join(cellDir, 'r.bin'), () => {}),
+      await spillScan(compared, path.join(cellDir, 'c.bin'), () => {}),
       cellPoints,
       cellDir,
+      splitSide,
     );
     expect(cells.length).toBeGreaterThan(50);
     const cellOfReference = new Map<string, number>();

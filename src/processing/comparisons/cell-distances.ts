@@ -47,22 +47,34 @@ export async function cellDistances(
   const chunk = new PointRecords(Math.min(READ_POINTS, Math.max(1, ...others.map(({ other }) => other.referenceCount))));
   for (const { other } of others) {
     signal?.throwIfAborted();
-    // The points that other cell could still bring nearer, the box around them and their reach.
+    // The points that other cell could still bring nearer, the box around them and their reach
+    // (scalars, not Bounds: these loops run over every point for every neighbour).
     let needed = 0;
     let reach = 0;
-    const around: Bounds = { min: [Infinity, Infinity, Infinity], max: [-Infinity, -Infinity, -Infinity] };
+    const [x0, y0, z0] = other.referenceBounds.min;
+    const [x1, y1, z1] = other.referenceBounds.max;
+    let ax0 = Infinity;
+    let ay0 = Infinity;
+    let az0 = Infinity;
+    let ax1 = -Infinity;
+    let ay1 = -Infinity;
+    let az1 = -Infinity;
     for (let k = 0; k < count; k += 1) {
       const i = order[k]!;
       const limit = Math.min(best[i]!, maxDistance);
       const at = i * RECORD_DOUBLES;
-      if (pointGap(other.referenceBounds, p[at]!, p[at + 1]!, p[at + 2]!) > limit * limit) continue;
+      const x = p[at]!;
+      const y = p[at + 1]!;
+      const z = p[at + 2]!;
+      if (pointGap(x, y, z, x0, y0, z0, x1, y1, z1) > limit * limit) continue;
       needing[needed++] = i;
       if (limit > reach) reach = limit;
-      for (let axis = 0; axis < 3; axis += 1) {
-        const value = p[at + axis]!;
-        if (value < around.min[axis]!) around.min[axis] = value;
-        if (value > around.max[axis]!) around.max[axis] = value;
-      }
+      if (x < ax0) ax0 = x;
+      if (x > ax1) ax1 = x;
+      if (y < ay0) ay0 = y;
+      if (y > ay1) ay1 = y;
+      if (z < az0) az0 = z;
+      if (z > az1) az1 = z;
     }
     if (needed === 0) continue;
     // A hair of slack: a reference point kept needlessly costs nothing, one missed would.
@@ -78,11 +90,12 @@ export async function cellDistances(
       }
       held = 0;
     };
-    for await (const read of readChunks(other.reference!, chunk)) {
+    // Only its points near its faces can be nearer to a point outside it (cloud-cells.ts).
+    for await (const read of readChunks(other.referenceBorder ?? other.reference!, chunk)) {
       const q = chunk.doubles;
       for (let j = 0; j < read; j += 1) {
         const at = j * RECORD_DOUBLES;
-        if (pointGap(around, q[at]!, q[at + 1]!, q[at + 2]!) > reachSquared) continue;
+        if (pointGap(q[at]!, q[at + 1]!, q[at + 2]!, ax0, ay0, az0, ax1, ay1, az1) > reachSquared) continue;
         margin[held * 3] = q[at]!;
         margin[held * 3 + 1] = q[at + 1]!;
         margin[held * 3 + 2] = q[at + 2]!;
@@ -135,11 +148,21 @@ export function boundsOf(records: PointRecords, count: number): Bounds {
   return bounds;
 }
 
-/** The squared distance from a point to a box (0 inside); never more than to any point in the box. */
-export function pointGap(box: Bounds, x: number, y: number, z: number): number {
-  const dx = Math.max(box.min[0] - x, 0, x - box.max[0]);
-  const dy = Math.max(box.min[1] - y, 0, y - box.max[1]);
-  const dz = Math.max(box.min[2] - z, 0, z - box.max[2]);
+/** The squared distance from a point to a box (0 inside), the box as scalars; never more than to any point in the box. */
+function pointGap(
+  x: number,
+  y: number,
+  z: number,
+  x0: number,
+  y0: number,
+  z0: number,
+  x1: number,
+  y1: number,
+  z1: number,
+): number {
+  const dx = x < x0 ? x0 - x : x > x1 ? x - x1 : 0;
+  const dy = y < y0 ? y0 - y : y > y1 ? y - y1 : 0;
+  const dz = z < z0 ? z0 - z : z > z1 ? z - z1 : 0;
   return dx * dx + dy * dy + dz * dz;
 }
 

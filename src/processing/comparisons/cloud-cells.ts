@@ -1,7 +1,7 @@
 import { rm } from 'node:fs/promises';
 import path from 'node:path';
-import { BATCH_POINTS, type Bounds, emptyBounds, type PointCloudReader } from '../point-clouds/point-cloud.js';
-import { COLOR_WORD, PointRecords, RECORD_DOUBLES, RECORD_WORDS, readSpill, SpillWriter } from '../tiles/spill-file.js';
+import { type Bounds, emptyBounds } from '../point-clouds/point-cloud.js';
+import { AXIS_SPLIT, childBox, type SideChild, type SpilledScan, type SplitPlan } from './side-split.js';
 
 /**
  * The two scans of a comparison parked on disk in cells (docs/comparisons-c2c.md): each cell a
@@ -19,69 +19,46 @@ export interface CloudCell {
   comparedCount: number;
   /** The bounds of the cell's compared points (empty when it has none). */
   comparedBounds: Bounds;
+  /** The box the cell covers: its points of both scans are in it (to rounding). */
+  box: Bounds;
+  /**
+   * The cell's reference points within the border distance of its box's faces (splitIntoCells's
+   * `border`), all a point outside the box can have nearer than that; undefined without one.
+   */
+  referenceBorder?: string;
 }
 
-/** Set in the top byte of a compared record's color word: the point has a color. */
-export const HAS_COLOR = 1 << 24;
+/** Splits one scan's points of a part into the plan's children: on a comparison thread, or here. */
+export type SideSplitter = (file: string, side: 'reference' | 'compared', plan: SplitPlan) => Promise<SideChild[]>;
 
 /** A cell that holds more points than allowed but is split no further: a pile of identical points. */
-const MAX_DEPTH = 12;
-/** Cells per axis a split makes at most: few passes over the points, few files open at once. */
-const SPLIT = 4;
+const MAX_DEPTH = 24;
+/** Cells a split makes at most: few files open at once. */
+const MOST_CHILDREN = 64;
+/**
+ * A split makes as many cells as would hold its points at this share of the bound: big cells,
+ * as each reads its neighbours' points near its border, yet most need no further split.
+ */
+const FILL = 0.75;
 
-/** Decodes a scan once into one spill file; its count and bounds. */
-export async function spillCloud(
-  reader: PointCloudReader,
-  spillPath: string,
-  onCount: (count: number) => void,
-  signal?: AbortSignal,
-): Promise<{ path: string; count: number; bounds: Bounds }> {
-  const writer = await SpillWriter.create(spillPath);
-  const bounds = emptyBounds();
-  let records = new PointRecords(BATCH_POINTS);
-  try {
-    for await (const batch of reader.batches()) {
-      signal?.throwIfAborted();
-      if (batch.count > records.capacity) records = new PointRecords(batch.count);
-      records.setBatch(batch);
-      for (let i = 0; i < batch.count; i += 1) {
-        const word = i * RECORD_WORDS + COLOR_WORD;
-        // The class code is not needed here; the byte says whether the color is the file's.
-        records.words[word] = batch.colors ? ((records.words[word]! & 0xffffff) | HAS_COLOR) >>> 0 : 0;
-        extend(bounds, records, i);
-        if (writer.add(records, i)) await writer.flush();
-      }
-      onCount(writer.count);
-    }
-  } finally {
-    await writer.close();
-  }
-  return { path: spillPath, count: writer.count, bounds };
-}
-
-interface Part {
-  box: Bounds;
-  reference: string | undefined;
-  referenceCount: number;
-  referenceBounds: Bounds;
-  compared: string | undefined;
-  comparedCount: number;
-  comparedBounds: Bounds;
-  depth: number;
-}
+type Part = CloudCell & { depth: number };
 
 /**
  * Splits the two spilled scans into cells of at most `cellPoints` points (both scans counted):
- * a box holding more is cut into up to SPLIT cells along each axis long enough to matter, its
- * points streamed into them, until every cell is small enough. Empty cells are dropped; the
- * input spill files are removed once split.
+ * a box holding more is cut into as many cells as its points need (divisionsOf), the points of
+ * each scan streamed into them by `splitSide` (the two scans side by side), until every cell is
+ * small enough. Empty cells are dropped; the input spill files are removed once split. With
+ * `border` (C2C's maxDistance), each cell made by a split also gets the file of its reference
+ * points near its faces (CloudCell.referenceBorder), so that its neighbours read those instead
+ * of all its points (docs/comparisons-c2c.md).
  */
 export async function splitIntoCells(
-  reference: { path: string; count: number; bounds: Bounds },
-  compared: { path: string; count: number; bounds: Bounds },
+  reference: SpilledScan,
+  compared: SpilledScan,
   cellPoints: number,
   dir: string,
-  signal?: AbortSignal,
+  splitSide: SideSplitter,
+  options: { border?: number; signal?: AbortSignal } = {},
 ): Promise<CloudCell[]> {
   const box = emptyBounds();
   for (const bounds of [reference.bounds, compared.bounds]) {
@@ -105,95 +82,79 @@ export async function splitIntoCells(
   ];
   let made = 0;
   for (let part = pending.pop(); part; part = pending.pop()) {
-    signal?.throwIfAborted();
+    options.signal?.throwIfAborted();
     const extent = Math.max(...[0, 1, 2].map((axis) => part.box.max[axis]! - part.box.min[axis]!));
     if (part.referenceCount + part.comparedCount <= cellPoints || part.depth >= MAX_DEPTH || !(extent > 0)) {
-      cells.push(part);
+      const { depth, ...cell } = part;
+      cells.push(cell);
       continue;
     }
-    const children = await splitPart(part, extent, () => path.join(dir, `cell-${made++}.bin`), signal);
-    for (const file of [part.reference, part.compared]) if (file) await rm(file, { force: true });
-    pending.push(...children);
+    const plan: SplitPlan = {
+      box: part.box,
+      divisions: divisionsOf(part, cellPoints),
+      prefix: path.join(dir, `part-${made++}`),
+      border: options.border,
+    };
+    const [references, compareds] = await Promise.all([
+      part.reference ? splitSide(part.reference, 'reference', plan) : [],
+      part.compared ? splitSide(part.compared, 'compared', plan) : [],
+    ]);
+    for (const file of [part.reference, part.compared, part.referenceBorder]) if (file) await rm(file, { force: true });
+    pending.push(...childrenOf(plan, part.depth + 1, references, compareds));
   }
   return cells;
 }
 
-async function splitPart(part: Part, extent: number, nextPath: () => string, signal?: AbortSignal): Promise<Part[]> {
-  // Axes much shorter than the longest are not cut, so that a flat scan's cells stay near square.
-  const divisions = [0, 1, 2].map((axis) =>
-    Math.max(1, Math.min(SPLIT, Math.round((SPLIT * (part.box.max[axis]! - part.box.min[axis]!)) / extent))),
-  );
-  const width = [0, 1, 2].map((axis) => (part.box.max[axis]! - part.box.min[axis]!) / divisions[axis]!);
-  const children = new Map<number, Part & { referenceWriter?: SpillWriter; comparedWriter?: SpillWriter }>();
-  const indexOf = (records: PointRecords, i: number): number => {
-    let index = 0;
-    for (let axis = 0; axis < 3; axis += 1) {
-      const n = divisions[axis]!;
-      const at = Math.floor((records.doubles[i * RECORD_DOUBLES + axis]! - part.box.min[axis]!) / width[axis]!);
-      index = index * SPLIT + Math.max(0, Math.min(n - 1, Number.isFinite(at) ? at : 0));
-    }
-    return index;
-  };
+/** The children of a split from what each scan's pass made of them. */
+function childrenOf(plan: SplitPlan, depth: number, references: SideChild[], compareds: SideChild[]): Part[] {
+  const children = new Map<number, Part>();
   const childOf = (index: number) => {
     let child = children.get(index);
     if (!child) {
-      const box = emptyBounds();
-      for (let axis = 2, rest = index; axis >= 0; axis -= 1, rest = Math.floor(rest / SPLIT)) {
-        const cell = rest % SPLIT;
-        box.min[axis] = part.box.min[axis]! + cell * width[axis]!;
-        box.max[axis] = cell === divisions[axis]! - 1 ? part.box.max[axis]! : part.box.min[axis]! + (cell + 1) * width[axis]!;
-      }
       child = {
-        box,
+        box: childBox(plan, index),
         reference: undefined,
         referenceCount: 0,
         referenceBounds: emptyBounds(),
         compared: undefined,
         comparedCount: 0,
         comparedBounds: emptyBounds(),
-        depth: part.depth + 1,
+        depth,
       };
       children.set(index, child);
     }
     return child;
   };
-  try {
-    for (const side of ['reference', 'compared'] as const) {
-      const file = part[side];
-      if (!file) continue;
-      for await (const { records, count } of readSpill([file])) {
-        signal?.throwIfAborted();
-        for (let i = 0; i < count; i += 1) {
-          const child = childOf(indexOf(records, i));
-          let writer = side === 'reference' ? child.referenceWriter : child.comparedWriter;
-          if (!writer) {
-            writer = await SpillWriter.create(nextPath());
-            if (side === 'reference') child.referenceWriter = writer;
-            else child.comparedWriter = writer;
-            child[side] = writer.path;
-          }
-          extend(side === 'reference' ? child.referenceBounds : child.comparedBounds, records, i);
-          if (writer.add(records, i)) await writer.flush();
-        }
-      }
-    }
-  } finally {
-    for (const child of children.values()) {
-      await child.referenceWriter?.close();
-      await child.comparedWriter?.close();
-    }
-  }
-  return [...children.values()].map(({ referenceWriter, comparedWriter, ...child }) => ({
-    ...child,
-    referenceCount: referenceWriter?.count ?? 0,
-    comparedCount: comparedWriter?.count ?? 0,
-  }));
+  for (const { index, path, count, bounds, borderPath } of references)
+    Object.assign(childOf(index), {
+      reference: path,
+      referenceCount: count,
+      referenceBounds: bounds,
+      referenceBorder: borderPath,
+    });
+  for (const { index, path, count, bounds } of compareds)
+    Object.assign(childOf(index), { compared: path, comparedCount: count, comparedBounds: bounds });
+  return [...children.values()];
 }
 
-function extend(bounds: Bounds, records: PointRecords, i: number): void {
-  for (let axis = 0; axis < 3; axis += 1) {
-    const value = records.doubles[i * RECORD_DOUBLES + axis]!;
-    if (value < bounds.min[axis]!) bounds.min[axis] = value;
-    if (value > bounds.max[axis]!) bounds.max[axis] = value;
+/**
+ * How many cells along each axis a split cuts a part into: enough for its points at FILL of the
+ * bound, each cut on the axis whose pieces are then longest, so that a flat scan's cells stay
+ * near square; two at least.
+ */
+function divisionsOf(part: Part, cellPoints: number): number[] {
+  const wanted = Math.min(MOST_CHILDREN, Math.ceil((part.referenceCount + part.comparedCount) / (cellPoints * FILL)));
+  const span = [0, 1, 2].map((axis) => part.box.max[axis]! - part.box.min[axis]!);
+  const divisions = [1, 1, 1];
+  for (let made = 1; made < Math.max(2, wanted); ) {
+    let axis = -1;
+    for (let a = 0; a < 3; a += 1) {
+      if (divisions[a]! >= AXIS_SPLIT || !(span[a]! > 0)) continue;
+      if (axis < 0 || span[a]! / divisions[a]! > span[axis]! / divisions[axis]!) axis = a;
+    }
+    if (axis < 0 || (made / divisions[axis]!) * (divisions[axis]! + 1) > MOST_CHILDREN) break;
+    made = (made / divisions[axis]!) * (divisions[axis]! + 1);
+    divisions[axis]! += 1;
   }
+  return divisions;
 }

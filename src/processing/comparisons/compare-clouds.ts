@@ -2,10 +2,11 @@ import { mkdir, rm } from 'node:fs/promises';
 import path from 'node:path';
 import type { ComparisonHistogram, ComparisonStats } from '../../domain/comparisons/comparison-figures.js';
 import { openPointCloud } from '../point-clouds/open-point-cloud.js';
-import { DEFAULT_THREADS, ThreadPool, threadEntry } from '../thread-pool.js';
+import { DEFAULT_THREADS } from '../thread-pool.js';
 import { comparisonScales } from './cell-m3c2.js';
-import { type CellTask, runCellTask } from './cell-task.js';
-import { spillCloud, splitIntoCells } from './cloud-cells.js';
+import { splitIntoCells } from './cloud-cells.js';
+import type { CellTask, DecodedNote } from './comparison-task.js';
+import { ComparisonWorkers } from './comparison-workers.js';
 import { distanceFigures } from './distance-figures.js';
 import { DistanceOutputs, type EncodedDistances } from './distance-outputs.js';
 
@@ -80,46 +81,49 @@ export async function compareClouds(
   await mkdir(spillDir, { recursive: true });
   try {
     report(0);
-    const referenceReader = await openPointCloud(input.reference);
-    const comparedReader = await openPointCloud(input.compared);
-    const declared = (referenceReader.header.pointCount ?? 0) + (comparedReader.header.pointCount ?? 0);
-    const decoded = (count: number) => declared && report((DECODED * count) / declared);
-    const reference = await spillCloud(referenceReader, path.join(spillDir, 'reference.bin'), decoded, signal);
-    const compared = await spillCloud(
-      comparedReader,
-      path.join(spillDir, 'compared.bin'),
-      (count) => decoded(reference.count + count),
-      signal,
+    // Opened here first: a header that is wrong fails the comparison as a ProcessingError at once.
+    const declared = await Promise.all(
+      [input.reference, input.compared].map(async (file) => (await openPointCloud(file)).header.pointCount ?? 0),
     );
-    const cells = await splitIntoCells(reference, compared, cellPoints, spillDir, signal);
-    report(SPLIT);
-    const outputs = await DistanceOutputs.create(
-      path.join(outputDir, 'distances.csv'),
-      path.join(outputDir, 'compared-distances.ply'),
-      path.join(spillDir, 'kept.bin'),
-      input.tolerance,
-      input.method === 'm3c2',
-    );
-    const threads = options.threads ?? DEFAULT_THREADS;
-    const pool =
-      threads > 0
-        ? new ThreadPool<CellTask, EncodedDistances>(threadEntry(import.meta.url, './comparison-thread'), threads, 'comparison')
-        : undefined;
+    const decodedSoFar = { reference: 0, compared: 0 };
+    const onDecoded = ({ side, count }: DecodedNote) => {
+      decodedSoFar[side] = count;
+      const total = declared[0]! + declared[1]!;
+      if (total > 0) report((DECODED * (decodedSoFar.reference + decodedSoFar.compared)) / total);
+    };
+    const workers = new ComparisonWorkers(options.threads ?? DEFAULT_THREADS, onDecoded, signal);
+    let outputs: DistanceOutputs | undefined;
     try {
+      // The two scans are decoded side by side, then split side by side.
+      const [reference, compared] = await Promise.all([
+        workers.spill(input.reference, path.join(spillDir, 'reference.bin'), 'reference'),
+        workers.spill(input.compared, path.join(spillDir, 'compared.bin'), 'compared'),
+      ]);
+      signal?.throwIfAborted();
+      const border = input.method === 'c2c' ? input.maxDistance : undefined;
+      const cells = await splitIntoCells(reference, compared, cellPoints, spillDir, workers.splitSide, { border, signal });
+      report(SPLIT);
+      outputs = await DistanceOutputs.create(
+        path.join(outputDir, 'distances.csv'),
+        path.join(outputDir, 'compared-distances.ply'),
+        path.join(spillDir, 'kept.bin'),
+        input.tolerance,
+        input.method === 'm3c2',
+      );
       const scales = input.method === 'm3c2' ? await comparisonScales(cells, input.maxDistance) : undefined;
       const taskOf = (cell: number): CellTask =>
         scales
           ? { cell, cells, method: 'm3c2', scales }
           : { cell, cells, method: 'c2c', maxDistance: input.maxDistance, marginPoints: cellPoints };
       const start = (cell: number) => {
-        const running = pool ? pool.run(taskOf(cell)) : runCellTask(taskOf(cell), signal);
+        const running = workers.measure(taskOf(cell));
         // Awaited in turn below; a failure meanwhile must not count as unhandled.
         running.catch(() => undefined);
         return running;
       };
       // Cells run ahead on the threads, their outputs appended in cell order (one waiting at most).
       const todo = cells.flatMap((cell, index) => (cell.comparedCount > 0 ? [index] : []));
-      const ahead = pool ? threads + 1 : 1;
+      const ahead = workers.threads > 0 ? workers.threads + 1 : 1;
       const running: Promise<EncodedDistances>[] = [];
       for (let next = 0; next < todo.length || running.length > 0; ) {
         while (next < todo.length && running.length < ahead) running.push(start(todo[next++]!));
@@ -129,10 +133,11 @@ export async function compareClouds(
         report(SPLIT + ((CELLS_DONE - SPLIT) * outputs.comparedPoints) / Math.max(1, compared.count));
       }
     } finally {
-      await pool?.close();
-      await outputs.close();
+      await workers.close();
+      await outputs?.close();
     }
-    const figures = await distanceFigures(path.join(spillDir, 'kept.bin'), outputs.summary, outputs.comparedPoints);
+    const { summary, comparedPoints } = outputs;
+    const figures = await distanceFigures(path.join(spillDir, 'kept.bin'), summary, comparedPoints);
     report(1);
     return { ...figures, csvPath: 'distances.csv', plyPath: 'compared-distances.ply' };
   } finally {

@@ -1,9 +1,5 @@
 import { serveThreadTasks } from '../thread-pool.js';
-import { type CellTask, runCellTask } from './cell-task.js';
-import { type EncodedDistances, encodedBuffers } from './distance-outputs.js';
+import { type ComparisonResult, type ComparisonTask, type DecodedNote, runComparisonTask } from './comparison-task.js';
 
-/** A comparison thread: measures one cell per task and moves its encoded outputs back (compare-clouds.ts). */
-serveThreadTasks<CellTask, EncodedDistances>(async (task) => {
-  const encoded = await runCellTask(task);
-  return { result: encoded, transfer: encodedBuffers(encoded) };
-});
+/** A comparison thread: runs one piece of a comparison per task (comparison-task.ts). */
+serveThreadTasks<ComparisonTask, ComparisonResult, DecodedNote>((task, note) => runComparisonTask(task, note));

@@ -1,7 +1,7 @@
 import { type FileHandle, open } from 'node:fs/promises';
 import { DistanceSummary } from '../../domain/comparisons/comparison-figures.js';
 import { COLOR_WORD, type PointRecords, RECORD_DOUBLES, RECORD_WORDS } from '../tiles/spill-file.js';
-import { HAS_COLOR } from './cloud-cells.js';
+import { HAS_COLOR } from './side-split.js';
 
 /** Points formatted per CSV piece. */
 const CHUNK = 16_384;
