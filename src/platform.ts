@@ -3,6 +3,7 @@ import { openBlobStore } from './adapters/blobs/open-blob-store.js';
 import { type InTransaction, openStores, type Store, type Stores, transactionsOf } from './adapters/db/database.js';
 import { AuditRepository } from './adapters/db/repositories/audit-repository.js';
 import { BundleRepository } from './adapters/db/repositories/bundle-repository.js';
+import { ComparisonRepository } from './adapters/db/repositories/comparison-repository.js';
 import { DirectoryRepository } from './adapters/db/repositories/directory-repository.js';
 import { EmbedSessionRepository } from './adapters/db/repositories/embed-session-repository.js';
 import { GroupRepository } from './adapters/db/repositories/group-repository.js';
@@ -63,6 +64,8 @@ export interface RegionContext {
   bundles: BundleRepository;
   /** The asset library's models: their bytes count against the quota; the preview worker writes them. */
   libraryModels: LibraryModelRepository;
+  /** Comparisons of scans: their outputs' bytes count against the quota too. */
+  comparisons: ComparisonRepository;
   /** The trail of changes to people and permissions. */
   audit: AuditRepository;
   /** Webhook endpoints, events and deliveries. */
@@ -191,6 +194,7 @@ export async function openPlatform(config: Config, clock: Clock = systemClock, o
       uploads: new UploadRepository(store.db, store.dialect),
       bundles: new BundleRepository(store.db),
       libraryModels: new LibraryModelRepository(store.db, store.dialect),
+      comparisons: new ComparisonRepository(store.db),
       audit: new AuditRepository(store.db),
       webhooks,
       outbox: new WebhookOutbox(region, webhooks, clock),

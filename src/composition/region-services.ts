@@ -1,5 +1,4 @@
 import { BusinessObjectRepository } from '../adapters/db/repositories/business-object-repository.js';
-import { ComparisonRepository } from '../adapters/db/repositories/comparison-repository.js';
 import { LibraryTagRepository } from '../adapters/db/repositories/library-tag-repository.js';
 import { MetadataTypeRepository } from '../adapters/db/repositories/metadata-type-repository.js';
 import { PlanningRepository } from '../adapters/db/repositories/planning-repository.js';
@@ -110,7 +109,7 @@ export function regionLifecycles(platform: Platform, context: RegionContext): Re
       region,
       clock,
       jobs,
-      comparisons: new ComparisonRepository(context.store.db),
+      comparisons: context.comparisons,
       bundles,
       tree,
       uploads,
@@ -221,7 +220,7 @@ export function regionServices(platform: Platform, region: Region): RegionServic
   const { clock, blobs, jobs } = platform;
   const apiUrl = platform.config.regionUrls[region];
   const lifecycles = regionLifecycles(platform, context);
-  const comparisonRows = new ComparisonRepository(context.store.db);
+  const comparisonRows = context.comparisons;
   const uploads = new UploadService({
     clock,
     blobs,

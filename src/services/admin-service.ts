@@ -1,6 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import type { InTransaction } from '../adapters/db/database.js';
+import type { ComparisonRepository } from '../adapters/db/repositories/comparison-repository.js';
 import type { DirectoryRepository } from '../adapters/db/repositories/directory-repository.js';
+import type { LibraryModelRepository } from '../adapters/db/repositories/library-model-repository.js';
 import type { NodeRepository } from '../adapters/db/repositories/node-repository.js';
 import { newNodeRow } from '../adapters/db/repositories/node-rows.js';
 import type { NodeTreeRepository } from '../adapters/db/repositories/node-tree-repository.js';
@@ -34,6 +36,8 @@ export interface AdminRegion {
   /** The storage sums, from one snapshot. */
   tree: Pick<NodeTreeRepository, 'readTransaction' | 'activeBytes' | 'trashedBytesOfOrganization'>;
   uploads: Pick<UploadRepository, 'reservedBytes'>;
+  libraryModels: Pick<LibraryModelRepository, 'bytesInUse'>;
+  comparisons: Pick<ComparisonRepository, 'bytesInUse'>;
 }
 
 export interface AdminServiceOptions {
@@ -162,24 +166,32 @@ export class AdminService {
 
   /**
    * What the organization stores, in bytes: its active nodes, its trash (counted again on
-   * restore), the reservations of uploads in progress, and the quota they are held to.
+   * restore), the reservations of uploads in progress, its library models and its comparisons'
+   * outputs, and the quota they are held to (usedBytes: what the quota counts).
    */
   async storageUse(orgId: string) {
     const org = await this.requireOrganization(orgId);
     const { tree, uploads } = this.region(org.region as Region);
     const now = this.now();
     // The sums the quota checks make (UploadService.usedBytes), from one snapshot.
-    const { activeBytes, trashedBytes, reservedBytes } = await tree.readTransaction(async (tx) => ({
-      activeBytes: await tree.activeBytes(tx, orgId),
-      trashedBytes: await tree.trashedBytesOfOrganization(tx, orgId),
-      reservedBytes: await uploads.reservedBytes(tx, orgId, now),
-    }));
+    const { libraryModels, comparisons } = this.region(org.region as Region);
+    const { activeBytes, trashedBytes, reservedBytes, libraryBytes, comparisonBytes } = await tree.readTransaction(
+      async (tx) => ({
+        activeBytes: await tree.activeBytes(tx, orgId),
+        trashedBytes: await tree.trashedBytesOfOrganization(tx, orgId),
+        reservedBytes: await uploads.reservedBytes(tx, orgId, now),
+        libraryBytes: await libraryModels.bytesInUse(tx, orgId, now),
+        comparisonBytes: await comparisons.bytesInUse(tx, orgId),
+      }),
+    );
     return {
       id: orgId,
       activeBytes,
       trashedBytes,
       reservedBytes,
-      usedBytes: activeBytes + reservedBytes,
+      libraryBytes,
+      comparisonBytes,
+      usedBytes: activeBytes + reservedBytes + libraryBytes + comparisonBytes,
       storageQuota: org.storage_quota,
       processingSlots: org.processing_slots,
     };

@@ -588,6 +588,11 @@ describe('comparisons of two processed point clouds, through HTTP', () => {
       expect(stored).toBeGreaterThan(0);
       const after = await storageUse();
       expect(after).toMatchObject({ usedBytes: before.usedBytes + stored, quotaBytes: before.usedBytes + 1 });
+      // The operator's view counts them as the quota does, and says which part they are.
+      expect(await rdpAdmin(t, 'org', 'storage', '--org', org.orgId)).toMatchObject({
+        comparisonBytes: stored,
+        usedBytes: after.usedBytes,
+      });
       // Over the quota: the next upload is refused, storing nothing.
       const bundle = await org.admin.post(`/v1/nodes/${folderId}/bundle`, { name: 'Over the quota' });
       await expectRefused(
