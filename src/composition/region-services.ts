@@ -247,7 +247,7 @@ export function regionServices(platform: Platform, region: Region): RegionServic
   const libraryModels = context.libraryModels;
   const twinRows = new TwinRepository(context.store.db, context.store.dialect);
   const twins = new TwinService({ clock, twins: twinRows, libraryModels, nodes, audit: context.audit, outbox: context.outbox });
-  const twinObjects = twinObjectServices({ clock, twins: twinRows, drafts: twins });
+  const twinObjects = twinObjectServices({ clock, twins: twinRows, drafts: twins, metadataTypes });
   const objectMetadata = new ObjectMetadataService({
     objects: twinObjects,
     twins,

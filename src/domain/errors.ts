@@ -123,6 +123,7 @@ export const ERRORS = {
   // comparisons (docs/comparisons.md)
   ComparisonNotReady: { status: 409, message: 'The comparison is not ready: it is queued, running or failed' },
   DuplicateMetadataTypeName: { status: 409, message: 'A metadata type with this name exists in the organization' },
+  MetadataTypeInUse: { status: 409, message: 'Objects of a twin, an open draft or a planning layout use the metadata type' },
   // asset library (docs/design/asset-library.md)
   DuplicateTagName: { status: 409, message: 'A tag with this name exists in the organization' },
   LibraryModelNotReady: {

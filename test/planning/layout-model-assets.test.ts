@@ -187,7 +187,13 @@ describe('model assets in a planning layout: /v1/twin/{layoutId}/model-assets', 
     const path = `/v1/twin/${layoutId}/model-assets/${placed.id}`;
     await refused(() => org.admin.patch(path, {}), 400, 'ValidationError');
     await refused(() => org.admin.patch(path, { libraryModelId: modelId }), 400, 'ValidationError');
-    await refused(() => org.admin.patch(path, { metadata: { Any: { Thing: 1 } } }), 400, 'ValidationError', /metadata type/);
+    // Without a type the metadata is free: only its shapes are refused.
+    await refused(
+      () => org.admin.patch(path, { metadata: { Any: { Thing: { a: 1 } } } }),
+      400,
+      'ValidationError',
+      /body\.metadata\.Any\.Thing/,
+    );
   });
 
   it("access is the project node's: a Viewer reads (403 on writes), an outsider gets 403, another organization 404", async () => {
@@ -220,6 +226,49 @@ describe('model assets in a planning layout: /v1/twin/{layoutId}/model-assets', 
     });
     expect((await org.admin.delete(`/v1/twin/${layoutId}/model-assets/${placed.id}`)).status).toBe(204);
     expect((await writer.delete(`/v1/asset-library/models/${model.id}`)).status).toBe(204);
+  });
+
+  it('takes free metadata; a type given later keeps what fits (or drops the rest); a type a layout uses cannot be deleted (409 MetadataTypeInUse)', async () => {
+    const placed = await place(layoutId, { name: 'Free' });
+    const path = `/v1/twin/${layoutId}/model-assets/${placed.id}`;
+    const free = { Lifting: { Capacity: 12, Vendor: 'ACME' } };
+    const freed = await org.admin.patch(path, { metadata: free });
+    expect(freed.status, JSON.stringify(freed.body)).toBe(200);
+    expect((await org.admin.get(`${path}?includeMetadata=true`)).body.metadata).toEqual(free);
+    await refused(
+      () => org.admin.patch(path, { metadata: { Lifting: { Hooks: [1, 2] } } }),
+      400,
+      'ValidationError',
+      /body\.metadata\.Lifting\.Hooks/,
+    );
+    const created = await org.admin.post('/v1/metadata-types', {
+      name: `Crane ${randomUUID()}`,
+      appliesTo: ['modelAsset'],
+      properties: [{ section: 'Lifting', name: 'Capacity', type: 'number', unit: 't', required: true }],
+    });
+    expect(created.status, JSON.stringify(created.body)).toBe(201);
+    const typeId = created.body.id as string;
+    await refused(
+      () => org.admin.patch(path, { metadataTypeId: typeId }),
+      400,
+      'ValidationError',
+      /body\.metadataTypeId: 1 of the object's metadata properties do not fit .*sections\.Lifting\.Vendor: is not a property/,
+    );
+    const typed = await org.admin.patch(path, { metadataTypeId: typeId, dropUnfitting: true });
+    expect(typed.status, JSON.stringify(typed.body)).toBe(200);
+    expect((await org.admin.get(`${path}?includeMetadata=true`)).body).toMatchObject({
+      metadataTypeId: typeId,
+      metadata: { Lifting: { Capacity: 12 } },
+    });
+    expect((await auditOf(t, org, placed.id)).at(-1)).toMatchObject({
+      details: { layoutId, metadataDropped: ['sections.Lifting.Vendor'] },
+    });
+
+    const types = async () => (await org.admin.get(`/v1/metadata-types/${typeId}`)).status;
+    await refused(() => org.admin.delete(`/v1/metadata-types/${typeId}`), 409, 'MetadataTypeInUse', /used by 1 object /);
+    expect(await types()).toBe(200);
+    expect((await org.admin.delete(path)).status).toBe(204);
+    expect((await org.admin.delete(`/v1/metadata-types/${typeId}`)).status).toBe(204);
   });
 
   it('a layout of a trashed project is 404 on every model-asset route', async () => {

@@ -3,6 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { type ApiClient, createNode, createOrg, type OrgFixture } from '../support/fixtures.js';
 import { type TestPlatform, withPlatformAndOrg } from '../support/platform.js';
 import { refuser } from '../support/refusals.js';
+import { createSite, openDraft, twinSnapshot } from '../support/twins.js';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 
@@ -299,6 +300,83 @@ describe('metadata types: /v1/metadata-types', () => {
       );
       await refused(() => caller.delete(`/v1/metadata-types/${type.id}`), 403, 'Forbidden', 'Forbidden resource');
     }
+  });
+
+  describe('a type that objects use', () => {
+    const volume = {
+      boxes: [{ center: { x: 0, y: 0, z: 0 }, size: { x: 1, y: 1, z: 1 }, rotation: { x: 0, y: 0, z: 0, w: 1 } }],
+    };
+    /** The type's rows and the twins': a refused deletion changes neither. */
+    const inUse = refuser(async () => ({ types: await typeSnapshot(t, org), twins: await twinSnapshot(t, org) }));
+
+    async function asset(ctx: string, metadataTypeId: string | null) {
+      const response = await org.admin.post(`/v1/twin/${ctx}/assets`, { name: 'Tank', volume, metadataTypeId });
+      expect(response.status, JSON.stringify(response.body)).toBe(201);
+      return response.body.id as string;
+    }
+
+    it('cannot be deleted while live objects or open drafts use it: 409 MetadataTypeInUse naming how many, nothing deleted', async () => {
+      const type = await create();
+      const site = await createSite(org);
+      const live = await asset(site, type.id);
+      const path = `/v1/metadata-types/${type.id}`;
+      await inUse(
+        () => org.admin.delete(path),
+        409,
+        'MetadataTypeInUse',
+        /used by 1 object in twins, open drafts or planning layouts/,
+      );
+
+      // A draft that adds an object with the type, and one that gives it to a live object without one.
+      const draft = await openDraft(org, site);
+      await asset(draft.id, type.id);
+      const untyped = await asset(site, null);
+      const given = await org.admin.patch(`/v1/twin/${draft.id}/assets/${untyped}`, { metadataTypeId: type.id });
+      expect(given.status, JSON.stringify(given.body)).toBe(200);
+      // The live typed object's metadata changed through the draft is still one object.
+      const metadata = await org.admin.patch(`/v1/twin/${draft.id}/object/${live}/metadata`, {
+        sections: { Dimensions: { Height: 1 } },
+      });
+      expect(metadata.status, JSON.stringify(metadata.body)).toBe(200);
+      await inUse(() => org.admin.delete(path), 409, 'MetadataTypeInUse', /used by 3 objects/);
+
+      // A discarded draft's changes are never written: they use nothing.
+      expect((await org.admin.post(`/v1/twin/${draft.id}/discard`, {})).status).toBe(200);
+      await inUse(() => org.admin.delete(path), 409, 'MetadataTypeInUse', /used by 1 object /);
+      const cleared = await org.admin.patch(`/v1/twin/${site}/assets/${live}`, { metadataTypeId: null });
+      expect(cleared.status, JSON.stringify(cleared.body)).toBe(200);
+      expect((await org.admin.delete(path)).status).toBe(204);
+    });
+
+    it('takes turns with assignments: a deletion and an assignment at once never leave an object with a deleted type', async () => {
+      const site = await createSite(org);
+      const objects = await Promise.all(Array.from({ length: 4 }, () => asset(site, null)));
+      for (let round = 0; round < 4; round += 1) {
+        const type = await create();
+        const [deleted, ...assigned] = await Promise.all([
+          org.admin.delete(`/v1/metadata-types/${type.id}`),
+          ...objects.map((id) => org.admin.patch(`/v1/twin/${site}/assets/${id}`, { metadataTypeId: type.id })),
+        ]);
+        const given = assigned.filter((answer) => answer.status === 200).length;
+        if (deleted.status === 204) {
+          // Every assignment that landed before the deletion would have made it 409.
+          expect(given).toBe(0);
+          for (const answer of assigned) expect(answer.body.message).toMatch(/body\.metadataTypeId: no metadata type/);
+        } else {
+          expect(deleted.status, JSON.stringify(deleted.body)).toBe(409);
+          // It counted those that landed before it; others may land after the refusal.
+          const used = Number(/used by (\d+) object/.exec(deleted.body.message)?.[1]);
+          expect(used).toBeGreaterThan(0);
+          expect(used).toBeLessThanOrEqual(given);
+        }
+        for (const id of objects) {
+          const row = (await org.admin.get(`/v1/twin/${site}/assets/${id}`)).body;
+          if (row.metadataTypeId !== null)
+            expect((await org.admin.get(`/v1/metadata-types/${row.metadataTypeId}`)).status).toBe(200);
+          await org.admin.patch(`/v1/twin/${site}/assets/${id}`, { metadataTypeId: null });
+        }
+      }
+    });
   });
 
   it("answers another organization's type like a missing one: 404, and leaves it alone", async () => {

@@ -179,6 +179,45 @@ describe('model assets: /v1/twin/{ctx}/model-assets', () => {
         expect(events[4]).toMatchObject({ details: { changed: ['metadataTypeId'], metadataCleared: true } });
       });
 
+      it('takes free metadata without a type; a type given later keeps what fits, refuses or drops the rest', async () => {
+        const created = await create(ctx);
+        const path = `/v1/twin/${ctx}/model-assets/${created.id}`;
+        const objectPath = `/v1/twin/${ctx}/object/${created.id}/metadata`;
+        const free = { Maintenance: { Power: 5, Vendor: 'ACME' }, Notes: { Checked: true } };
+        const freed = await org.admin.patch(path, { metadata: free });
+        expect(freed.status, JSON.stringify(freed.body)).toBe(200);
+        expect((await org.admin.get(objectPath)).body).toMatchObject({ metadataTypeId: null, sections: free });
+        const typeId = await metadataType(['modelAsset'], org, [
+          { section: 'Maintenance', name: 'Power', type: 'number', unit: 'kW', required: false },
+          { section: 'Maintenance', name: 'Serial', type: 'shortText', required: false },
+        ]);
+        const answer = await refused(
+          () => org.admin.patch(path, { metadataTypeId: typeId, metadata: { Maintenance: { Serial: 'SN-1' } } }),
+          400,
+          'ValidationError',
+          /body\.metadataTypeId: 2 of the object's metadata properties do not fit/,
+        );
+        expect(answer.body.message).toMatch(/sections\.Maintenance\.Vendor: is not a property.*sections\.Notes\.Checked/);
+        // Dropped, then the same PATCH's metadata merges into what the type kept.
+        const typed = await org.admin.patch(path, {
+          metadataTypeId: typeId,
+          metadata: { Maintenance: { Serial: 'SN-1' } },
+          dropUnfitting: true,
+        });
+        expect(typed.status, JSON.stringify(typed.body)).toBe(200);
+        expect((await org.admin.get(objectPath)).body).toMatchObject({
+          metadataTypeId: typeId,
+          sections: { Maintenance: { Power: 5, Serial: 'SN-1' } },
+        });
+        expect((await auditOf(t, org, created.id)).at(-1)).toMatchObject({
+          action: 'model-asset.updated',
+          details: {
+            changed: ['metadataTypeId', 'metadata'],
+            metadataDropped: ['sections.Maintenance.Vendor', 'sections.Notes.Checked'],
+          },
+        });
+      });
+
       it('deletes one (204, model-asset.deleted); then it is 404 to every route', async () => {
         const created = await create(ctx);
         const path = `/v1/twin/${ctx}/model-assets/${created.id}`;
@@ -268,7 +307,9 @@ describe('model assets: /v1/twin/{ctx}/model-assets', () => {
           [{ rotation: { x: 0, y: 0, z: 0, w: 3e-3 } }, /body\.rotation: the norm/],
           [{ libraryModelId: modelId }, /body: unknown property "libraryModelId"/],
           [{ description: '' }, /body: unknown property "description"/],
-          [{ metadata: { S: { N: 1 } } }, /body\.metadata: the object has no metadata type/],
+          // Without a type, metadata is free: only its shapes are refused.
+          [{ metadata: { S: { N: [1] } } }, /body\.metadata\.S\.N: must be a string, a number/],
+          [{ dropUnfitting: 'yes' }, /body\.dropUnfitting/],
           [{ metadataTypeId: typeId, metadata: { S: { N: 'one' } } }, /body\.metadata\.S\.N/],
           [{ metadataTypeId: typeId, metadata: { S: { Unknown: 1 } } }, /body\.metadata\.S\.Unknown/],
         ] as [unknown, RegExp][]) {

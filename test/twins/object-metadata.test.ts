@@ -240,20 +240,192 @@ describe('object metadata: /v1/twin/{ctx}/object/{objectId}/metadata', () => {
     await refused(() => patch(siteId, object.id, { General: null }), 400, 'ValidationError', /General\.Weight: is required/);
   });
 
-  it('refuses metadata on an object with no metadata type (400); a deleted type too', async () => {
-    const untyped = await create(siteId, 'pointOfInterest', null);
-    await refused(
-      () => patch(siteId, untyped.id, { General: { Weight: 1 } }),
-      400,
-      'ValidationError',
-      /body\.sections: the object has no metadata type/,
-    );
-    expect(await ok(await org.admin.get(metadataPath(siteId, untyped.id)))).toMatchObject({ metadataTypeId: null, sections: {} });
-    const doomedType = await newType();
-    const typed = await create(siteId, 'asset', doomedType);
-    await ok(await patch(siteId, typed.id, { General: { Weight: 1 } }));
-    expect((await org.admin.delete(`/v1/metadata-types/${doomedType}`)).status).toBe(204);
-    await refused(() => patch(siteId, typed.id, { General: { Weight: 2 } }), 400, 'ValidationError', /no longer exists/);
+  describe('free metadata: an object without a metadata type', () => {
+    const free = {
+      Inspection: {
+        Inspector: 'Ana',
+        Pressure: 4.5,
+        Passed: true,
+        Report: { _p3d_type: LINK, url: 'https://x.org/r', text: 'Report' },
+      },
+      'Not in any type': { Note: '', Count: -3 },
+    };
+
+    for (const kind of ['asset', 'pointOfInterest', 'zone'] as const) {
+      it(`takes free sections on a ${kind}, live and through a draft, merged as typed ones`, async () => {
+        const site = await createSite(org);
+        const draft = await openDraft(org, site);
+        for (const ctx of [site, draft.id]) {
+          const object = await create(ctx, kind, null);
+          const manual = await attachment(site);
+          const file = { _p3d_type: ATTACHMENT, id: manual.id, name: 'manual.pdf' };
+          const patched = await ok(await patch(ctx, object.id, { ...free, Files: { Manual: file } }));
+          expect(patched).toEqual({
+            objectId: object.id,
+            objectType: kind,
+            metadataTypeId: null,
+            sections: { ...free, Files: { Manual: file } },
+            updatedAt: expect.any(String),
+          });
+          const merged = await ok(await patch(ctx, object.id, { Inspection: { Passed: null, Pressure: 5 }, Files: null }));
+          expect(merged.sections).toEqual({
+            Inspection: { Inspector: 'Ana', Pressure: 5, Report: free.Inspection.Report },
+            'Not in any type': free['Not in any type'],
+          });
+          expect(await ok(await org.admin.get(metadataPath(ctx, object.id)))).toEqual(merged);
+          const [event] = (await auditOf(t, org, object.id)).slice(-1);
+          expect(event).toMatchObject({
+            action: `${AUDIT_NAMES[kind]}.metadata-updated`,
+            details: { metadataTypeId: null, sections: ['Inspection', 'Files'], draftId: ctx === site ? null : ctx },
+          });
+        }
+        // The draft's free sections stay the draft's until the publish.
+        expect((await ok(await org.admin.get(`/v1/twin/${site}/${ROUTES[kind]}?includeMetadata=true`))).length).toBe(1);
+      });
+    }
+
+    it('refuses other shapes, bad names, bad links and attachments, and the bounds, with 400 naming the property; nothing stored', async () => {
+      const object = await create(siteId, 'asset', null);
+      await ok(await patch(siteId, object.id, { Kept: { One: 1 } }));
+      const pending = await attachment(siteId, false);
+      const elsewhere = await attachment(await createSite(org));
+      const bad: [unknown, RegExp][] = [
+        [{ S: { List: [1, 2] } }, /body\.sections\.S\.List: must be a string, a number, a boolean, a link .* or an attachment/],
+        [{ S: { Nested: { a: 1 } } }, /body\.sections\.S\.Nested: must be a string/],
+        [{ S: { Empty: {} } }, /body\.sections\.S\.Empty/],
+        [{ S: { Long: 'x'.repeat(10_001) } }, /body\.sections\.S\.Long: must be a string of at most 10000 characters/],
+        [{ S: { '': 1 } }, /body\.sections\.S\.: a property name is 1 to 255 characters/],
+        [{ ['s'.repeat(256)]: { P: 1 } }, /a section name is 1 to 255 characters/],
+        [{ S: { Link: { _p3d_type: LINK, url: 'ftp://x.org', text: '' } } }, /body\.sections\.S\.Link/],
+        [{ S: { Link: { _p3d_type: LINK, url: 'https://x.org', text: '', more: 1 } } }, /body\.sections\.S\.Link/],
+        [{ S: { File: { _p3d_type: ATTACHMENT, id: 'x' } } }, /body\.sections\.S\.File/],
+        [
+          { S: { File: { _p3d_type: ATTACHMENT, id: randomUUID(), name: 'a' } } },
+          /body\.sections\.S\.File: no attachment .* in this context/,
+        ],
+        [
+          { S: { File: { _p3d_type: ATTACHMENT, id: pending.id, name: 'a' } } },
+          /body\.sections\.S\.File: attachment .* is not finalized/,
+        ],
+        [{ S: { File: { _p3d_type: ATTACHMENT, id: elsewhere.id, name: 'a' } } }, /body\.sections\.S\.File: no attachment/],
+        [{ S: 5 }, /body\.sections\.S: must be an object of properties, or null/],
+        [Object.fromEntries(Array.from({ length: 50 }, (_, i) => [`S${i}`, { p: 1 }])), /body\.sections: at most 50 sections/],
+        [{ S: Object.fromEntries(Array.from({ length: 201 }, (_, i) => [`p${i}`, 1])) }, /at most 200 properties/],
+        [
+          { S: Object.fromEntries(Array.from({ length: 9 }, (_, i) => [`t${i}`, '€'.repeat(10_000)])) },
+          /body\.sections: must be at most 256 KiB as JSON/,
+        ],
+      ];
+      for (const [sections, message] of bad)
+        await refused(() => patch(siteId, object.id, sections), 400, 'ValidationError', message);
+      // Every failure is named, and a refusal through a draft stores nothing either.
+      const both = await refused(
+        () => patch(siteId, object.id, { S: { A: [1], B: null, C: { x: 1 } } }),
+        400,
+        'ValidationError',
+        /S\.A/,
+      );
+      expect(both.body.message).toMatch(/body\.sections\.S\.C/);
+      const draft = await openDraft(org, siteId);
+      await refused(() => patch(draft.id, object.id, { S: { A: [1] } }), 400, 'ValidationError', /body\.sections\.S\.A/);
+      expect((await ok(await org.admin.get(metadataPath(siteId, object.id)))).sections).toEqual({ Kept: { One: 1 } });
+    });
+  });
+
+  describe('giving an object with free sections a type', () => {
+    const fitting = { General: { Weight: 3, Label: 'P-1', Grade: 'A' } };
+    const unfitting = { General: { Grade: 'C', Colour: 'red' }, Elsewhere: { Any: true } };
+
+    for (const kind of ['asset', 'pointOfInterest', 'zone'] as const) {
+      it(`keeps what fits on a ${kind}, refuses what does not naming each (nothing changed), drops it with dropUnfitting`, async () => {
+        for (const ctx of [siteId, (await openDraft(org, siteId)).id]) {
+          const one = `/v1/twin/${ctx}/${ROUTES[kind]}`;
+          // All fits: kept whole.
+          const fits = await create(ctx, kind, null);
+          await ok(await patch(ctx, fits.id, fitting));
+          expect((await ok(await org.admin.patch(`${one}/${fits.id}`, { metadataTypeId: typeId }))).metadataTypeId).toBe(typeId);
+          expect(await ok(await org.admin.get(metadataPath(ctx, fits.id)))).toMatchObject({
+            metadataTypeId: typeId,
+            sections: fitting,
+          });
+
+          const mixed = await create(ctx, kind, null);
+          await ok(
+            await patch(ctx, mixed.id, { General: { ...fitting.General, ...unfitting.General }, Elsewhere: unfitting.Elsewhere }),
+          );
+          const answer = await refused(
+            () => org.admin.patch(`${one}/${mixed.id}`, { metadataTypeId: typeId, name: 'Renamed' }),
+            400,
+            'ValidationError',
+            /body\.metadataTypeId: 3 of the object's metadata properties do not fit/,
+          );
+          for (const named of [
+            /sections\.General\.Grade: must be one of the choices/,
+            /sections\.General\.Colour: is not a property/,
+            /sections\.Elsewhere\.Any/,
+          ]) {
+            expect(answer.body.message).toMatch(named);
+          }
+          expect(answer.body.message).not.toMatch(/Weight|Label/);
+          await refused(
+            () => org.admin.patch(`${one}/${mixed.id}`, { metadataTypeId: typeId, dropUnfitting: false }),
+            400,
+            'ValidationError',
+            /dropUnfitting/,
+          );
+
+          const dropped = await ok(await org.admin.patch(`${one}/${mixed.id}`, { metadataTypeId: typeId, dropUnfitting: true }));
+          expect(dropped.metadataTypeId).toBe(typeId);
+          expect(await ok(await org.admin.get(metadataPath(ctx, mixed.id)))).toMatchObject({
+            metadataTypeId: typeId,
+            sections: { General: { Weight: 3, Label: 'P-1' } },
+          });
+          const [event] = (await auditOf(t, org, mixed.id)).slice(-1);
+          expect(event).toMatchObject({
+            action: `${AUDIT_NAMES[kind]}.updated`,
+            details: {
+              changed: ['metadataTypeId'],
+              metadataDropped: ['sections.General.Grade', 'sections.General.Colour', 'sections.Elsewhere.Any'],
+            },
+          });
+          expect(event?.details).not.toHaveProperty('dropUnfitting');
+          // From now on the type's rules apply.
+          await refused(() => patch(ctx, mixed.id, { General: { Colour: 'red' } }), 400, 'ValidationError', /is not a property/);
+        }
+      });
+    }
+
+    it('does not ask for the required properties the free sections lack (the next metadata PATCH does); a type of another kind is 400', async () => {
+      const object = await create(siteId, 'asset', null);
+      await ok(await patch(siteId, object.id, { Elsewhere: { Any: 1 } }));
+      await ok(
+        await org.admin.patch(`/v1/twin/${siteId}/assets/${object.id}`, { metadataTypeId: otherTypeId, dropUnfitting: true }),
+      );
+      expect((await ok(await org.admin.get(metadataPath(siteId, object.id)))).sections).toEqual({});
+      await refused(() => patch(siteId, object.id, {}), 400, 'ValidationError', /General\.Weight: is required/);
+
+      const zonesOnly = await org.admin.post('/v1/metadata-types', {
+        name: `Z ${randomUUID()}`,
+        appliesTo: ['zone'],
+        properties: [],
+      });
+      expect(zonesOnly.status).toBe(201);
+      const untyped = await create(siteId, 'asset', null);
+      await ok(await patch(siteId, untyped.id, { Elsewhere: { Any: 1 } }));
+      for (const body of [
+        { metadataTypeId: zonesOnly.body.id, dropUnfitting: true },
+        { metadataTypeId: randomUUID() },
+        { dropUnfitting: 'yes' },
+      ]) {
+        await refused(
+          () => org.admin.patch(`/v1/twin/${siteId}/assets/${untyped.id}`, body),
+          400,
+          'ValidationError',
+          /body\.(metadataTypeId|dropUnfitting)/,
+        );
+      }
+      expect((await ok(await org.admin.get(metadataPath(siteId, untyped.id)))).sections).toEqual({ Elsewhere: { Any: 1 } });
+    });
   });
 
   it('clears the values when the object PATCH changes its metadata type (or removes it); the same type keeps them', async () => {

@@ -116,8 +116,11 @@ function checkPatchShape(patch: unknown): FieldError[] {
     .map(([name]) => ({ path: `sections.${name}`, message: 'must be an object of properties, or null to remove the section' }));
 }
 
-/** The merged sections against the type: known properties, fitting values, the counts. */
-function checkSections(sections: JsonObject, index: PropertyIndex): FieldError[] {
+/** Why one property's value is refused, or undefined when it is taken: the typed or the free rule. */
+export type PropertyCheck = (sectionName: string, propertyName: string, value: JsonValue) => string | undefined;
+
+/** The merged sections: each property by `check`, the counts. */
+function checkSections(sections: JsonObject, check: PropertyCheck): FieldError[] {
   const errors: FieldError[] = [];
   const names = Object.keys(sections);
   if (names.length > METADATA_TYPE_LIMITS.sections) {
@@ -137,17 +140,43 @@ function checkSections(sections: JsonObject, index: PropertyIndex): FieldError[]
       });
     }
     for (const propertyName of propertyNames) {
-      const path = `sections.${sectionName}.${propertyName}`;
-      const property = index.get(sectionName)?.get(propertyName);
-      if (!property) {
-        errors.push({ path, message: 'is not a property of the metadata type' });
-        continue;
-      }
-      const problem = valueProblem(property, section[propertyName] as JsonValue);
-      if (problem !== undefined) errors.push({ path, message: problem });
+      const problem = check(sectionName, propertyName, section[propertyName] as JsonValue);
+      if (problem !== undefined) errors.push({ path: `sections.${sectionName}.${propertyName}`, message: problem });
     }
   }
   return errors;
+}
+
+/** The type's rule for one property: one of its properties, with a value that fits it. */
+function typedCheck(index: PropertyIndex): PropertyCheck {
+  return (sectionName, propertyName, value) => {
+    const property = index.get(sectionName)?.get(propertyName);
+    return property ? valueProblem(property, value) : 'is not a property of the metadata type';
+  };
+}
+
+/**
+ * The merge patch applied to the current sections and the result checked: the patch's shape,
+ * every property by `check`, then `more` (required properties), then the counts and the size.
+ * A section left empty is dropped.
+ */
+export function patchSections(
+  current: MetadataSections,
+  patch: unknown,
+  check: PropertyCheck,
+  more: (sections: JsonObject) => FieldError[] = () => [],
+): MetadataPatchResult {
+  const shapeErrors = checkPatchShape(patch);
+  if (shapeErrors.length > 0) return { ok: false, errors: shapeErrors };
+  const merged = mergePatch(current as unknown as JsonObject, patch as JsonObject) as JsonObject;
+  const sections = Object.fromEntries(
+    Object.entries(merged).filter(([, section]) => !isJsonObject(section) || Object.keys(section).length > 0),
+  );
+  const errors = [...checkSections(sections, check), ...more(sections)];
+  if (errors.length === 0 && new TextEncoder().encode(JSON.stringify(sections)).length > METADATA_VALUE_LIMITS.bytes) {
+    errors.push({ path: 'sections', message: `must be at most ${METADATA_VALUE_LIMITS.bytes / 1024} KiB as JSON` });
+  }
+  return errors.length > 0 ? { ok: false, errors } : { ok: true, sections: sections as MetadataSections };
 }
 
 /**
@@ -166,24 +195,42 @@ export function applyMetadataPatch(
   current: MetadataSections,
   patch: unknown,
 ): MetadataPatchResult {
-  const shapeErrors = checkPatchShape(patch);
-  if (shapeErrors.length > 0) return { ok: false, errors: shapeErrors };
-  const merged = mergePatch(current as unknown as JsonObject, patch as JsonObject) as JsonObject;
-  const sections = Object.fromEntries(
-    Object.entries(merged).filter(([, section]) => !isJsonObject(section) || Object.keys(section).length > 0),
+  return patchSections(current, patch, typedCheck(indexProperties(type.properties)), (sections) =>
+    type.properties
+      .filter((property) => {
+        const section = sections[property.section];
+        return property.required && !(isJsonObject(section) && Object.hasOwn(section, property.name));
+      })
+      .map((property) => ({
+        path: `sections.${property.section}.${property.name}`,
+        message: 'is required by the metadata type',
+      })),
   );
-  const index = indexProperties(type.properties);
-  const errors = checkSections(sections, index);
-  for (const property of type.properties) {
-    const section = sections[property.section];
-    if (property.required && !(isJsonObject(section) && Object.hasOwn(section, property.name))) {
-      errors.push({ path: `sections.${property.section}.${property.name}`, message: 'is required by the metadata type' });
-    }
+}
+
+/**
+ * The sections split by whether they fit the type (docs/twins.md, "Free metadata"): a property
+ * fits when the type declares it (same section and name) and its value is one the property takes;
+ * anything else does not, named with why. Required properties the sections lack are not asked
+ * for here: the next metadata PATCH asks for them, as for any object given a type.
+ */
+export function fitToType(
+  type: { properties: readonly MetadataProperty[] },
+  sections: MetadataSections,
+): { kept: MetadataSections; unfitting: FieldError[] } {
+  const check = typedCheck(indexProperties(type.properties));
+  const kept: [string, Record<string, MetadataValue>][] = [];
+  const unfitting: FieldError[] = [];
+  for (const [sectionName, section] of Object.entries(sections)) {
+    const fitting = Object.entries(section).filter(([propertyName, value]) => {
+      const problem = check(sectionName, propertyName, value as JsonValue);
+      if (problem !== undefined) unfitting.push({ path: `sections.${sectionName}.${propertyName}`, message: problem });
+      return problem === undefined;
+    });
+    // Built with Object.fromEntries, so a name such as "__proto__" stays an ordinary key (merge-patch.ts).
+    if (fitting.length > 0) kept.push([sectionName, Object.fromEntries(fitting)]);
   }
-  if (errors.length === 0 && new TextEncoder().encode(JSON.stringify(sections)).length > METADATA_VALUE_LIMITS.bytes) {
-    errors.push({ path: 'sections', message: `must be at most ${METADATA_VALUE_LIMITS.bytes / 1024} KiB as JSON` });
-  }
-  return errors.length > 0 ? { ok: false, errors } : { ok: true, sections: sections as MetadataSections };
+  return { kept: Object.fromEntries(kept), unfitting };
 }
 
 /** The attachments the sections name, with where: for the caller's check that each exists on the context. */

@@ -150,6 +150,15 @@ export class MetadataTypeService {
     await this.types.transaction(async (tx) => {
       const row = await this.types.lock(tx, principal.orgId, id);
       if (!row) throw new ApiError('NotFound', 'Metadata type not found');
+      // Assignments hold the type's row FOR SHARE (PostgreSQL; SQLite has one writer): with it held
+      // here, none can land between the count and the delete.
+      const uses = await this.types.countUses(principal.orgId, row.id, tx);
+      if (uses > 0) {
+        throw new ApiError(
+          'MetadataTypeInUse',
+          `The metadata type is used by ${uses} object${uses === 1 ? '' : 's'} in twins, open drafts or planning layouts: give them another type or none first`,
+        );
+      }
       await this.types.delete(tx, row.id);
       await this.audit(tx, principal, 'metadata-type.deleted', row.id, summary(definitionOf(row)), now);
     });

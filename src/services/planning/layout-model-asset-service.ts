@@ -65,6 +65,7 @@ export class LayoutModelAssetService {
     };
     await this.write(context, async (tx) => {
       await this.rules.checkModel(principal.orgId, modelId, tx);
+      await this.rules.checkMetadataType(principal, fields.metadataTypeId, tx);
       await this.planning.insertModelAsset(tx, context.layout, object);
       await this.audit(tx, principal, context, 'created', object.id, { name: object.fields.name }, now);
     });

@@ -6,16 +6,22 @@ import type { Principal } from '../../domain/access/principal.js';
 import { ApiError } from '../../domain/errors.js';
 import { MODEL_ASSET, withNormalizedRotation } from '../../domain/twins/kinds/model-asset.js';
 import type { Patch, TwinObject } from '../../domain/twins/twin-objects.js';
-import { checkMetadataTypeApplies } from './metadata-type-check.js';
+import { checkMetadataTypeApplies, retypedMetadata } from './metadata-type-check.js';
 import type { ObjectMetadataService } from './object-metadata-service.js';
 
 type Tx = Transaction<RegionalSchema>;
 
-/** A model asset's PATCH: its fields, `metadata` a JSON Merge Patch of the sections (as the object metadata route's). */
-export type ModelAssetChanges = Omit<Patch<'modelAsset'>, 'metadata'> & { metadata?: Record<string, unknown> };
+/**
+ * A model asset's PATCH: its fields, `metadata` a JSON Merge Patch of the sections (as the object
+ * metadata route's), dropUnfitting as every kind's PATCH takes it (docs/twins.md, "Free metadata").
+ */
+export type ModelAssetChanges = Omit<Patch<'modelAsset'>, 'metadata'> & {
+  metadata?: Record<string, unknown>;
+  dropUnfitting?: boolean;
+};
 
 export interface ModelPlacementRulesOptions {
-  metadataTypes: Pick<MetadataTypeRepository, 'find'>;
+  metadataTypes: Pick<MetadataTypeRepository, 'find' | 'hold'>;
   libraryModels: Pick<LibraryModelRepository, 'findForPlacement'>;
   objectMetadata: Pick<ObjectMetadataService, 'patchedSections'>;
 }
@@ -52,16 +58,20 @@ export class ModelPlacementRules {
     }
   }
 
-  async checkMetadataType(principal: Principal, metadataTypeId: unknown): Promise<void> {
-    await checkMetadataTypeApplies(this.metadataTypes, principal, metadataTypeId, MODEL_ASSET);
+  /** In a write's transaction (tx), the type's row is held (checkMetadataTypeApplies). */
+  async checkMetadataType(principal: Principal, metadataTypeId: unknown, tx?: Tx): Promise<void> {
+    await checkMetadataTypeApplies(this.metadataTypes, principal, metadataTypeId, MODEL_ASSET, tx);
   }
 
   /**
    * Inside a PATCH's transaction, with the object as it reads it: the fields to patch and the
    * audit details. Any of name, position, rotation, scale, metadataTypeId and metadata (a JSON
    * Merge Patch of the sections, checked as the object metadata route checks it, against the new
-   * type if the same PATCH changes it; attachments must be the site's). Another metadataTypeId
-   * (or null) clears the stored sections first, as for every kind.
+   * type if the same PATCH changes it; attachments must be the site's). A new metadataTypeId acts
+   * on the stored sections first, as for every kind (retypedMetadata): given to a model asset
+   * without a type, the free sections that fit it stay (the others refused, or dropped with
+   * dropUnfitting); another type, or none, clears them. The PATCH's metadata then merges into what
+   * stays.
    */
   async patched(
     tx: Tx,
@@ -70,14 +80,21 @@ export class ModelPlacementRules {
     current: TwinObject<'modelAsset'>,
     input: ModelAssetChanges,
   ): Promise<{ changes: Patch<'modelAsset'>; details: Record<string, unknown> }> {
-    const { metadata: metadataPatch, ...changes } = input;
+    const { metadata: metadataPatch, dropUnfitting = false, ...changes } = input;
     const before = current.fields.metadataTypeId ?? null;
     const typeId = changes.metadataTypeId !== undefined ? changes.metadataTypeId : before;
-    const retyped = typeId !== before;
-    const hadValues = Object.keys(current.fields.metadata ?? {}).length > 0;
-    let patch: Patch<'modelAsset'> = retyped ? { ...changes, metadata: {} } : changes;
+    const retyped = await retypedMetadata(
+      this.metadataTypes,
+      tx,
+      principal,
+      MODEL_ASSET,
+      current.fields,
+      changes.metadataTypeId,
+      dropUnfitting,
+    );
+    let patch: Patch<'modelAsset'> = retyped.metadata ? { ...changes, metadata: retyped.metadata } : changes;
     if (metadataPatch !== undefined) {
-      const base = retyped ? {} : current.fields.metadata;
+      const base = retyped.metadata ?? current.fields.metadata;
       const sections = await this.objectMetadata.patchedSections(
         tx,
         principal,
@@ -93,8 +110,8 @@ export class ModelPlacementRules {
       changes: patch,
       details: {
         name: current.fields.name,
-        changed: Object.keys(input),
-        ...(retyped && hadValues ? { metadataCleared: true } : {}),
+        changed: Object.keys(input).filter((field) => field !== 'dropUnfitting'),
+        ...retyped.details,
       },
     };
   }

@@ -19,7 +19,7 @@ export type ReferenceCheck<K extends TwinObjectType> = (context: TwinContext, fi
 export interface ObjectKindServiceOptions<K extends TwinObjectType> {
   objects: TwinObjectService<K>;
   contexts: Pick<TwinService, 'context'>;
-  metadataTypes: Pick<MetadataTypeRepository, 'find'>;
+  metadataTypes: Pick<MetadataTypeRepository, 'find' | 'hold'>;
   references?: ReferenceCheck<K>;
 }
 
@@ -60,11 +60,18 @@ export class ObjectKindService<K extends TwinObjectType> {
     return this.objects.create(principal, context, fields, this.inTx(context, fields));
   }
 
-  async update(principal: Principal, contextId: string, id: string, input: Partial<FieldsOf<K>>): Promise<TwinObject<K>> {
+  /** dropUnfitting: free sections that do not fit a type the PATCH gives are dropped instead of refused (TwinObjectService.update). */
+  async update(
+    principal: Principal,
+    contextId: string,
+    id: string,
+    input: Partial<FieldsOf<K>> & { dropUnfitting?: boolean },
+  ): Promise<TwinObject<K>> {
     const context = await this.contexts.context(principal, contextId, 'edit');
-    const changes = this.objects.kind.changes(input);
+    const { dropUnfitting, ...fields } = input;
+    const changes = this.objects.kind.changes(fields as Partial<FieldsOf<K>>);
     await this.check(principal, context, changes);
-    return this.objects.update(principal, context, id, changes, this.inTx(context, changes));
+    return this.objects.update(principal, context, id, changes, { checkInTx: this.inTx(context, changes), dropUnfitting });
   }
 
   async delete(principal: Principal, contextId: string, id: string): Promise<void> {

@@ -5,12 +5,14 @@ import type { UploadRepository } from '../../adapters/db/repositories/upload-rep
 import type { RegionalSchema } from '../../adapters/db/schema.js';
 import type { Principal } from '../../domain/access/principal.js';
 import { ApiError, validationError } from '../../domain/errors.js';
+import { applyFreeMetadataPatch } from '../../domain/metadata/free-metadata.js';
 import { isJsonObject } from '../../domain/metadata/merge-patch.js';
 import { definitionOf, type FieldError } from '../../domain/metadata/metadata-types.js';
 import {
   ATTACHMENT_VALUE_TYPE,
   type AttachmentValue,
   applyMetadataPatch,
+  type MetadataPatchResult,
   type MetadataSections,
 } from '../../domain/metadata/metadata-values.js';
 import { TWIN_OBJECT_KINDS } from '../../domain/twins/object-kinds.js';
@@ -34,7 +36,7 @@ export interface ObjectMetadataServiceOptions {
   twins: Pick<TwinService, 'context'>;
   /** Which kind an id is: the draft's change to it, else its live row. */
   store: Pick<TwinRepository, 'change' | 'objectsByIds'>;
-  metadataTypes: Pick<MetadataTypeRepository, 'find'>;
+  metadataTypes: Pick<MetadataTypeRepository, 'hold'>;
   /** Attachments set as values must be the site's. */
   uploads: Pick<UploadRepository, 'findObject'>;
 }
@@ -65,7 +67,7 @@ function view(object: TwinObject): ObjectMetadataView {
 /**
  * Object metadata of any kind of twin object (docs/design/metadata.md#object-metadata,
  * docs/twins.md): read as the context shows the object, changed by a JSON Merge Patch of its
- * sections checked against the object's metadata type. Through a draft the new sections go into the
+ * sections checked against the object's metadata type, or as free sections when it has none. Through a draft the new sections go into the
  * draft's change, with the type they were checked against, and the live twin is untouched until the
  * publish.
  */
@@ -114,9 +116,11 @@ export class ObjectMetadataService {
 
   /**
    * In a write's transaction: the sections after the merge patch, checked against the metadata
-   * type typeId and their new attachments against the site's (the context's site; a planning
-   * layout's, its project's site); 400 naming `<field>.<section>.<property>` (or `<field>`)
-   * otherwise. A model asset's PATCH uses it for its `metadata` field (field body.metadata).
+   * type typeId (its row held, so that its deletion takes turns with this write) or, for an object
+   * without a type (typeId null), as free sections (docs/twins.md, "Free metadata"); their new
+   * attachments against the site's (the context's site; a planning layout's, its project's site);
+   * 400 naming `<field>.<section>.<property>` (or `<field>`) otherwise. A model asset's PATCH uses
+   * it for its `metadata` field (field body.metadata).
    */
   async patchedSections(
     tx: Tx,
@@ -127,12 +131,15 @@ export class ObjectMetadataService {
     patch: Record<string, unknown>,
     field = 'body.sections',
   ): Promise<MetadataSections> {
-    if (typeof typeId !== 'string') {
-      throw validationError(`${field}: the object has no metadata type: give it a metadataTypeId first`);
+    const sections = (current ?? {}) as MetadataSections;
+    let result: MetadataPatchResult;
+    if (typeof typeId !== 'string') result = applyFreeMetadataPatch(sections, patch);
+    else {
+      const type = await this.metadataTypes.hold(tx, principal.orgId, typeId);
+      // Only for rows written before a type in use could not be deleted (docs/twins.md).
+      if (!type) throw validationError(`${field}: the object's metadata type ${typeId} no longer exists`);
+      result = applyMetadataPatch(definitionOf(type), sections, patch);
     }
-    const type = await this.metadataTypes.find(principal.orgId, typeId, tx);
-    if (!type) throw validationError(`${field}: the object's metadata type ${typeId} no longer exists`);
-    const result = applyMetadataPatch(definitionOf(type), (current ?? {}) as MetadataSections, patch);
     if (!result.ok) throw failure(result.errors, field);
     await this.checkAttachments(tx, siteId, patch, result.sections, field);
     return result.sections;

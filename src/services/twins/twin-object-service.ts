@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { Transaction } from 'kysely';
+import type { MetadataTypeRepository } from '../../adapters/db/repositories/metadata-type-repository.js';
 import type { TwinRepository } from '../../adapters/db/repositories/twin-repository.js';
 import type { RegionalSchema } from '../../adapters/db/schema.js';
 import type { Principal } from '../../domain/access/principal.js';
@@ -21,6 +22,7 @@ import {
 } from '../../domain/twins/twin-objects.js';
 import { isWebhookEventType } from '../../domain/webhooks/events.js';
 import type { Clock } from '../../ports/clock.js';
+import { checkMetadataTypeApplies, retypedMetadata } from './metadata-type-check.js';
 import type { TwinContext, TwinService } from './twin-service.js';
 
 type Tx = Transaction<RegionalSchema>;
@@ -35,6 +37,14 @@ export interface TwinObjectServiceOptions<K extends TwinObjectType> {
   clock: Clock;
   /** The draft's lock and the audit trail and webhook events of twin writes. */
   drafts: Pick<TwinService, 'lockOpen' | 'audit' | 'recordEvent'>;
+  /** The metadata type a write gives an object, held in its transaction (checkMetadataTypeApplies). */
+  metadataTypes: Pick<MetadataTypeRepository, 'find' | 'hold'>;
+}
+
+/** A PATCH's options: a kind's check in the write's transaction, and whether to drop free sections that do not fit a type it gives. */
+export interface UpdateOptions {
+  checkInTx?: (tx: Tx) => Promise<void>;
+  dropUnfitting?: boolean;
 }
 
 /**
@@ -49,6 +59,7 @@ export class TwinObjectService<K extends TwinObjectType> {
   private readonly store: TwinRepository;
   private readonly clock: Clock;
   private readonly drafts: TwinObjectServiceOptions<K>['drafts'];
+  private readonly metadataTypes: TwinObjectServiceOptions<K>['metadataTypes'];
 
   constructor(options: TwinObjectServiceOptions<K>) {
     this.kind = options.kind;
@@ -56,6 +67,7 @@ export class TwinObjectService<K extends TwinObjectType> {
     this.store = options.twins;
     this.clock = options.clock;
     this.drafts = options.drafts;
+    this.metadataTypes = options.metadataTypes;
   }
 
   /** A page in createdAt, then id, order, as the context shows it. */
@@ -133,6 +145,7 @@ export class TwinObjectService<K extends TwinObjectType> {
     const object: TwinObject<K> = { id: randomUUID(), objectType: this.objectType, fields };
     await this.write(context, this.kind.locksTwin(input), async (tx) => {
       if (checkInTx) await checkInTx(tx);
+      await checkMetadataTypeApplies(this.metadataTypes, principal, input.metadataTypeId, this.kind, tx);
       const { site, draft } = context;
       if (draft) {
         await this.store.insertChange(tx, draft.id, { ...this.changeIds(object), kind: 'added', fields }, now);
@@ -149,23 +162,28 @@ export class TwinObjectService<K extends TwinObjectType> {
     context: TwinContext,
     id: string,
     changes: Patch<K>,
-    checkInTx?: (tx: Tx) => Promise<void>,
+    options: UpdateOptions = {},
   ): Promise<TwinObject<K>> {
+    const { checkInTx, dropUnfitting = false } = options;
     return this.updateWith(principal, context, id, 'updated', this.kind.locksTwin(changes), async (current, tx) => {
       if (checkInTx) await checkInTx(tx);
-      // Metadata values were checked against the object's type: another type (or none) starts
-      // with no values (docs/twins.md), in the same patch, so a draft carries both together.
-      const retyped = changes.metadataTypeId !== undefined && changes.metadataTypeId !== (current.fields.metadataTypeId ?? null);
-      const hadValues = Object.keys(current.fields.metadata ?? {}).length > 0;
+      // A type given to an object without one keeps its free sections that fit it; another type
+      // (or none) starts with no values (docs/twins.md, "Free metadata"), in the same patch, so
+      // a draft carries both together.
+      const retyped = await retypedMetadata(
+        this.metadataTypes,
+        tx,
+        principal,
+        this.kind,
+        current.fields,
+        changes.metadataTypeId,
+        dropUnfitting,
+      );
       const completed: Patch<K> = this.kind.patched ? { ...changes, ...this.kind.patched(current.fields, changes) } : changes;
-      const patch: Patch<K> = retyped ? { ...completed, metadata: {} } : completed;
+      const patch: Patch<K> = retyped.metadata ? { ...completed, metadata: retyped.metadata } : completed;
       return {
         changes: patch,
-        details: {
-          name: current.fields.name,
-          changed: Object.keys(changes),
-          ...(retyped && hadValues ? { metadataCleared: true } : {}),
-        },
+        details: { name: current.fields.name, changed: Object.keys(changes), ...retyped.details },
       };
     });
   }

@@ -28,7 +28,7 @@ export interface ZoneServiceOptions {
   twins: Pick<TwinService, 'context' | 'ensureTwin'>;
   /** A live zone's delete: its children and points of interest changed in place. */
   store: Pick<TwinRepository, 'detachZone'>;
-  metadataTypes: Pick<MetadataTypeRepository, 'find'>;
+  metadataTypes: Pick<MetadataTypeRepository, 'find' | 'hold'>;
 }
 
 /**
@@ -89,14 +89,23 @@ export class ZoneService {
     return { ...created, childZoneIds: [] };
   }
 
-  async update(principal: Principal, contextId: string, id: string, changes: Patch<'zone'>): Promise<ZoneView> {
+  async update(
+    principal: Principal,
+    contextId: string,
+    id: string,
+    input: Patch<'zone'> & { dropUnfitting?: boolean },
+  ): Promise<ZoneView> {
     const context = await this.twins.context(principal, contextId, 'edit');
+    const { dropUnfitting, ...changes } = input;
     const patch = this.zones.kind.changes(changes);
     await this.zones.get(context, id);
     await checkMetadataTypeApplies(this.metadataTypes, principal, patch.metadataTypeId, this.zones.kind);
     await this.checkParent(context, id, patch);
     await this.twins.ensureTwin(context.site);
-    await this.zones.update(principal, context, id, patch, (tx) => this.checkParent(context, id, patch, tx));
+    await this.zones.update(principal, context, id, patch, {
+      checkInTx: (tx) => this.checkParent(context, id, patch, tx),
+      dropUnfitting,
+    });
     return this.view(context, id);
   }
 

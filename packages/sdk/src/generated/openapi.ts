@@ -568,7 +568,7 @@ export interface paths {
         post?: never;
         /**
          * Delete a metadata type
-         * @description Needs manage on the organization node (Organization Administrator).
+         * @description Needs manage on the organization node (Organization Administrator). 409 MetadataTypeInUse while objects use it (in twins, open drafts or planning layouts), naming how many: give them another type or none first.
          */
         delete: operations["deleteMetadataType"];
         options?: never;
@@ -1235,7 +1235,7 @@ export interface paths {
         head?: never;
         /**
          * Change an asset
-         * @description Any non-empty subset of the fields; each replaces the stored one whole (a volume replaces all the boxes), null clears metadataTypeId. contextId is a site id (the live twin) or a draft id (the draft's view: writes change only the draft). Needs edit on the site. 400 ValidationError naming the field: a box rotation whose norm is not within 1 ± 0.001 (e.g. body.volume.boxes.2.rotation; one within is stored normalised), or metadataTypeId (no such type in the organization, or one that does not apply to assets). 409 DraftNotOpen: the draft is published or discarded.
+         * @description Any non-empty subset of the fields; each replaces the stored one whole (a volume replaces all the boxes), null clears metadataTypeId. A metadataTypeId given to an object without one keeps its free metadata properties that fit the type (declared by it, with a value it takes) and answers 400 ValidationError naming body.metadataTypeId and each one that does not, changing nothing, unless dropUnfitting is true (they are dropped). Another type, or null, clears the object's metadata; the same type keeps it. contextId is a site id (the live twin) or a draft id (the draft's view: writes change only the draft). Needs edit on the site. 400 ValidationError naming the field: a box rotation whose norm is not within 1 ± 0.001 (e.g. body.volume.boxes.2.rotation; one within is stored normalised), or metadataTypeId (no such type in the organization, or one that does not apply to assets). 409 DraftNotOpen: the draft is published or discarded.
          */
         patch: operations["updateAsset"];
         trace?: never;
@@ -1256,7 +1256,7 @@ export interface paths {
         /**
          * Change an asset's metadata (deprecated: use updateObjectMetadata)
          * @deprecated
-         * @description Deprecated: PATCH /v1/twin/{contextId}/object/{objectId}/metadata does the same for every kind; every answer carries Deprecation: @1795392000 (RFC 9745) and a Link to it (rel="successor-version"). An id that is not an asset's is 404. contextId is a site id (the live twin) or a draft id (the draft's view: writes change only the draft). Body {sections}: a JSON Merge Patch (RFC 7396) of the object's sections, sent as application/merge-patch+json or application/json; in a section, a property null is removed, and a section null is removed whole. The result is checked against the object's metadata type: 400 ValidationError naming body.sections.<section>.<property> (not a property of the type, a value that does not fit it, a required property missing, an attachment that is not finalized on the same site), or body.sections (more than 50 sections or 200 properties in one, more than 256 KiB as JSON, or an object with no metadata type). Needs edit on the site. 409 DraftNotOpen: the draft is published or discarded.
+         * @description Deprecated: PATCH /v1/twin/{contextId}/object/{objectId}/metadata does the same for every kind; every answer carries Deprecation: @1795392000 (RFC 9745) and a Link to it (rel="successor-version"). An id that is not an asset's is 404. contextId is a site id (the live twin) or a draft id (the draft's view: writes change only the draft). Body {sections}: a JSON Merge Patch (RFC 7396) of the object's sections, sent as application/merge-patch+json or application/json; in a section, a property null is removed, and a section null is removed whole. The result is checked against the object's metadata type: 400 ValidationError naming body.sections.<section>.<property> (not a property of the type, a value that does not fit it, a required property missing, an attachment that is not finalized on the same site), or body.sections (more than 50 sections or 200 properties in one, more than 256 KiB as JSON). An object without a metadata type takes free sections: any names of 1 to 255 characters, each value a string (at most 10,000 characters), a finite number, a boolean, a link or an attachment value (as a type's); anything else (an array, another object) is 400 naming body.sections.<section>.<property>; the same counts and size. Needs edit on the site. 409 DraftNotOpen: the draft is published or discarded.
          */
         patch: operations["updateAssetMetadata"];
         trace?: never;
@@ -1524,7 +1524,7 @@ export interface paths {
         head?: never;
         /**
          * Change a measurement
-         * @description Any non-empty subset of the fields; each replaces the stored one whole, null clears an optional one. A change of points or kind measures again (value, unit) and moves updatedAt. contextId is a site id (the live twin) or a draft id (the draft's view: writes change only the draft). Needs edit on the site. Bodies up to 256 KiB. The platform computes value and unit: a body with either is 400 naming it. 400 ValidationError naming points (a wrong count for the kind, a coordinate not finite, a self-intersecting area polygon, an angle's arm of no length) or metadataTypeId (no such type in the organization, or one that does not apply to measurements). 409 DraftNotOpen: the draft is published or discarded.
+         * @description Any non-empty subset of the fields; each replaces the stored one whole, null clears an optional one. A change of points or kind measures again (value, unit) and moves updatedAt. A metadataTypeId given to an object without one keeps its free metadata properties that fit the type (declared by it, with a value it takes) and answers 400 ValidationError naming body.metadataTypeId and each one that does not, changing nothing, unless dropUnfitting is true (they are dropped). Another type, or null, clears the object's metadata; the same type keeps it. contextId is a site id (the live twin) or a draft id (the draft's view: writes change only the draft). Needs edit on the site. Bodies up to 256 KiB. The platform computes value and unit: a body with either is 400 naming it. 400 ValidationError naming points (a wrong count for the kind, a coordinate not finite, a self-intersecting area polygon, an angle's arm of no length) or metadataTypeId (no such type in the organization, or one that does not apply to measurements). 409 DraftNotOpen: the draft is published or discarded.
          */
         patch: operations["updateMeasurement"];
         trace?: never;
@@ -1576,7 +1576,7 @@ export interface paths {
         head?: never;
         /**
          * Move, turn, scale, rename or retype a model asset
-         * @description Any non-empty subset of the fields; each replaces the stored one whole, null clears metadataTypeId (another type, or null, clears the metadata sections). The library model cannot be changed: place another. metadata is a JSON Merge Patch of the sections, checked as PATCH .../object/{objectId}/metadata checks body.sections (400 naming body.metadata.<section>.<property>), against the new type when the same PATCH gives metadataTypeId. contextId is a site id (the live twin), a draft id (the draft's view: writes change only the draft), or a planning layout id (the model assets placed in that layout, kept apart from the twin's; access is the project node's: read, edit). Needs edit on the site (or the layout's project). 400 ValidationError naming the field: a rotation whose norm is not within 1 ± 0.001 (body.rotation; one within is stored normalised), or metadataTypeId (no such type in the organization, or one that does not apply to model assets). 409 DraftNotOpen: the draft is published or discarded.
+         * @description Any non-empty subset of the fields; each replaces the stored one whole, null clears metadataTypeId. The library model cannot be changed: place another. metadata is a JSON Merge Patch of the sections, checked as PATCH .../object/{objectId}/metadata checks body.sections (400 naming body.metadata.<section>.<property>), against the new type when the same PATCH gives metadataTypeId, merged into what the new type keeps; as free metadata when the object has no type. A metadataTypeId given to an object without one keeps its free metadata properties that fit the type (declared by it, with a value it takes) and answers 400 ValidationError naming body.metadataTypeId and each one that does not, changing nothing, unless dropUnfitting is true (they are dropped). Another type, or null, clears the object's metadata; the same type keeps it. contextId is a site id (the live twin), a draft id (the draft's view: writes change only the draft), or a planning layout id (the model assets placed in that layout, kept apart from the twin's; access is the project node's: read, edit). Needs edit on the site (or the layout's project). 400 ValidationError naming the field: a rotation whose norm is not within 1 ± 0.001 (body.rotation; one within is stored normalised), or metadataTypeId (no such type in the organization, or one that does not apply to model assets). 409 DraftNotOpen: the draft is published or discarded.
          */
         patch: operations["updateModelAsset"];
         trace?: never;
@@ -1697,7 +1697,7 @@ export interface paths {
         head?: never;
         /**
          * Change a twin object's metadata
-         * @description contextId is a site id (the live twin) or a draft id (the draft's view: writes change only the draft). Any kind of object. Body {sections}: a JSON Merge Patch (RFC 7396) of the object's sections, sent as application/merge-patch+json or application/json; in a section, a property null is removed, and a section null is removed whole. The result is checked against the object's metadata type: 400 ValidationError naming body.sections.<section>.<property> (not a property of the type, a value that does not fit it, a required property missing, an attachment that is not finalized on the same site), or body.sections (more than 50 sections or 200 properties in one, more than 256 KiB as JSON, or an object with no metadata type). Needs edit on the site. 409 DraftNotOpen: the draft is published or discarded.
+         * @description contextId is a site id (the live twin) or a draft id (the draft's view: writes change only the draft). Any kind of object. Body {sections}: a JSON Merge Patch (RFC 7396) of the object's sections, sent as application/merge-patch+json or application/json; in a section, a property null is removed, and a section null is removed whole. The result is checked against the object's metadata type: 400 ValidationError naming body.sections.<section>.<property> (not a property of the type, a value that does not fit it, a required property missing, an attachment that is not finalized on the same site), or body.sections (more than 50 sections or 200 properties in one, more than 256 KiB as JSON). An object without a metadata type takes free sections: any names of 1 to 255 characters, each value a string (at most 10,000 characters), a finite number, a boolean, a link or an attachment value (as a type's); anything else (an array, another object) is 400 naming body.sections.<section>.<property>; the same counts and size. Needs edit on the site. 409 DraftNotOpen: the draft is published or discarded.
          */
         patch: operations["updateObjectMetadata"];
         trace?: never;
@@ -1749,7 +1749,7 @@ export interface paths {
         head?: never;
         /**
          * Change a point of interest
-         * @description Any non-empty subset of the fields; each replaces the stored one whole, null clears an optional one. contextId is a site id (the live twin) or a draft id (the draft's view: writes change only the draft). Needs edit on the site. 400 ValidationError naming zoneId (no such zone in the context, also one deleted while the write waited for it) or metadataTypeId (no such type in the organization, or one that does not apply to points of interest). 409 DraftNotOpen: the draft is published or discarded.
+         * @description Any non-empty subset of the fields; each replaces the stored one whole, null clears an optional one. A metadataTypeId given to an object without one keeps its free metadata properties that fit the type (declared by it, with a value it takes) and answers 400 ValidationError naming body.metadataTypeId and each one that does not, changing nothing, unless dropUnfitting is true (they are dropped). Another type, or null, clears the object's metadata; the same type keeps it. contextId is a site id (the live twin) or a draft id (the draft's view: writes change only the draft). Needs edit on the site. 400 ValidationError naming zoneId (no such zone in the context, also one deleted while the write waited for it) or metadataTypeId (no such type in the organization, or one that does not apply to points of interest). 409 DraftNotOpen: the draft is published or discarded.
          */
         patch: operations["updatePointOfInterest"];
         trace?: never;
@@ -1821,7 +1821,7 @@ export interface paths {
         head?: never;
         /**
          * Change or move a zone
-         * @description Any non-empty subset of the fields; each replaces the stored one whole, null clears an optional one (parentZoneId null: top level). contextId is a site id (the live twin) or a draft id (the draft's view: writes change only the draft). Needs edit on the site. 400 ValidationError naming the field: a rotation whose norm is not within 1 ± 1e-3 (rotations are stored normalised), parentZoneId (no such zone in the context), metadataTypeId (no such type in the organization, or one that does not apply to zones). 409 CircularityFound: the parent is the zone or inside its subtree; 409 MaxDepthExceeded: the zone's subtree would reach below level 8 (a top-level zone is level 1); 409 DraftNotOpen: the draft is published or discarded.
+         * @description Any non-empty subset of the fields; each replaces the stored one whole, null clears an optional one (parentZoneId null: top level). A metadataTypeId given to an object without one keeps its free metadata properties that fit the type (declared by it, with a value it takes) and answers 400 ValidationError naming body.metadataTypeId and each one that does not, changing nothing, unless dropUnfitting is true (they are dropped). Another type, or null, clears the object's metadata; the same type keeps it. contextId is a site id (the live twin) or a draft id (the draft's view: writes change only the draft). Needs edit on the site. 400 ValidationError naming the field: a rotation whose norm is not within 1 ± 1e-3 (rotations are stored normalised), parentZoneId (no such zone in the context), metadataTypeId (no such type in the organization, or one that does not apply to zones). 409 CircularityFound: the parent is the zone or inside its subtree; 409 MaxDepthExceeded: the zone's subtree would reach below level 8 (a top-level zone is level 1); 409 DraftNotOpen: the draft is published or discarded.
          */
         patch: operations["updateZone"];
         trace?: never;
@@ -2530,7 +2530,7 @@ export interface components {
             objectId: string;
             objectType: "asset" | "pointOfInterest" | "zone" | "modelAsset" | "measurement";
             metadataTypeId: string | null;
-            /** @description {"<section>": {"<property>": value}}, as the metadata type names them */
+            /** @description {"<section>": {"<property>": value}}, as the metadata type names them, or free sections when the object has no type */
             sections: {
                 [key: string]: {
                     [key: string]: string | number | boolean | {
@@ -6450,6 +6450,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description Conflict: branch on the error code (listed in the operation description) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description OrganizationInAnotherRegion: the token's organization lives in another region; call the apiUrl of the body (not a 401: the token is fine) */
             421: {
                 headers: {
@@ -10330,6 +10339,8 @@ export interface operations {
                             };
                         }[];
                     };
+                    /** @description When the PATCH gives a metadataTypeId to an object without one: drop the free metadata properties that do not fit the type (instead of 400 naming them) and keep the others. Default false. */
+                    dropUnfitting?: boolean;
                 };
             };
         };
@@ -12299,6 +12310,8 @@ export interface operations {
                     description?: string;
                     color?: string | null;
                     metadataTypeId?: string | null;
+                    /** @description When the PATCH gives a metadataTypeId to an object without one: drop the free metadata properties that do not fit the type (instead of 400 naming them) and keep the others. Default false. */
+                    dropUnfitting?: boolean;
                 };
             };
         };
@@ -12806,6 +12819,8 @@ export interface operations {
                     metadata?: {
                         [key: string]: unknown;
                     };
+                    /** @description When the PATCH gives a metadataTypeId to an object without one: drop the free metadata properties that do not fit the type (instead of 400 naming them) and keep the others. Default false. */
+                    dropUnfitting?: boolean;
                 };
             };
         };
@@ -14018,6 +14033,8 @@ export interface operations {
                     icon?: string | null;
                     zoneId?: string | null;
                     metadataTypeId?: string | null;
+                    /** @description When the PATCH gives a metadataTypeId to an object without one: drop the free metadata properties that do not fit the type (instead of 400 naming them) and keep the others. Default false. */
+                    dropUnfitting?: boolean;
                 };
             };
         };
@@ -14634,6 +14651,8 @@ export interface operations {
                     parentZoneId?: string | null;
                     color?: string | null;
                     metadataTypeId?: string | null;
+                    /** @description When the PATCH gives a metadataTypeId to an object without one: drop the free metadata properties that do not fit the type (instead of 400 naming them) and keep the others. Default false. */
+                    dropUnfitting?: boolean;
                 };
             };
         };

@@ -103,9 +103,9 @@ export default async function metadataTypeRoutes(app: RegionApp) {
         tags: ['Metadata types'],
         operationId: 'deleteMetadataType',
         summary: 'Delete a metadata type',
-        description: WHO_MAY_CHANGE,
+        description: `${WHO_MAY_CHANGE} 409 MetadataTypeInUse while objects use it (in twins, open drafts or planning layouts), naming how many: give them another type or none first.`,
         params: MetadataTypeIdParams,
-        response: { 204: Type.Null(), ...errors(400, 401, 403, 404) },
+        response: { 204: Type.Null(), ...errors(400, 401, 403, 404, 409) },
       },
     },
     async (request, reply) => {

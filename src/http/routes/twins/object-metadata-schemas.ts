@@ -37,7 +37,8 @@ export const MetadataValue = Type.Union([Type.String(), Type.Number(), Type.Bool
 });
 
 export const MetadataSections = Type.Record(Type.String(), Type.Record(Type.String(), MetadataValue), {
-  description: '{"<section>": {"<property>": value}}, as the metadata type names them',
+  description:
+    '{"<section>": {"<property>": value}}, as the metadata type names them, or free sections when the object has no type',
 });
 
 export const ObjectMetadataSchema = Type.Object(

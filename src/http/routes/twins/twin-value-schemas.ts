@@ -78,6 +78,16 @@ export const Description = Type.String({ maxLength: DESCRIPTION_LENGTH, descript
 
 export const ObjectId = Type.String({ minLength: 1, maxLength: 64 });
 
+/** A PATCH's flag, not a field (docs/twins.md, "Free metadata"). */
+export const DropUnfitting = Type.Boolean({
+  description:
+    'When the PATCH gives a metadataTypeId to an object without one: drop the free metadata properties that do not fit the type (instead of 400 naming them) and keep the others. Default false.',
+});
+
+/** What a PATCH's metadataTypeId does to the object's metadata, in every kind's PATCH description. */
+export const RETYPE_TEXT =
+  "A metadataTypeId given to an object without one keeps its free metadata properties that fit the type (declared by it, with a value it takes) and answers 400 ValidationError naming body.metadataTypeId and each one that does not, changing nothing, unless dropUnfitting is true (they are dropped). Another type, or null, clears the object's metadata; the same type keeps it.";
+
 /** A field PATCH may clear with null. */
 export const Nullable = <T extends TSchema>(schema: T) => Type.Union([schema, Type.Null()]);
 

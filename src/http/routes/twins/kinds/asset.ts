@@ -1,7 +1,17 @@
 import { type Static, Type } from '@sinclair/typebox';
 import type { TwinObject } from '../../../../domain/twins/twin-objects.js';
 import type { TwinObjectRoutes } from '../twin-object-routes.js';
-import { Description, Nullable, ObjectId, ObjectName, ObjectTrailFields, objectTrail, Volume } from '../twin-value-schemas.js';
+import {
+  Description,
+  DropUnfitting,
+  Nullable,
+  ObjectId,
+  ObjectName,
+  ObjectTrailFields,
+  objectTrail,
+  RETYPE_TEXT,
+  Volume,
+} from '../twin-value-schemas.js';
 
 export const CreateAssetBody = Type.Object(
   {
@@ -19,6 +29,7 @@ export const UpdateAssetBody = Type.Object(
     description: Type.Optional(Description),
     metadataTypeId: Type.Optional(Nullable(ObjectId)),
     volume: Type.Optional(Volume),
+    dropUnfitting: Type.Optional(DropUnfitting),
   },
   { additionalProperties: false, minProperties: 1 },
 );
@@ -74,7 +85,7 @@ export const ASSET_ROUTES: TwinObjectRoutes<
     create: { summary: 'Draw an asset', description: WRITE },
     update: {
       summary: 'Change an asset',
-      description: `Any non-empty subset of the fields; each replaces the stored one whole (a volume replaces all the boxes), null clears metadataTypeId. ${WRITE}`,
+      description: `Any non-empty subset of the fields; each replaces the stored one whole (a volume replaces all the boxes), null clears metadataTypeId. ${RETYPE_TEXT} ${WRITE}`,
     },
     delete: { summary: 'Delete an asset', description: `${CONTEXT} Needs edit on the site. 409 DraftNotOpen.` },
   },

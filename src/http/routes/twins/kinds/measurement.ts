@@ -3,7 +3,17 @@ import { COMPUTED_MEASUREMENT_FIELDS } from '../../../../domain/twins/kinds/meas
 import { MAX_MEASUREMENT_POINTS, MEASUREMENT_KINDS, MEASUREMENT_RULES } from '../../../../domain/twins/measurement-values.js';
 import type { TwinObject } from '../../../../domain/twins/twin-objects.js';
 import type { TwinObjectRoutes } from '../twin-object-routes.js';
-import { Color, Nullable, ObjectId, ObjectName, ObjectTrailFields, objectTrail, Vector3 } from '../twin-value-schemas.js';
+import {
+  Color,
+  DropUnfitting,
+  Nullable,
+  ObjectId,
+  ObjectName,
+  ObjectTrailFields,
+  objectTrail,
+  RETYPE_TEXT,
+  Vector3,
+} from '../twin-value-schemas.js';
 
 /** A measurement's description is shorter than other objects' (docs/design/measurements.md). */
 export const MEASUREMENT_DESCRIPTION_LENGTH = 2000;
@@ -73,6 +83,7 @@ export const UpdateMeasurementBody = Type.Object(
     description: Type.Optional(fields.description),
     color: Type.Optional(fields.color),
     metadataTypeId: Type.Optional(fields.metadataTypeId),
+    dropUnfitting: Type.Optional(DropUnfitting),
   },
   { additionalProperties: false, minProperties: 1 },
 );
@@ -136,7 +147,7 @@ export const MEASUREMENT_ROUTES: TwinObjectRoutes<
     create: { summary: 'Save a measurement', description: WRITE },
     update: {
       summary: 'Change a measurement',
-      description: `Any non-empty subset of the fields; each replaces the stored one whole, null clears an optional one. A change of points or kind measures again (value, unit) and moves updatedAt. ${WRITE}`,
+      description: `Any non-empty subset of the fields; each replaces the stored one whole, null clears an optional one. A change of points or kind measures again (value, unit) and moves updatedAt. ${RETYPE_TEXT} ${WRITE}`,
     },
     delete: { summary: 'Delete a measurement', description: `${CONTEXT} Needs edit on the site. 409 DraftNotOpen.` },
   },

@@ -2,7 +2,17 @@ import { type Static, Type } from '@sinclair/typebox';
 import type { TwinObject } from '../../../../domain/twins/twin-objects.js';
 import { MetadataPatchBody } from '../object-metadata-schemas.js';
 import type { TwinObjectRoutes } from '../twin-object-routes.js';
-import { Nullable, ObjectId, ObjectName, ObjectTrailFields, objectTrail, Quaternion, Vector3 } from '../twin-value-schemas.js';
+import {
+  DropUnfitting,
+  Nullable,
+  ObjectId,
+  ObjectName,
+  ObjectTrailFields,
+  objectTrail,
+  Quaternion,
+  RETYPE_TEXT,
+  Vector3,
+} from '../twin-value-schemas.js';
 
 /** How far a model may be scaled along each of its axes (docs/design/twin-objects.md#model-assets). */
 export const SCALE_MINIMUM = 1e-4;
@@ -46,6 +56,7 @@ export const UpdateModelAssetBody = Type.Object(
     metadataTypeId: Type.Optional(Nullable(ObjectId)),
     // As the object metadata route's body.sections: a JSON Merge Patch of the sections.
     metadata: Type.Optional(MetadataPatchBody.properties.sections),
+    dropUnfitting: Type.Optional(DropUnfitting),
   },
   { additionalProperties: false, minProperties: 1 },
 );
@@ -111,7 +122,7 @@ export const MODEL_ASSET_ROUTES: TwinObjectRoutes<
     },
     update: {
       summary: 'Move, turn, scale, rename or retype a model asset',
-      description: `Any non-empty subset of the fields; each replaces the stored one whole, null clears metadataTypeId (another type, or null, clears the metadata sections). The library model cannot be changed: place another. metadata is a JSON Merge Patch of the sections, checked as PATCH .../object/{objectId}/metadata checks body.sections (400 naming body.metadata.<section>.<property>), against the new type when the same PATCH gives metadataTypeId. ${WRITE}`,
+      description: `Any non-empty subset of the fields; each replaces the stored one whole, null clears metadataTypeId. The library model cannot be changed: place another. metadata is a JSON Merge Patch of the sections, checked as PATCH .../object/{objectId}/metadata checks body.sections (400 naming body.metadata.<section>.<property>), against the new type when the same PATCH gives metadataTypeId, merged into what the new type keeps; as free metadata when the object has no type. ${RETYPE_TEXT} ${WRITE}`,
     },
     delete: {
       summary: 'Remove a model asset',

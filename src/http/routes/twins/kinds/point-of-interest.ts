@@ -4,12 +4,14 @@ import type { TwinObjectRoutes } from '../twin-object-routes.js';
 import {
   Color,
   Description,
+  DropUnfitting,
   Icon,
   Nullable,
   ObjectId,
   ObjectName,
   ObjectTrailFields,
   objectTrail,
+  RETYPE_TEXT,
   Vector3,
   Viewpoint,
 } from '../twin-value-schemas.js';
@@ -57,6 +59,7 @@ export const UpdatePointOfInterestBody = Type.Object(
     icon: Type.Optional(fields.icon),
     zoneId: Type.Optional(fields.zoneId),
     metadataTypeId: Type.Optional(fields.metadataTypeId),
+    dropUnfitting: Type.Optional(DropUnfitting),
   },
   { additionalProperties: false, minProperties: 1 },
 );
@@ -122,7 +125,7 @@ export const POINT_OF_INTEREST_ROUTES: TwinObjectRoutes<
     create: { summary: 'Place a point of interest', description: WRITE },
     update: {
       summary: 'Change a point of interest',
-      description: `Any non-empty subset of the fields; each replaces the stored one whole, null clears an optional one. ${WRITE}`,
+      description: `Any non-empty subset of the fields; each replaces the stored one whole, null clears an optional one. ${RETYPE_TEXT} ${WRITE}`,
     },
     delete: { summary: 'Delete a point of interest', description: `${CONTEXT} Needs edit on the site. 409 DraftNotOpen.` },
   },

@@ -6,12 +6,14 @@ import { wantsMetadata } from '../twin-object-routes.js';
 import {
   Color,
   Description,
+  DropUnfitting,
   IncludeMetadata,
   Nullable,
   ObjectId,
   ObjectName,
   ObjectTrailFields,
   objectTrail,
+  RETYPE_TEXT,
   Volume,
 } from '../twin-value-schemas.js';
 
@@ -44,6 +46,7 @@ export const UpdateZoneBody = Type.Object(
     parentZoneId: Type.Optional(fields.parentZoneId),
     color: Type.Optional(fields.color),
     metadataTypeId: Type.Optional(fields.metadataTypeId),
+    dropUnfitting: Type.Optional(DropUnfitting),
   },
   { additionalProperties: false, minProperties: 1 },
 );
@@ -129,7 +132,7 @@ export const ZONE_ROUTES: TwinObjectRoutes<
     create: { summary: 'Outline a zone', description: WRITE },
     update: {
       summary: 'Change or move a zone',
-      description: `Any non-empty subset of the fields; each replaces the stored one whole, null clears an optional one (parentZoneId null: top level). ${WRITE}`,
+      description: `Any non-empty subset of the fields; each replaces the stored one whole, null clears an optional one (parentZoneId null: top level). ${RETYPE_TEXT} ${WRITE}`,
     },
     delete: {
       summary: 'Delete a zone',
