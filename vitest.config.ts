@@ -12,6 +12,8 @@ export default defineConfig({
   },
   test: {
     include: ['test/**/*.test.ts', 'src/**/*.test.ts'],
+    // The stores migrated once per run, copied or cloned for each platform (test/global-setup.ts).
+    globalSetup: ['test/global-setup.ts'],
     pool: 'forks',
     poolOptions: { forks: { maxForks: 2, minForks: 1, isolate: false } },
     testTimeout: 30_000,
