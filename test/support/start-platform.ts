@@ -74,63 +74,69 @@ export async function startPlatform(
   const schemaPrefix = options.sharing?.schemaPrefix ?? (clone ? TEMPLATE_SCHEMA_PREFIX : `t_${randomBytes(5).toString('hex')}`);
   const clock = new ManualClock();
 
-  // The port is known only after listen; addresses in responses derive from the public URL,
-  // so listen first on a free port and then build the platform with that port.
-  const port = await freePort();
+  try {
+    // The port is known only after listen; addresses in responses derive from the public URL,
+    // so listen first on a free port and then build the platform with that port.
+    const port = await freePort();
 
-  const config = loadConfig({
-    PORT: String(port),
-    RDP_DATA_DIR: dataDir,
-    RDP_LOG_LEVEL: 'silent',
-    // The worker's stop lets running jobs finish this long at close, as it did before the setting.
-    RDP_SHUTDOWN_GRACE_SECONDS: '10',
-    ...(databaseUrl ? { RDP_DATABASE_URL: databaseUrl, RDP_DATABASE_SCHEMA_PREFIX: schemaPrefix } : {}),
-    // Copies of one deployment share its public address: the tokens' issuer and the links.
-    ...(options.sharing ? { RDP_PUBLIC_URL: options.sharing.origin } : {}),
-    ...env,
-  });
-  // On SQLite, the run's migrated stores copied in (test/global-setup.ts) when the platform opens
-  // every region (the default), so that it finds no store file it would not have made itself.
-  const sqliteTemplate = process.env[SQLITE_TEMPLATE_ENV];
-  if (
-    owner &&
-    sqliteTemplate &&
-    !config.databaseUrl &&
-    env.RDP_DATA_DIR === undefined &&
-    config.regions.length === REGIONS.length
-  )
-    copySqliteTemplate(sqliteTemplate, dataDir);
-  const platform = await openPlatform(config, clock);
-  // One registry for the app and the worker, as in main.ts: job outcomes show on the app's /metrics.
-  const metrics = new PlatformMetrics(platform);
-  const app = await buildApp(platform, { logger: false, metrics });
-  await app.listen({ host: '127.0.0.1', port });
-  // The processing worker runs in the process, as in `npm start`, for the tests that process.
-  const worker = options.worker ? await startWorker(platform, options.workerLog, metrics) : undefined;
-  // Webhook deliveries, as the worker role sends them (docs/webhooks.md).
-  const webhooks = options.webhooks ? startWebhookDispatcher(platform, options.workerLog) : undefined;
-  const origin = `http://127.0.0.1:${port}`;
-  return {
-    platform: platform as AllRegionsPlatform,
-    app,
-    admin: adminService(platform),
-    clock,
-    webhooks,
-    origin,
-    authUrl: `${origin}/auth`,
-    dataDir,
-    databaseUrl,
-    schemaPrefix,
-    regionUrl: (region) => `${origin}/${region}/reality`,
-    async close() {
-      await webhooks?.stop();
-      await worker?.stop();
-      await app.close();
-      await platform.close();
-      if (!owner) return;
-      if (clone && baseUrl) await dropDatabase(baseUrl, clone.database);
-      else if (databaseUrl) await dropPostgresSchemas(databaseUrl, schemaPrefix);
-      fs.rmSync(dataDir, { recursive: true, force: true });
-    },
-  };
+    const config = loadConfig({
+      PORT: String(port),
+      RDP_DATA_DIR: dataDir,
+      RDP_LOG_LEVEL: 'silent',
+      // The worker's stop lets running jobs finish this long at close, as it did before the setting.
+      RDP_SHUTDOWN_GRACE_SECONDS: '10',
+      ...(databaseUrl ? { RDP_DATABASE_URL: databaseUrl, RDP_DATABASE_SCHEMA_PREFIX: schemaPrefix } : {}),
+      // Copies of one deployment share its public address: the tokens' issuer and the links.
+      ...(options.sharing ? { RDP_PUBLIC_URL: options.sharing.origin } : {}),
+      ...env,
+    });
+    // On SQLite, the run's migrated stores copied in (test/global-setup.ts) when the platform opens
+    // every region (the default), so that it finds no store file it would not have made itself.
+    const sqliteTemplate = process.env[SQLITE_TEMPLATE_ENV];
+    if (
+      owner &&
+      sqliteTemplate &&
+      !config.databaseUrl &&
+      env.RDP_DATA_DIR === undefined &&
+      config.regions.length === REGIONS.length
+    )
+      copySqliteTemplate(sqliteTemplate, dataDir);
+    const platform = await openPlatform(config, clock);
+    // One registry for the app and the worker, as in main.ts: job outcomes show on the app's /metrics.
+    const metrics = new PlatformMetrics(platform);
+    const app = await buildApp(platform, { logger: false, metrics });
+    await app.listen({ host: '127.0.0.1', port });
+    // The processing worker runs in the process, as in `npm start`, for the tests that process.
+    const worker = options.worker ? await startWorker(platform, options.workerLog, metrics) : undefined;
+    // Webhook deliveries, as the worker role sends them (docs/webhooks.md).
+    const webhooks = options.webhooks ? startWebhookDispatcher(platform, options.workerLog) : undefined;
+    const origin = `http://127.0.0.1:${port}`;
+    return {
+      platform: platform as AllRegionsPlatform,
+      app,
+      admin: adminService(platform),
+      clock,
+      webhooks,
+      origin,
+      authUrl: `${origin}/auth`,
+      dataDir,
+      databaseUrl,
+      schemaPrefix,
+      regionUrl: (region) => `${origin}/${region}/reality`,
+      async close() {
+        await webhooks?.stop();
+        await worker?.stop();
+        await app.close();
+        await platform.close();
+        if (!owner) return;
+        if (clone && baseUrl) await dropDatabase(baseUrl, clone.database);
+        else if (databaseUrl) await dropPostgresSchemas(databaseUrl, schemaPrefix);
+        fs.rmSync(dataDir, { recursive: true, force: true });
+      },
+    };
+  } catch (error) {
+    // A platform that did not start (a test of a refused setting, say) leaves no database behind.
+    if (clone && baseUrl) await dropDatabase(baseUrl, clone.database).catch(() => undefined);
+    throw error;
+  }
 }
