@@ -28,7 +28,7 @@ describe('a worker killed mid-delivery', () => {
   });
 
   async function startWorker(): Promise<ServerProcess> {
-    const databaseUrl = process.env.RDP_TEST_DATABASE_URL;
+    const databaseUrl = t.databaseUrl;
     const worker = await startServer(await freePort(), {
       RDP_ROLES: 'worker',
       RDP_DATA_DIR: t.dataDir,
