@@ -15,6 +15,8 @@ export interface ReceivedDelivery {
   /** The same, by the SDK's own verifyWebhook: it must agree with the package on every delivery. */
   sdkVerifiedBy: number;
   answered: number;
+  /** The receiver's clock (the platform's, in tests) when the request had arrived whole, in ms. */
+  receivedAt: number;
 }
 
 /**
@@ -90,6 +92,7 @@ export class WebhookReceiver {
         verifiedBy: this.secrets.findIndex((secret) => this.verify(secret, payload, headers)),
         sdkVerifiedBy: this.secrets.findIndex((secret) => this.verifyWithSdk(secret, payload, headers)),
         answered: 0,
+        receivedAt: this.clock.now().getTime(),
       };
       if (this.hold) {
         this.received.push(delivery);
