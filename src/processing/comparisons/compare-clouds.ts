@@ -121,8 +121,12 @@ export async function compareClouds(
         running.catch(() => undefined);
         return running;
       };
-      // Cells run ahead on the threads, their outputs appended in cell order (one waiting at most).
-      const todo = cells.flatMap((cell, index) => (cell.comparedCount > 0 ? [index] : []));
+      // Cells run ahead on the threads, their outputs appended in turn (one waiting at most);
+      // the largest first, so that the last ones, running while threads fall idle, are small.
+      const size = (index: number) => cells[index]!.comparedCount + cells[index]!.referenceCount;
+      const todo = cells
+        .flatMap((cell, index) => (cell.comparedCount > 0 ? [index] : []))
+        .sort((a, b) => size(b) - size(a) || a - b);
       const ahead = workers.threads > 0 ? workers.threads + 1 : 1;
       const running: Promise<EncodedDistances>[] = [];
       for (let next = 0; next < todo.length || running.length > 0; ) {
