@@ -1,4 +1,4 @@
-import { type ApiClient, collect, ok, paginate, type Schema } from '@reality-data-platform/sdk';
+import { type ApiClient, collect, listPlaces, ok, paginate, type Schema } from '@reality-data-platform/sdk';
 import type { Command } from 'commander';
 import { UsageError } from './cli-errors.js';
 import { printResult, printTable } from './output.js';
@@ -52,6 +52,31 @@ export function addNodeCommands(program: Command): void {
         printTable(
           ['ID', 'TYPE', 'NAME', 'STATE', 'UPDATED'],
           nodes.map((node) => [node.id, node.type, node.name, stateOf(node), node.updatedAt]),
+        );
+      } catch (error) {
+        throw refusal(error);
+      }
+    });
+
+  program
+    .command('places')
+    .description('list the nodes where you hold a role (your way into the tree: `rdp ls` one of them)')
+    .option('--json', 'print the places as a JSON array')
+    .action(async (options: { json?: boolean }) => {
+      const { api } = signedIn();
+      try {
+        const places = await listPlaces({ api });
+        if (options.json) {
+          process.stdout.write(`${JSON.stringify(places)}\n`);
+          return;
+        }
+        if (places.length === 0) {
+          process.stdout.write('(none: ask an administrator for a role)\n');
+          return;
+        }
+        printTable(
+          ['ID', 'TYPE', 'NAME', 'ROLE'],
+          places.map((place) => [place.node.id, place.node.type, place.node.name, place.roleName]),
         );
       } catch (error) {
         throw refusal(error);

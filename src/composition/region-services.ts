@@ -21,6 +21,7 @@ import { GroupService } from '../services/people/group-service.js';
 import { InvitationService } from '../services/people/invitation-service.js';
 import { MembershipChanges } from '../services/people/membership-changes.js';
 import { MembershipService } from '../services/people/membership-service.js';
+import { PlaceService } from '../services/people/place-service.js';
 import { RoleService } from '../services/people/role-service.js';
 import { UserService } from '../services/people/user-service.js';
 import { LayoutModelAssetService } from '../services/planning/layout-model-asset-service.js';
@@ -66,6 +67,7 @@ export interface RegionServices {
   roles: RoleService;
   memberships: MembershipService;
   users: UserService;
+  places: PlaceService;
   groups: GroupService;
   metadataTypes: MetadataTypeService;
   twins: TwinService;
@@ -126,6 +128,7 @@ export function nodeServices(platform: Platform, context: RegionContext): { node
     nodes: context.nodes,
     tree: context.tree,
     lists: context.lists,
+    held: context.memberships,
     outbox: context.outbox,
     organizations: directory,
     maxHierarchyDepth: config.maxHierarchyDepth,
@@ -201,6 +204,7 @@ function peopleServices(platform: Platform, context: RegionContext, nodes: NodeS
       principalChanged: (userId) => platform.principalChanges.changed(userId),
       forgetApplication: (clientId, serviceUserId) => platform.recentDirectory.forgetApplication(clientId, serviceUserId),
     }),
+    places: new PlaceService(context.memberships),
     groups: new GroupService({ clock, nodes, groups: context.groups, people: members, audit, transaction }),
     webhooks: new WebhookService({
       clock,

@@ -1,12 +1,14 @@
 import { createHash } from 'node:crypto';
 import type { Transaction } from 'kysely';
 import type { DirectoryRepository } from '../adapters/db/repositories/directory-repository.js';
+import type { MembershipRepository } from '../adapters/db/repositories/membership-repository.js';
 import type { NodeListRepository } from '../adapters/db/repositories/node-list-repository.js';
 import type { NameMatch, NodeListing, NodeRepository, NodeWithAccess } from '../adapters/db/repositories/node-repository.js';
 import { newNodeRow } from '../adapters/db/repositories/node-rows.js';
 import type { NodeTreeRepository } from '../adapters/db/repositories/node-tree-repository.js';
 import type { NodeRow, RegionalSchema } from '../adapters/db/schema.js';
 import { PERMISSIONS, type Permission } from '../domain/access/permissions.js';
+import { childrenTowards } from '../domain/access/places.js';
 import type { Principal } from '../domain/access/principal.js';
 import { ApiError, validationError } from '../domain/errors.js';
 import type { ListPage } from '../domain/listing/cursor.js';
@@ -33,8 +35,10 @@ export interface NodeServiceOptions {
   nodes: NodeRepository;
   /** Locks the parent's branch for a new child. */
   tree: NodeTreeRepository;
-  /** Children pages after a cursor. */
+  /** Children pages after a cursor, and those on the way to the caller's places. */
   lists: NodeListRepository;
+  /** The roles a caller holds: where its places are, for browsing towards them. */
+  held: Pick<MembershipRepository, 'heldBy'>;
   outbox: Pick<WebhookOutbox, 'record'>;
   /** The organization's name is its node's: a rename writes it to the global store too (api-info reads it there). */
   organizations: Pick<DirectoryRepository, 'updateOrganization'>;
@@ -50,6 +54,7 @@ export class NodeService {
   private readonly nodes: NodeRepository;
   private readonly tree: NodeTreeRepository;
   private readonly lists: NodeListRepository;
+  private readonly held: Pick<MembershipRepository, 'heldBy'>;
   private readonly outbox: Pick<WebhookOutbox, 'record'>;
   private readonly organizations: Pick<DirectoryRepository, 'updateOrganization'>;
   private readonly maxHierarchyDepth: number;
@@ -59,6 +64,7 @@ export class NodeService {
     this.nodes = options.nodes;
     this.tree = options.tree;
     this.lists = options.lists;
+    this.held = options.held;
     this.outbox = options.outbox;
     this.organizations = options.organizations;
     this.maxHierarchyDepth = options.maxHierarchyDepth;
@@ -90,16 +96,44 @@ export class NodeService {
 
   /**
    * The first page of children is read with the access check (one statement on PostgreSQL), returned
-   * only once it passes; a page after a cursor is checked first, then read by its key.
+   * only once it passes; a page after a cursor is checked first, then read by its key. A caller
+   * that may not read the node but holds a role below it gets only the children on the way there
+   * (towardsPlaces).
    */
   async browse(principal: Principal, nodeId: string, page: ListPage): Promise<NodeListing[]> {
     if (page.after) {
-      await this.authorize(principal, nodeId, 'read');
+      const found = await this.findWithAccess(principal, nodeId);
+      const towards = await this.towardsPlaces(principal, found);
+      if (towards) return this.lists.childrenAmong(nodeId, towards, page);
+      this.admit(principal, found, 'read');
       return this.lists.childrenAfter(nodeId, page.limit, page.after);
     }
     const { found, children } = await this.nodes.browse(principal.orgId, nodeId, principal.userId, page.limit, page.offset);
+    const towards = await this.towardsPlaces(principal, found);
+    if (towards) return this.lists.childrenAmong(nodeId, towards, page);
     this.admit(principal, found, 'read');
     return children;
+  }
+
+  /**
+   * The children of an active node the caller may not read that lead down to its places
+   * (docs/design/places.md, "Browsing towards places"), or undefined when the ordinary check
+   * decides: the caller reads the node, the node is missing or trashed, or no place lies below it.
+   * Only browse asks: every other operation on the node stays refused. A way that passes a node
+   * restricted to another identity provider is refused as the place itself would be.
+   */
+  private async towardsPlaces(principal: Principal, found: NodeWithAccess | undefined): Promise<string[] | undefined> {
+    if (!found || found.node.trashed_at !== null || found.permissions.has('read')) return undefined;
+    const held = await this.held.heldBy(principal.orgId, principal.userId);
+    const children = childrenTowards(
+      found.node.id,
+      held.map((role) => role.path),
+    );
+    if (children.size === 0) return undefined;
+    if (found.requiredIdentityProviders.some((provider) => provider !== principal.identityProvider)) {
+      throw new ApiError('SSORestrictedResource');
+    }
+    return [...children];
   }
 
   /** `withNode` writes what hangs off the new node (a bundle's row) in the same transaction. */

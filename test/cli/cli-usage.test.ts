@@ -27,6 +27,7 @@ const SUBCOMMANDS = [
   ['logout'],
   ['whoami'],
   ['ls'],
+  ['places'],
   ['mkdir'],
   ['upload'],
   ['process'],
@@ -47,7 +48,7 @@ describe('rdp: help, version, suggestions and exit statuses', () => {
   it('the top-level help lists every command group', async () => {
     const run = await rdp(['--help']);
     expect(run.code).toBe(0);
-    for (const name of ['login', 'logout', 'whoami', 'ls', 'mkdir', 'upload', 'process', 'watch', 'open', 'admin']) {
+    for (const name of ['login', 'logout', 'whoami', 'ls', 'places', 'mkdir', 'upload', 'process', 'watch', 'open', 'admin']) {
       expect(run.stdout).toMatch(new RegExp(`^  ${name}\\b`, 'm'));
     }
   });

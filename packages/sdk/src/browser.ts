@@ -21,5 +21,6 @@ export {
 export { type ApiInfo, getApiInfo } from './discovery.js';
 export { type ErrorBody, RdpApiError } from './errors.js';
 export { collect, MAX_PAGE_SIZE, type PageRequest, type PaginateOptions, paginate } from './paging.js';
+export { listPlaces, type Place } from './places.js';
 export { authEndpoint, type FetchLike, jwtExpiry, requestToken, type TokenSet } from './token-endpoint.js';
 export { RefreshingTokens, type RefreshingTokensOptions, StaticToken, type TokenSource } from './tokens.js';

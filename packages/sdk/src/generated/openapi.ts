@@ -1863,6 +1863,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/users/me/places": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List the nodes where the caller holds a role
+         * @description The highest nodes where the calling user or service user holds a role, itself or through a group, in browse order: a role on a division covers its sites, so the division alone is listed; an organization administrator's place is the organization. A node is listed with one role: one held directly before one through a group, then by role name. Browsing a node on the way down to a place answers the children that lead there.
+         */
+        get: operations["listMyPlaces"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/users/{userId}": {
         parameters: {
             query?: never;
@@ -2549,6 +2569,14 @@ export interface components {
             };
             /** Format: date-time */
             updatedAt: string;
+        };
+        /** Place */
+        Place: {
+            node: components["schemas"]["Node"];
+            roleId: string;
+            roleName: string;
+            /** @description false: the caller holds the role on this node, itself or through a group */
+            inherited: boolean;
         };
         /** PlanningProject */
         PlanningProject: {
@@ -14823,6 +14851,83 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["User"];
+                };
+            };
+            /** @description not_authenticated or invalid_token: request a new token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Insufficient OAuth scopes, Forbidden resource (content access, role or seat limit), or SSORestrictedResource */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description OrganizationInAnotherRegion: the token's organization lives in another region; call the apiUrl of the body (not a 401: the token is fine) */
+            421: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description rate_limited: the organization's request bucket is spent; retry after Retry-After seconds (RateLimit-* headers on every answer) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    listMyPlaces: {
+        parameters: {
+            query?: {
+                /** @description Page size; values above 500 are clamped to 500 */
+                limit?: number;
+                /** @description How many items to skip; default 0 */
+                offset?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        items: components["schemas"]["Place"][];
+                        /** @description offset / limit, rounded down */
+                        page: number;
+                        limit: number;
+                        /** @description How many places the caller has, on every page */
+                        total: number;
+                    };
+                };
+            };
+            /** @description ValidationError: the message names the failing field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description not_authenticated or invalid_token: request a new token */

@@ -1,9 +1,19 @@
 import type { Kysely, Transaction } from 'kysely';
+import { NODE_LISTING_COLUMNS, type NodeListing } from '../../../domain/records/regional.js';
 import type { Dialect } from '../database.js';
 import type { GroupRow, MembershipRow, RegionalSchema } from '../schema.js';
 
 type Db = Kysely<RegionalSchema> | Transaction<RegionalSchema>;
 type Tx = Transaction<RegionalSchema>;
+
+/** A role a principal holds on an active node, directly or through a group, with the node's listing columns. */
+export interface HeldRoleRow extends NodeListing {
+  path: string;
+  role_id: string;
+  role_name: string;
+  /** 1 when the principal holds it itself, 0 through a group. */
+  direct: number;
+}
 
 /**
  * Memberships on nodes, as the memberships API writes them (the access query reads them in
@@ -25,6 +35,37 @@ export class MembershipRepository {
       .orderBy('principal_id')
       .limit(limit)
       .offset(offset)
+      .execute();
+  }
+
+  /**
+   * The roles the principal holds in the organization, itself or through its groups, on nodes
+   * outside the trash (a trashed subtree has trashed_at on every node): what places are made of
+   * (docs/design/places.md). In browse order of the nodes (name, then id).
+   */
+  async heldBy(orgId: string, principalId: string): Promise<HeldRoleRow[]> {
+    return this.db
+      .selectFrom('memberships as m')
+      .innerJoin('nodes as n', 'n.id', 'm.node_id')
+      .innerJoin('roles as r', (join) => join.onRef('r.org_id', '=', 'n.org_id').onRef('r.id', '=', 'm.role_id'))
+      .select(NODE_LISTING_COLUMNS.map((column) => `n.${column}` as const))
+      .select(['n.path', 'm.role_id', 'r.name as role_name'])
+      .select((eb) => eb.case().when('m.principal_id', '=', principalId).then(1).else(0).end().as('direct'))
+      .where('n.org_id', '=', orgId)
+      .where('n.trashed_at', 'is', null)
+      .where((eb) =>
+        eb.or([
+          eb('m.principal_id', '=', principalId),
+          eb(
+            'm.principal_id',
+            'in',
+            eb.selectFrom('group_members as g').select('g.group_id').where('g.user_id', '=', principalId),
+          ),
+        ]),
+      )
+      .orderBy('n.name_key')
+      .orderBy('n.id')
+      .orderBy('m.principal_id')
       .execute();
   }
 

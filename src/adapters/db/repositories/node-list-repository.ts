@@ -192,6 +192,28 @@ export class NodeListRepository {
     return query.orderBy('n.trashed_at', 'desc').orderBy('n.id');
   }
 
+  /**
+   * A page of the active children among `ids` (a few: those on the way to a caller's places,
+   * docs/design/places.md), in browse order, from an offset or after a cursor's (name_key, id).
+   */
+  async childrenAmong(parentId: string, ids: readonly string[], page: ListPage): Promise<NodeListing[]> {
+    if (ids.length === 0) return [];
+    let query = this.db
+      .selectFrom('nodes')
+      .select(NODE_LISTING_COLUMNS)
+      .where('parent_id', '=', parentId)
+      .where('id', 'in', ids)
+      .where('trashed_at', 'is', null);
+    const [nameKey, id] = page.after ?? [];
+    if (nameKey !== undefined && id !== undefined) query = query.where(sql<boolean>`(name_key, id) > (${nameKey}, ${id})`);
+    return query
+      .orderBy('name_key')
+      .orderBy('id')
+      .limit(page.limit)
+      .offset(page.after ? 0 : page.offset)
+      .execute();
+  }
+
   /** Active children after a cursor's (name_key, id), in browse order (the parent index serves it). */
   async childrenAfter(parentId: string, limit: number, after: CursorKey): Promise<NodeListing[]> {
     const [nameKey, id] = after;

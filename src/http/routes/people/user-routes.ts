@@ -1,6 +1,7 @@
 import { Type } from '@sinclair/typebox';
 import type { OrganizationMember } from '../../../domain/records/global.js';
-import { type CursorList, CursorPaging, pagePosition, setNextCursor } from '../paging.js';
+import { toNodeBody } from '../nodes/node-schemas.js';
+import { type CursorList, CursorPaging, clampLimit, Paging, pagePosition, setNextCursor } from '../paging.js';
 import type { RegionApp } from '../region-app-type.js';
 import { errors } from '../responses.js';
 import { toUserBody } from './user-schemas.js';
@@ -21,10 +22,30 @@ const ListQuery = Type.Object(
 );
 /** The users list's order (e-mail address, then id): what a cursor holds. */
 const USERS: CursorList<OrganizationMember> = { name: 'users', keyLength: 2, keyOf: (row) => [row.email, row.id] };
+/** A place of GET /v1/users/me/places (docs/design/places.md): the node as browse answers it, with the caller's role there. */
+const Place = Type.Object(
+  {
+    node: Type.Ref('Node'),
+    roleId: Type.String(),
+    roleName: Type.String(),
+    inherited: Type.Boolean({ description: 'false: the caller holds the role on this node, itself or through a group' }),
+  },
+  { $id: 'Place', title: 'Place', additionalProperties: false },
+);
+const PlaceList = Type.Object(
+  {
+    items: Type.Array(Type.Ref('Place')),
+    page: Type.Integer({ description: 'offset / limit, rounded down' }),
+    limit: Type.Integer(),
+    total: Type.Integer({ description: 'How many places the caller has, on every page' }),
+  },
+  { additionalProperties: false },
+);
 const UserIdParams = Type.Object({ userId: Type.String({ minLength: 1, maxLength: 64 }) });
 
 export default async function userRoutes(app: RegionApp) {
   const User = Type.Ref('User');
+  app.addSchema(Place);
 
   app.get(
     '/v1/users',
@@ -67,6 +88,34 @@ export default async function userRoutes(app: RegionApp) {
       },
     },
     async (request) => toUserBody(await app.services.users.get(request.principal, request.principal.userId)),
+  );
+
+  app.get(
+    '/v1/users/me/places',
+    {
+      config: { scope: 'read:hierarchy' },
+      schema: {
+        tags: ['Users'],
+        operationId: 'listMyPlaces',
+        summary: 'List the nodes where the caller holds a role',
+        description:
+          "The highest nodes where the calling user or service user holds a role, itself or through a group, in browse order: a role on a division covers its sites, so the division alone is listed; an organization administrator's place is the organization. A node is listed with one role: one held directly before one through a group, then by role name. Browsing a node on the way down to a place answers the children that lead there.",
+        querystring: Type.Object(Paging, { additionalProperties: false }),
+        response: { 200: PlaceList, ...errors(400, 401, 403) },
+      },
+    },
+    async (request) => {
+      const limit = clampLimit(request.query.limit);
+      const offset = request.query.offset ?? 0;
+      const { rows, total } = await app.services.places.list(request.principal, limit, offset);
+      const items = rows.map((place) => ({
+        node: toNodeBody(place.node),
+        roleId: place.roleId,
+        roleName: place.roleName,
+        inherited: false,
+      }));
+      return { items, page: Math.floor(offset / limit), limit, total };
+    },
   );
 
   app.get(
