@@ -151,6 +151,12 @@ describe('the web console: uploads and bundles', () => {
     await expect.poll(() => state.textContent(), { timeout: 45_000 }).toMatch(/^Processed in \d+/);
     const done = await api.bundle(bundleId);
     expect(done.state).toBe('ready');
+    // The real time the worker took, from the API's instants: tenths under ten seconds, never "0 s".
+    const { startedAt, finishedAt } = done.processings[0];
+    const seconds = (Date.parse(finishedAt) - Date.parse(startedAt)) / 1000;
+    expect(await state.textContent()).toBe(
+      `Processed in ${seconds < 9.95 ? `${seconds.toFixed(1)} s` : `${Math.round(seconds)} s`}.`,
+    );
     const derivativeId = done.processings[0].derivativeId as string;
     expect((await org.admin.get(`/v1/nodes/${derivativeId}`)).body).toMatchObject({ type: 'pointCloud', parentId: siteId });
     expect((await org.admin.get(`/v1/nodes/${derivativeId}/tiles/tileset.json`)).status).toBe(200);

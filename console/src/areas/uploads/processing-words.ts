@@ -39,8 +39,13 @@ export function isUnderway(processing: Processing | undefined): boolean {
   return processing?.state === 'queued' || processing?.state === 'running';
 }
 
-/** Seconds between two instants, in words: 42 s, 3 min 5 s. */
+/**
+ * The time between two instants, in words: 0.4 s, 42 s, 3 min 5 s. Under ten seconds it keeps
+ * the tenths, so that a small file's processing does not read "0 s".
+ */
 export function duration(fromIso: string, to: number): string {
-  const seconds = Math.max(0, Math.round((to - Date.parse(fromIso)) / 1000));
+  const milliseconds = Math.max(0, to - Date.parse(fromIso));
+  if (milliseconds < 9_950) return `${(milliseconds / 1000).toFixed(1)} s`;
+  const seconds = Math.round(milliseconds / 1000);
   return seconds < 60 ? `${seconds} s` : `${Math.floor(seconds / 60)} min ${seconds % 60} s`;
 }
