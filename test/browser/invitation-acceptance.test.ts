@@ -77,7 +77,12 @@ describe('accepting an invitation in a browser', () => {
     const division = await asUser.get(`/v1/nodes/${divisionId}`);
     expect(division.status).toBe(200);
     expect(division.body.id).toBe(divisionId);
-    expect((await asUser.get(`/v1/nodes/${org.orgId}/browse`)).status).toBe(403);
+    // The organization itself stays closed; browsing it answers only the way to the division
+    // (docs/people.md, "Places").
+    expect((await asUser.get(`/v1/nodes/${org.orgId}`)).status).toBe(403);
+    const towards = await asUser.get(`/v1/nodes/${org.orgId}/browse`);
+    expect(towards.status).toBe(200);
+    expect(towards.body.map((node: { id: string }) => node.id)).toEqual([divisionId]);
 
     const [invitation] = (await org.admin.get(`/v1/invitations?nodeId=${divisionId}`)).body;
     expect(invitation).toMatchObject({ id: invited.body.id, state: 'accepted', acceptedAt: expect.any(String) });

@@ -121,7 +121,7 @@ describe('video inputs', () => {
     expect(progress.at(-1)).toBe(1);
 
     const failing = await failure(processInput({ path: good }, path.join(dir, 'failing'), { reconstructionCommand: 'false' }));
-    expect(failing.code).toBe('reconstruction-failed');
+    expect(failing.code, failing.message).toBe('reconstruction-failed');
   });
 
   it('dispatches by content: a point cloud named .mp4 is tiled, text is neither', async () => {

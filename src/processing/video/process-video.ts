@@ -46,17 +46,20 @@ export async function processVideo(videoPath: string, outputDir: string, options
   }
   const framesDir = path.join(outputDir, 'key-frames');
   // The thumbnail seeks to one frame: it runs beside the key frames' full decode, not after it.
-  const [frames] = await Promise.all([
+  // Both are waited for even when one fails: no ffmpeg goes on writing once the job has failed.
+  const [frames, thumbnail] = await Promise.allSettled([
     extractKeyFrames(videoPath, framesDir, { durationSeconds: probe.durationSeconds, maxFrames: options.maxKeyFrames }),
     videoThumbnail(videoPath, path.join(outputDir, 'thumbnail.png'), probe.durationSeconds),
   ]);
+  if (frames.status === 'rejected') throw frames.reason;
+  if (thumbnail.status === 'rejected') throw thumbnail.reason;
   report(0.25);
   const files = await runReconstruction(options.reconstructionCommand, framesDir, path.join(outputDir, 'reconstruction'));
   report(1);
   return {
     kind: 'video',
     probe,
-    keyFrames: frames.map((name) => `key-frames/${name}`),
+    keyFrames: frames.value.map((name) => `key-frames/${name}`),
     thumbnailPath: 'thumbnail.png',
     files: files.map((name) => `reconstruction/${name}`),
   };
