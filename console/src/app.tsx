@@ -68,7 +68,7 @@ function findScreen(path: string) {
 }
 
 function isCurrent(href: string, path: string): boolean {
-  return href === '/' ? path === '/' || path.startsWith('/nodes/') : path.startsWith(href);
+  return href === '/' ? path === '/' || path === '/places' || path.startsWith('/nodes/') : path.startsWith(href);
 }
 
 function NotFound() {

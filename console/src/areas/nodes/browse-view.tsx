@@ -1,7 +1,7 @@
 import { ok } from '@reality-data-platform/sdk/browser';
 import { useState } from 'preact/hooks';
 import { navigate } from '../../router.js';
-import { ErrorNotice, PageTitle } from '../../ui/components.js';
+import { ErrorNotice, Link, PageTitle } from '../../ui/components.js';
 import { ConfirmDialog } from '../../ui/confirm-dialog.js';
 import { flash, takeFlash } from '../../ui/flash.js';
 import { LoadingOrError } from '../../ui/loading-or-error.js';
@@ -16,6 +16,7 @@ import { type CreatableType, isContainer, kindName, type Node, type NodeDetail }
 import { nodeHref } from './node-label.js';
 import { nodePanels } from './node-panels.js';
 import { nodeRights } from './node-rights.js';
+import { isForbidden, PlacesView } from './places.js';
 import { RenameDialog } from './rename-dialog.js';
 import { SearchForm } from './search-form.js';
 
@@ -37,7 +38,11 @@ export function BrowseView(props: { nodeId?: string }) {
   // A new generation of the contents list reads it again from its first page.
   const [contentsGeneration, setContentsGeneration] = useState(0);
 
-  if (!loaded.data) return <LoadingOrError error={loaded.error} />;
+  if (!loaded.data) {
+    // A person whose roles are all below the organization may not read it: their places are their start (issue 27).
+    if (props.nodeId === undefined && isForbidden(loaded.error)) return <PlacesView />;
+    return <LoadingOrError error={loaded.error} />;
+  }
   const { node, ancestors } = loaded.data;
   const insideSite = ancestors.some((ancestor) => ancestor.type === 'site');
   const rights = nodeRights(session, node, insideSite);
@@ -85,6 +90,11 @@ export function BrowseView(props: { nodeId?: string }) {
         {kindName(node.type)}
         {node.address ? ` · ${node.address}` : ''}
       </p>
+      {node.type === 'organization' && (
+        <p>
+          <Link href="/places">Your places and roles</Link>
+        </p>
+      )}
       {notice && (
         <p class="notice success" role="status">
           {notice}
