@@ -1,3 +1,4 @@
+import { mkdir } from 'node:fs/promises';
 import path from 'node:path';
 import { ProcessingError } from '../processing-error.js';
 import { probeVideo, type VideoProbe } from './probe-video.js';
@@ -45,6 +46,9 @@ export async function processVideo(videoPath: string, outputDir: string, options
     );
   }
   const framesDir = path.join(outputDir, 'key-frames');
+  // Made before either ffmpeg starts: the thumbnail's is written straight into outputDir, and
+  // waiting on the key frames' own mkdir raced it (ffmpeg could open its output first).
+  await mkdir(outputDir, { recursive: true });
   // The thumbnail seeks to one frame: it runs beside the key frames' full decode, not after it.
   // Both are waited for even when one fails: no ffmpeg goes on writing once the job has failed.
   const [frames, thumbnail] = await Promise.allSettled([
