@@ -234,6 +234,25 @@ describe('cloud-to-cloud distances', () => {
     }
   });
 
+  it('fails as aborted on its threads when aborted while the scans are decoded, leaving no work files', async () => {
+    const out = path.join(dir, 'aborted');
+    await mkdir(out);
+    const controller = new AbortController();
+    const comparing = compareClouds(
+      {
+        reference: path.join(dir, 'reference.las'),
+        compared: path.join(dir, 'compared.las'),
+        method: 'c2c',
+        maxDistance: 1,
+        tolerance: 0.05,
+      },
+      out,
+      { threads: 2, signal: controller.signal, onProgress: (fraction) => fraction > 0 && controller.abort() },
+    );
+    await expect(comparing).rejects.toMatchObject({ name: 'AbortError' });
+    expect(await readdir(out)).toEqual([]);
+  });
+
   it('takes exact nearest-rank percentiles from distances on disk, narrowing crowded bins', async () => {
     const next = seededRandom(7);
     // Ties, a crowd in one narrow range and a long tail.

@@ -16,6 +16,8 @@ import type { SideChild, SpilledScan, SplitPlan } from './side-split.js';
  */
 export class ComparisonWorkers {
   private readonly pool: ThreadPool<ComparisonTask, ComparisonResult, DecodedNote> | undefined;
+  /** An abort stops the threads at once: a task on a thread does not see the signal itself. */
+  private readonly stop = () => void this.pool?.close();
 
   constructor(
     readonly threads: number,
@@ -26,6 +28,7 @@ export class ComparisonWorkers {
       threads > 0
         ? new ThreadPool(threadEntry(import.meta.url, './comparison-thread'), threads, 'comparison', onDecoded)
         : undefined;
+    signal?.addEventListener('abort', this.stop, { once: true });
   }
 
   spill(input: string, spillPath: string, side: ScanSide): Promise<SpilledScan> {
@@ -40,11 +43,18 @@ export class ComparisonWorkers {
   }
 
   close(): Promise<void> {
+    this.signal?.removeEventListener('abort', this.stop);
     return this.pool?.close() ?? Promise.resolve();
   }
 
   private async run(task: ComparisonTask): Promise<ComparisonResult> {
-    if (this.pool) return this.pool.run(task);
-    return (await runComparisonTask(task, this.onDecoded, this.signal)).result;
+    if (!this.pool) return (await runComparisonTask(task, this.onDecoded, this.signal)).result;
+    try {
+      return await this.pool.run(task);
+    } catch (error) {
+      // Stopped by an abort, the task failed for that reason, not for its thread's exit.
+      this.signal?.throwIfAborted();
+      throw error;
+    }
   }
 }
