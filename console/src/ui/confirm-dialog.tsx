@@ -1,4 +1,4 @@
-import type { ComponentChildren } from 'preact';
+import type { ComponentChildren, ComponentType } from 'preact';
 import { Dialog } from './components.js';
 import { DialogButtons, useSubmission } from './form-dialog.js';
 import { RefusalNotice } from './refusals.js';
@@ -14,12 +14,15 @@ export function ConfirmDialog(props: {
   danger?: boolean;
   action: () => Promise<void>;
   onClose: () => void;
+  /** How a refusal is put in words: the tree's refusals (RefusalNotice) unless an area explains its own codes. */
+  notice?: ComponentType<{ error: unknown }>;
 }) {
   const submission = useSubmission();
+  const Notice = props.notice ?? RefusalNotice;
   return (
     <Dialog title={props.title} onClose={props.onClose}>
       {props.children}
-      <RefusalNotice error={submission.error} />
+      <Notice error={submission.error} />
       <DialogButtons
         label={props.confirm}
         danger={props.danger}

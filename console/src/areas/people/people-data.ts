@@ -31,6 +31,12 @@ export function loadRoles(session: ConsoleSession): Promise<Role[]> {
   return roles;
 }
 
+/** Forgets the roles read (after one is created, changed or deleted), so the next dialogs read them again. */
+export function forgetRoles(session: ConsoleSession): void {
+  roleLists.delete(session);
+  forgetNames(session);
+}
+
 /** The roles that can be given on a node: administrative roles on the organization node only. */
 export function rolesFor(roles: Role[], onOrganization: boolean): Role[] {
   return onOrganization ? roles : roles.filter((role) => role.kind === 'custom');

@@ -9,6 +9,8 @@ import { administersPeople } from './people-access.js';
 const SECTIONS = [
   { href: '/people', label: 'People and invitations' },
   { href: '/people/groups', label: 'Groups' },
+  { href: '/people/roles', label: 'Roles' },
+  { href: '/people/scim-tokens', label: 'SCIM tokens' },
   { href: '/people/audit', label: 'Audit trail' },
 ];
 
@@ -46,7 +48,9 @@ export function PeopleFrame(props: { title: string; actions?: ComponentChildren;
       ) : allowed.data ? (
         props.children
       ) : (
-        <p class="notice">Only administrators of {session.info.organization.name} manage its people, groups and audit trail.</p>
+        <p class="notice">
+          Only administrators of {session.info.organization.name} manage its people, groups, roles, SCIM tokens and audit trail.
+        </p>
       )}
     </section>
   );

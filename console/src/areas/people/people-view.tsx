@@ -9,6 +9,7 @@ import { InvitationsList } from './invitations-list.js';
 import { InviteDialog } from './invite-dialog.js';
 import { personName, type User } from './people-data.js';
 import { Outcome, PeopleFrame } from './people-frame.js';
+import { ActivationDialog } from './person-activation.js';
 
 type Filters = { email: string; kind: '' | 'user' | 'service'; active: '' | 'true' | 'false' };
 
@@ -27,7 +28,7 @@ export function PeopleView() {
       }
     >
       <Outcome outcome={outcome} />
-      <PeopleList />
+      <PeopleList onChanged={(message) => setOutcome({ message })} />
       <InvitationsList key={invitationsGeneration} />
       {inviting && (
         <InviteDialog
@@ -43,8 +44,9 @@ export function PeopleView() {
   );
 }
 
-function PeopleList() {
+function PeopleList(props: { onChanged: (message: string) => void }) {
   const session = useSession();
+  const [activating, setActivating] = useState<User>();
   const [draft, setDraft] = useState<Filters>({ email: '', kind: 'user', active: '' });
   const [filters, setFilters] = useState<Filters>(draft);
   const people = usePagedList(
@@ -107,15 +109,26 @@ function PeopleList() {
       ) : people.items.length === 0 ? (
         <p role="status">No one matches.</p>
       ) : (
-        <PeopleTable people={people.items} />
+        <PeopleTable people={people.items} onActivation={setActivating} />
       )}
       {people.items && <ErrorNotice error={people.error} />}
       <ShowMore list={people} what="people" />
+      {activating && (
+        <ActivationDialog
+          user={activating}
+          onChanged={(message) => {
+            setActivating(undefined);
+            props.onChanged(message);
+            people.reload();
+          }}
+          onClose={() => setActivating(undefined)}
+        />
+      )}
     </section>
   );
 }
 
-function PeopleTable(props: { people: User[] }) {
+function PeopleTable(props: { people: User[]; onActivation: (user: User) => void }) {
   return (
     <table class="people-table">
       <caption class="visually-hidden">Members of the organization</caption>
@@ -125,6 +138,7 @@ function PeopleTable(props: { people: User[] }) {
           <th scope="col">E-mail</th>
           <th scope="col">State</th>
           <th scope="col">Member since</th>
+          <th scope="col">Actions</th>
         </tr>
       </thead>
       <tbody>
@@ -134,6 +148,16 @@ function PeopleTable(props: { people: User[] }) {
             <td>{user.email}</td>
             <td>{stateInWords(user)}</td>
             <td>{new Date(user.createdAt).toLocaleDateString()}</td>
+            <td>
+              <button
+                type="button"
+                class={user.active ? 'quiet danger-text' : 'quiet'}
+                aria-label={`${user.active ? 'Deactivate' : 'Reactivate'} ${personName(user)}`}
+                onClick={() => props.onActivation(user)}
+              >
+                {user.active ? 'Deactivate' : 'Reactivate'}
+              </button>
+            </td>
           </tr>
         ))}
       </tbody>
