@@ -31,6 +31,8 @@ export interface ProcessSpec {
   /** RDP_REGIONS; default all four. */
   regions?: string;
   env?: Record<string, string>;
+  /** The folder of the server to run (its dist/main.js): an earlier release's (scripts/releases.mjs); default this checkout. */
+  serverDir?: string;
 }
 
 /** One process of the deployment: restartable on the same port (a load balancer knows its address). */
@@ -48,6 +50,8 @@ export class DeployedProcess {
    * the process again, which would leave it running after the test file ends.
    */
   retired = false;
+  /** The folder of the server the next start runs; a rolling upgrade points it at another build. */
+  serverDir: string;
 
   constructor(
     readonly spec: ProcessSpec,
@@ -57,6 +61,7 @@ export class DeployedProcess {
   ) {
     this.origin = `http://127.0.0.1:${port}`;
     this.dir = path.join(root, spec.name);
+    this.serverDir = spec.serverDir ?? ROOT;
     fs.mkdirSync(path.join(this.dir, 'tmp'), { recursive: true });
   }
 
@@ -81,8 +86,8 @@ export class DeployedProcess {
   start(): void {
     if (this.retired) throw new Error(`${this.name}: the deployment is closed`);
     if (this.alive) throw new Error(`${this.name} is already running`);
-    const child = spawn(process.execPath, [MAIN_JS], {
-      cwd: ROOT,
+    const child = spawn(process.execPath, [path.join(this.serverDir, 'dist', 'main.js')], {
+      cwd: this.serverDir,
       env: {
         PATH: process.env.PATH ?? '',
         HOST: '127.0.0.1',

@@ -21,7 +21,28 @@ export interface NginxFront {
   pid: number | undefined;
   /** The error log so far, for failure messages. */
   errors(): string;
+  /**
+   * Writes the site file with these upstreams and reloads nginx (SIGHUP), resolving once the
+   * workers of the old configuration have finished their requests and exited: from then on no
+   * request goes where the old configuration sent it. A server address may carry parameters
+   * ("127.0.0.1:8081 down").
+   */
+  reconfigure(upstreams: Record<string, string[]>): Promise<void>;
   stop(): Promise<void>;
+}
+
+/** The worker processes of an nginx master (Linux: the kernel lists a process's children). */
+function workersOf(masterPid: number): number[] {
+  try {
+    return fs
+      .readFileSync(`/proc/${masterPid}/task/${masterPid}/children`, 'utf8')
+      .trim()
+      .split(/\s+/)
+      .filter(Boolean)
+      .map(Number);
+  } catch {
+    return [];
+  }
 }
 
 /**
@@ -90,10 +111,25 @@ export async function startNginx(listenPort: number, upstreams: Record<string, s
     if (Date.now() > deadline) throw new Error(`nginx did not listen within 10 s: ${stderr}${errors()}`);
     await new Promise((resolve) => setTimeout(resolve, 50));
   }
+  const siteFile = path.join(dir, 'rdp.conf');
   return {
     origin,
     pid: child.pid,
     errors: () => `${stderr}${errors()}`,
+    async reconfigure(changed) {
+      const masterPid = child.pid as number;
+      const before = workersOf(masterPid);
+      fs.writeFileSync(siteFile, nginxSiteConfig(fs.readFileSync(NGINX_TEMPLATE, 'utf8'), listenPort, changed));
+      child.kill('SIGHUP');
+      const deadline = Date.now() + 30_000;
+      for (;;) {
+        const now = workersOf(masterPid);
+        if (now.length > 0 && !now.some((pid) => before.includes(pid))) return;
+        if (child.exitCode !== null) throw new Error(`nginx exited on reload: ${stderr}${errors()}`);
+        if (Date.now() > deadline) throw new Error(`nginx's old workers still run 30 s after the reload: ${errors()}`);
+        await new Promise((resolve) => setTimeout(resolve, 50));
+      }
+    },
     async stop() {
       if (child.exitCode === null && child.signalCode === null) {
         // SIGQUIT is nginx's graceful stop; SIGTERM its fast one: a test wants it gone.

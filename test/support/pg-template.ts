@@ -81,6 +81,13 @@ export async function cloneTemplateDatabase(baseUrl: string, template: string): 
   return { database, url: databaseUrlOf(baseUrl, database) };
 }
 
+/** A new empty database beside the run's one (for data another release's code makes); its URL. */
+export async function createEmptyDatabase(baseUrl: string): Promise<{ database: string; url: string }> {
+  const database = nameBeside(baseUrl, `e${randomBytes(5).toString('hex')}`);
+  await onServer(baseUrl, `CREATE DATABASE "${database}"`);
+  return { database, url: databaseUrlOf(baseUrl, database) };
+}
+
 export async function dropDatabase(baseUrl: string, database: string): Promise<void> {
   await onServer(baseUrl, `DROP DATABASE IF EXISTS "${database}" WITH (FORCE)`);
 }
