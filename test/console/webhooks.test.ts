@@ -28,8 +28,9 @@ describe('the web console: webhooks', () => {
   let reader: { email: string; password: string };
 
   const statusText = () => page.locator('main [role=status]').allTextContents();
-  const secretShown = async (title: string) => {
+  const secretShown = async (title: string, checkAccessible = false) => {
     const dialog = page.getByRole('dialog', { name: title });
+    if (checkAccessible) await expectAccessible(page);
     const secret = await dialog.getByLabel('Signing secret').inputValue();
     await dialog.getByRole('button', { name: 'Done' }).click();
     await dialog.waitFor({ state: 'detached' });
@@ -70,6 +71,11 @@ describe('the web console: webhooks', () => {
 
     await page.getByRole('button', { name: 'New endpoint' }).click();
     const create = page.getByRole('dialog', { name: 'New webhook endpoint' });
+    // A refusal in the dialog's words; nothing stored.
+    await create.getByLabel('Address (URL)').fill('ftp://files.example.test/hook');
+    await create.getByRole('button', { name: 'Create endpoint' }).click();
+    await expect.poll(() => create.getByRole('alert').textContent()).toMatch(/url/i);
+    expect((await hooks.get('/v1/webhooks')).body.total).toBe(0);
     await create.getByLabel('Address (URL)').fill(receiver.url);
     await create.getByLabel('Description').fill('Site office');
     await create.getByLabel('All events, including those added later').uncheck();
@@ -77,7 +83,7 @@ describe('the web console: webhooks', () => {
     await create.getByLabel('bundle.processing.succeeded', { exact: true }).check();
     await expectAccessible(page);
     await create.getByRole('button', { name: 'Create endpoint' }).click();
-    const firstSecret = await secretShown('Endpoint created');
+    const firstSecret = await secretShown('Endpoint created', true);
     expect(firstSecret).toMatch(/^whsec_/);
     await expect.poll(statusText).toContain(`Endpoint ${receiver.url} created.`);
     const listed = (await hooks.get('/v1/webhooks')).body;

@@ -1,6 +1,6 @@
 import { ok } from '@reality-data-platform/sdk/browser';
 import { Dialog } from '../../ui/components.js';
-import { DialogButtons, useSubmission } from '../../ui/form-dialog.js';
+import { useSubmission } from '../../ui/form-dialog.js';
 import { LoadingOrError } from '../../ui/loading-or-error.js';
 import { RefusalNotice } from '../../ui/refusals.js';
 import { useSession } from '../../ui/session-context.js';
@@ -43,17 +43,23 @@ export function DeliveryDialog(props: { webhookId: string; delivery: Delivery; o
       </dl>
       {!fresh.data && fresh.error !== undefined && <LoadingOrError error={fresh.error} />}
       <RefusalNotice error={submission.error} />
-      <DialogButtons
-        label="Redeliver"
-        busy={submission.busy}
-        onClose={props.onClose}
-        onClick={() =>
-          submission.run(async () => {
-            await ok(session.api.POST('/v1/webhooks/{webhookId}/deliveries/{deliveryId}/redeliver', { params: { path } }));
-            props.onRedelivered();
-          })
-        }
-      />
+      <div class="buttons">
+        <button type="button" class="quiet" onClick={props.onClose}>
+          Close
+        </button>
+        <button
+          type="button"
+          disabled={submission.busy}
+          onClick={() =>
+            submission.run(async () => {
+              await ok(session.api.POST('/v1/webhooks/{webhookId}/deliveries/{deliveryId}/redeliver', { params: { path } }));
+              props.onRedelivered();
+            })
+          }
+        >
+          Redeliver
+        </button>
+      </div>
     </Dialog>
   );
 }
