@@ -38,7 +38,7 @@ export async function freshPage(browser: Browser, viewport = { width: 1280, heig
  * the viewer likewise when the twin screens are tested.
  */
 export async function startConsolePlatform(
-  options: { viewer?: boolean; worker?: boolean; env?: Record<string, string> } = {},
+  options: { viewer?: boolean; worker?: boolean; webhooks?: boolean; env?: Record<string, string> } = {},
 ): Promise<TestPlatform & { consoleSizes: Record<string, { bytes: number; gzipBytes: number }> }> {
   const consoleDir = await mkdtemp(path.join(os.tmpdir(), 'rdp-console-'));
   const [{ sizes }, viewer] = await Promise.all([
@@ -47,7 +47,7 @@ export async function startConsolePlatform(
   ]);
   const t = await startPlatform(
     { RDP_CONSOLE_ASSETS_DIR: consoleDir, ...(viewer ? { RDP_VIEWER_ASSETS_DIR: viewer.dir } : {}), ...options.env },
-    { worker: options.worker },
+    { worker: options.worker, webhooks: options.webhooks },
   );
   return {
     ...t,

@@ -79,6 +79,15 @@ describe('webhook endpoints (RDP_WEBHOOK_ALLOW_PRIVATE off)', () => {
     expect((await admin.get('/v1/webhooks')).body.total).toBe(0);
   });
 
+  it('lists the event types an endpoint may subscribe to (webhook.test is only sent by the test)', async () => {
+    const listed = await (await adminClient()).get('/v1/webhooks/event-types');
+    expect(listed.status).toBe(200);
+    expect(listed.body.items).toContain('node.created');
+    expect(listed.body.items).toContain('bundle.processing.succeeded');
+    expect(listed.body.items).not.toContain('webhook.test');
+    expect((await org.admin.get('/v1/webhooks/event-types')).status).toBe(403); // no read:webhooks
+  });
+
   it('refuses bad bodies with 400 naming the field, and stores nothing', async () => {
     const admin = await adminClient();
     const cases: [unknown, RegExp][] = [

@@ -5,6 +5,7 @@ import { ErrorNotice, TextField } from '../../ui/components.js';
 import { ConfirmDialog } from '../../ui/confirm-dialog.js';
 import { flash, takeFlash } from '../../ui/flash.js';
 import { LoadingOrError } from '../../ui/loading-or-error.js';
+import { Outcome, type OutcomeOf } from '../../ui/outcome.js';
 import { useSession } from '../../ui/session-context.js';
 import { ShowMore } from '../../ui/show-more.js';
 import { usePagedList } from '../../ui/use-paged-list.js';
@@ -13,9 +14,7 @@ import { GroupDialog } from './group-dialog.js';
 import { managedBy } from './groups-view.js';
 import { NameOf } from './name-of.js';
 import { findPersonByEmail, forgetNames, type Group, personName } from './people-data.js';
-import { Outcome, PeopleFrame } from './people-frame.js';
-
-type Outcomes = { message: string } | { error: unknown } | undefined;
+import { PeopleFrame } from './people-frame.js';
 
 /** One group: rename or delete it, and its members (GET /v1/groups/{groupId}/users) added and removed. */
 export function GroupView(props: { groupId: string }) {
@@ -23,7 +22,7 @@ export function GroupView(props: { groupId: string }) {
   const { groupId } = props;
   const group = useResource(() => ok(session.api.GET('/v1/groups/{groupId}', { params: { path: { groupId } } })), [groupId]);
   const [dialog, setDialog] = useState<'rename' | 'delete'>();
-  const [outcome, setOutcome] = useState<Outcomes>(() => {
+  const [outcome, setOutcome] = useState<OutcomeOf>(() => {
     const message = takeFlash();
     return message ? { message } : undefined;
   });
@@ -94,7 +93,7 @@ export function GroupView(props: { groupId: string }) {
   );
 }
 
-function Members(props: { group: Group; manual: boolean; onOutcome: (outcome: Outcomes) => void; onChanged: () => void }) {
+function Members(props: { group: Group; manual: boolean; onOutcome: (outcome: OutcomeOf) => void; onChanged: () => void }) {
   const session = useSession();
   const { group } = props;
   const members = usePagedList(

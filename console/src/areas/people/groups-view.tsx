@@ -5,13 +5,14 @@ import { ErrorNotice, Link, TextField } from '../../ui/components.js';
 import { takeFlash } from '../../ui/flash.js';
 import { FormDialog } from '../../ui/form-dialog.js';
 import { LoadingOrError } from '../../ui/loading-or-error.js';
+import { Outcome } from '../../ui/outcome.js';
 import { useSession } from '../../ui/session-context.js';
 import { ShowMore } from '../../ui/show-more.js';
 import { usePagedList } from '../../ui/use-paged-list.js';
 import { useResource } from '../../ui/use-resource.js';
 import { NameOf } from './name-of.js';
 import type { Group } from './people-data.js';
-import { Outcome, PeopleFrame } from './people-frame.js';
+import { PeopleFrame } from './people-frame.js';
 
 /** The organization's groups by name (GET /v1/groups), each leading to its members; a new one. */
 export function GroupsView() {

@@ -3,11 +3,11 @@ import { useState } from 'preact/hooks';
 import { ErrorNotice } from '../../ui/components.js';
 import { ConfirmDialog } from '../../ui/confirm-dialog.js';
 import { LoadingOrError } from '../../ui/loading-or-error.js';
+import { Outcome } from '../../ui/outcome.js';
 import { useSession } from '../../ui/session-context.js';
 import { ShowMore } from '../../ui/show-more.js';
 import { usePagedList } from '../../ui/use-paged-list.js';
 import { NameOf } from './name-of.js';
-import { Outcome } from './people-frame.js';
 
 /** The organization's pending invitations, newest first, each with where, which role, and a way to withdraw it. */
 export function InvitationsList() {

@@ -3,6 +3,7 @@ import { useState } from 'preact/hooks';
 import { ErrorNotice } from '../../ui/components.js';
 import { ConfirmDialog } from '../../ui/confirm-dialog.js';
 import { LoadingOrError } from '../../ui/loading-or-error.js';
+import { Outcome } from '../../ui/outcome.js';
 import { useSession } from '../../ui/session-context.js';
 import { ShowMore } from '../../ui/show-more.js';
 import { usePagedList } from '../../ui/use-paged-list.js';
@@ -12,7 +13,6 @@ import { InviteDialog } from './invite-dialog.js';
 import { NameOf } from './name-of.js';
 import { hasPeopleScopes } from './people-access.js';
 import type { Membership } from './people-data.js';
-import { Outcome } from './people-frame.js';
 
 /**
  * Who has which role on a container node (GET /v1/nodes/{nodeId}/memberships), with roles given

@@ -1,4 +1,4 @@
-import { ok, RdpApiError } from '@reality-data-platform/sdk/browser';
+import { managesOrganization } from '../../auth/organization-rights.js';
 import type { ConsoleSession } from '../../auth/session.js';
 
 /** Whether the person's token may read and change people at all (read:user, write:user), whatever their roles. */
@@ -6,32 +6,11 @@ export function hasPeopleScopes(session: ConsoleSession): boolean {
   return session.hasScope('read:user') && session.hasScope('write:user');
 }
 
-const answers = new WeakMap<ConsoleSession, Promise<boolean>>();
-
 /**
  * Whether the person administers the organization's people: inviting to the organization, its
  * groups and its audit trail all need manage on the organization node (docs/people.md, "Who
- * may do what"), which their permissions there tell. Read once per session; the platform
- * checks every call anyway, this only keeps the People area out of sight of others.
+ * may do what"), with the people scopes.
  */
-export function administersPeople(session: ConsoleSession): Promise<boolean> {
-  let answer = answers.get(session);
-  if (!answer) {
-    answer = hasPeopleScopes(session)
-      ? organizationPermissions(session).then((permissions) => permissions.includes('manage'))
-      : Promise.resolve(false);
-    answers.set(session, answer);
-  }
-  return answer;
-}
-
-async function organizationPermissions(session: ConsoleSession): Promise<string[]> {
-  try {
-    const node = await ok(session.api.GET('/v1/nodes/{nodeId}', { params: { path: { nodeId: session.info.organization.id } } }));
-    return (node as { permissions?: string[] }).permissions ?? [];
-  } catch (error) {
-    // Someone whose access starts below the organization cannot read its node: not an administrator.
-    if (error instanceof RdpApiError && (error.status === 403 || error.status === 404)) return [];
-    throw error;
-  }
+export async function administersPeople(session: ConsoleSession): Promise<boolean> {
+  return hasPeopleScopes(session) && managesOrganization(session);
 }

@@ -1,6 +1,6 @@
 import type { ComponentChildren } from 'preact';
 import { useLocation } from '../../router.js';
-import { ErrorNotice, Link, PageTitle } from '../../ui/components.js';
+import { Link, PageTitle } from '../../ui/components.js';
 import { LoadingOrError } from '../../ui/loading-or-error.js';
 import { useSession } from '../../ui/session-context.js';
 import { useResource } from '../../ui/use-resource.js';
@@ -53,17 +53,5 @@ export function PeopleFrame(props: { title: string; actions?: ComponentChildren;
         </p>
       )}
     </section>
-  );
-}
-
-/** A change's outcome in words: a success announced politely, a refusal at once. */
-export function Outcome(props: { outcome: { message: string } | { error: unknown } | undefined }) {
-  const { outcome } = props;
-  if (!outcome) return null;
-  if ('error' in outcome) return <ErrorNotice error={outcome.error} />;
-  return (
-    <p class="notice success" role="status">
-      {outcome.message}
-    </p>
   );
 }

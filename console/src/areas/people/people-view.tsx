@@ -2,13 +2,14 @@ import { useState } from 'preact/hooks';
 import { ChoiceField } from '../../ui/choice-field.js';
 import { ErrorNotice, TextField } from '../../ui/components.js';
 import { LoadingOrError } from '../../ui/loading-or-error.js';
+import { Outcome } from '../../ui/outcome.js';
 import { useSession } from '../../ui/session-context.js';
 import { ShowMore } from '../../ui/show-more.js';
 import { usePagedList } from '../../ui/use-paged-list.js';
 import { InvitationsList } from './invitations-list.js';
 import { InviteDialog } from './invite-dialog.js';
 import { personName, type User } from './people-data.js';
-import { Outcome, PeopleFrame } from './people-frame.js';
+import { PeopleFrame } from './people-frame.js';
 import { ActivationDialog } from './person-activation.js';
 
 type Filters = { email: string; kind: '' | 'user' | 'service'; active: '' | 'true' | 'false' };

@@ -5,7 +5,8 @@ import { LoadingOrError } from '../../ui/loading-or-error.js';
 import { useSession } from '../../ui/session-context.js';
 import { useResource } from '../../ui/use-resource.js';
 import { forgetRoles, type Role } from './people-data.js';
-import { Outcome, PeopleFrame } from './people-frame.js';
+import { Outcome } from '../../ui/outcome.js';
+import { PeopleFrame } from './people-frame.js';
 import { PeopleRefusal } from './people-refusals.js';
 import { RoleDialog } from './role-dialog.js';
 

@@ -7,7 +7,8 @@ import { FormDialog } from '../../ui/form-dialog.js';
 import { LoadingOrError } from '../../ui/loading-or-error.js';
 import { useSession } from '../../ui/session-context.js';
 import { useResource } from '../../ui/use-resource.js';
-import { Outcome, PeopleFrame } from './people-frame.js';
+import { Outcome } from '../../ui/outcome.js';
+import { PeopleFrame } from './people-frame.js';
 
 // Not named schemas of the OpenAPI document: the operations' answers.
 type ScimToken = operations['listScimTokens']['responses'][200]['content']['application/json'][number];

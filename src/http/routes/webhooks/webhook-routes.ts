@@ -8,6 +8,8 @@ import {
   DeliveryIdParams,
   DeliveryListSchema,
   DeliverySchema,
+  EventTypeListSchema,
+  SUBSCRIBABLE_EVENT_TYPES,
   TestEventSchema,
   toDeliveryBody,
   toWebhookBody,
@@ -71,6 +73,21 @@ export default async function webhookRoutes(app: RegionApp, region: Region) {
       const { rows, total } = await webhooks.list(request.principal, limit, offset);
       return { items: rows.map(toWebhookBody), page: Math.floor(offset / limit), limit, total };
     },
+  );
+
+  app.get(
+    '/v1/webhooks/event-types',
+    {
+      config: { scope: 'read:webhooks' },
+      schema: {
+        tags,
+        operationId: 'listWebhookEventTypes',
+        summary: 'The event types an endpoint may subscribe to (besides "*" for all)',
+        description: 'The same for every organization; docs/webhooks.md tells what each carries.',
+        response: { 200: EventTypeListSchema, ...errors(401, 403) },
+      },
+    },
+    async () => ({ items: [...SUBSCRIBABLE_EVENT_TYPES] }),
   );
 
   app.get(

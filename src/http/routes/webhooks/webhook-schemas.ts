@@ -2,7 +2,10 @@ import { type Static, Type } from '@sinclair/typebox';
 import type { WebhookDeliveryRow, WebhookEndpointRow } from '../../../domain/records/regional.js';
 import { WEBHOOK_EVENT_TYPES } from '../../../domain/webhooks/events.js';
 
-const EVENT_TYPES_TEXT = `Event types (${WEBHOOK_EVENT_TYPES.filter((type) => type !== 'webhook.test').join(', ')}), or ["*"] for all`;
+/** The event types an endpoint subscribes to by name (webhook.test goes only where it is sent). */
+export const SUBSCRIBABLE_EVENT_TYPES = WEBHOOK_EVENT_TYPES.filter((type) => type !== 'webhook.test');
+
+const EVENT_TYPES_TEXT = `Event types (${SUBSCRIBABLE_EVENT_TYPES.join(', ')}), or ["*"] for all`;
 
 const Url = Type.String({
   minLength: 1,
@@ -88,6 +91,12 @@ export const DeliveryListSchema = Type.Object({
   page: Type.Integer(),
   limit: Type.Integer(),
   total: Type.Integer(),
+});
+
+export const EventTypeListSchema = Type.Object({
+  items: Type.Array(Type.String(), {
+    description: 'Every event type an endpoint may subscribe to (webhook.test is sent only by POST .../test)',
+  }),
 });
 
 export const TestEventSchema = Type.Object({ eventId: Type.String(), deliveryId: Type.String() });
