@@ -71,6 +71,15 @@ export abstract class PartUpload {
     return this.files.reduce((sum, file) => sum + file.sentBytes, 0);
   }
 
+  /** Parts of every file (0 until the addresses are known), and those done. */
+  get partCount(): number {
+    return this.files.reduce((sum, file) => sum + file.parts.length, 0);
+  }
+
+  get partsDone(): number {
+    return this.files.reduce((sum, file) => sum + file.done.size, 0);
+  }
+
   /** Read through a getter: a pause happens while run() awaits, which TypeScript's narrowing cannot see. */
   private get paused(): boolean {
     return this.status === 'paused';

@@ -80,9 +80,14 @@ export function AddModelDialog(props: { tags: LibraryTag[]; onAdded: (model: Lib
               </button>
             </>
           ) : (
-            <button type="button" class="quiet" onClick={() => upload.pause()}>
-              Pause
-            </button>
+            <>
+              <p role="status">
+                Uploading: {upload.partsDone} of {upload.partCount || 'its'} {upload.partCount === 1 ? 'part' : 'parts'} sent.
+              </p>
+              <button type="button" class="quiet" onClick={() => upload.pause()}>
+                Pause
+              </button>
+            </>
           )}
         </div>
       )}

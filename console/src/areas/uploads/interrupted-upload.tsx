@@ -75,13 +75,15 @@ export function InterruptedUpload(props: { item: Interrupted; linked?: boolean; 
       <h3>{props.linked ? <Link href={`/nodes/${entry.bundleId}`}>{entry.bundleName}</Link> : entry.bundleName}</h3>
       {expired ? (
         <p role="status">
-          Interrupted and now expired: the parts sent of {names} are gone. Forget it, then upload the files again.
+          Interrupted and now expired: the parts of {names} sent so far are gone. Forget it, then upload the files again.
         </p>
       ) : (
         <>
           <p role="status">
-            Interrupted: {done} of {parts.length || 'its'} parts of {names} were sent. Pick the same{' '}
-            {entry.files.length === 1 ? 'file' : 'files'} to resume; only the missing parts are sent.
+            {parts.length > 0
+              ? `Interrupted: ${done} of ${parts.length} parts of ${names} were sent.`
+              : `Interrupted before any part of ${names} was sent.`}{' '}
+            Pick the same {entry.files.length === 1 ? 'file' : 'files'} to resume; only the missing parts are sent.
           </p>
           <FileDrop label={`The same ${entry.files.length === 1 ? 'file' : 'files'} for ${entry.bundleName}`} onFiles={pick} />
           <ErrorNotice error={refusal} />
