@@ -1,4 +1,4 @@
-import { ok, RdpApiError } from '@reality-data-platform/sdk/browser';
+import { ok } from '@reality-data-platform/sdk/browser';
 import { useState } from 'preact/hooks';
 import type { ConsoleSession } from '../../auth/session.js';
 import { ErrorNotice, Link } from '../../ui/components.js';
@@ -32,19 +32,16 @@ export function useInterruptedUploads(nodeId: string, which: (entry: JournalEntr
 
 async function check(session: ConsoleSession, entry: JournalEntry): Promise<Interrupted | undefined> {
   if (!entry.sessionId) return { entry, expired: false };
-  try {
-    const found = await ok(
-      session.api.GET('/v1/bundles/{bundleId}/upload-sessions/{sessionId}', {
-        params: { path: { bundleId: entry.bundleId, sessionId: entry.sessionId } },
-      }),
-    );
-    if (found.state === 'finalized') throw new RdpApiError(404, { error: 'NotFound' });
-    return { entry, expired: found.state === 'expired' || Date.parse(found.expiresAt) <= Date.now() };
-  } catch (error) {
-    if (!(error instanceof RdpApiError && (error.status === 404 || error.status === 403))) throw error;
+  const found = await session.api.GET('/v1/bundles/{bundleId}/upload-sessions/{sessionId}', {
+    params: { path: { bundleId: entry.bundleId, sessionId: entry.sessionId } },
+  });
+  const gone = found.response.status === 404 || found.response.status === 403;
+  if (gone || found.data?.state === 'finalized') {
     await forgetUpload(entry.bundleId);
     return undefined;
   }
+  const state = await ok(found);
+  return { entry, expired: state.state === 'expired' || Date.parse(state.expiresAt) <= Date.now() };
 }
 
 /**
