@@ -1,19 +1,18 @@
-import { ok } from '@reality-data-platform/sdk/browser';
-import { useId, useState } from 'preact/hooks';
+import { useEffect, useId, useState } from 'preact/hooks';
 import { formatBytes, Progress, TextField } from '../../ui/components.js';
 import { FormDialog } from '../../ui/form-dialog.js';
 import { useSession } from '../../ui/session-context.js';
 import { LibraryRefusal } from './library-refusals.js';
 import type { LibraryModel, LibraryTag } from './library-types.js';
 import { DescriptionField, TagChoice } from './model-fields.js';
-import { uploadFile } from './upload-file.js';
-
-type Step = { kind: 'form' } | { kind: 'uploading'; sent: number } | { kind: 'finalizing' };
+import { ModelUpload } from './upload-file.js';
 
 /**
  * A new model: its name and file (and a description and tags). The creation reserves the size and
- * answers where to PUT the bytes; once they are there, finalize reads the format from them and
- * starts the preview. The model's screen then watches it become ready.
+ * answers where to PUT the bytes; the upload can be paused and resumed; once the bytes are there,
+ * finalize reads the format from them and starts the preview. The model's screen then watches it
+ * become ready. A refused upload submitted again resumes the same model's upload when its file
+ * is the one chosen (a refused creation is made again with the fields as they are now).
  */
 export function AddModelDialog(props: { tags: LibraryTag[]; onAdded: (model: LibraryModel) => void; onClose: () => void }) {
   const session = useSession();
@@ -22,31 +21,22 @@ export function AddModelDialog(props: { tags: LibraryTag[]; onAdded: (model: Lib
   const [description, setDescription] = useState('');
   const [file, setFile] = useState<File>();
   const [tagIds, setTagIds] = useState<string[]>([]);
-  const [step, setStep] = useState<Step>({ kind: 'form' });
+  const [upload, setUpload] = useState<ModelUpload>();
+  const [, setTick] = useState(0);
+  useEffect(() => upload?.subscribe(() => setTick((tick) => tick + 1)), [upload]);
+  // A dialog closed mid-upload stops sending.
+  useEffect(() => () => upload?.pause(), [upload]);
 
   async function add() {
     if (!file) return;
-    setStep({ kind: 'uploading', sent: 0 });
-    try {
-      const created = await ok(
-        session.api.POST('/v1/asset-library/models', {
-          body: { name, description, fileName: file.name, size: file.size, tagIds },
-        }),
-      );
-      const etag = await uploadFile(file, created, (sent) => setStep({ kind: 'uploading', sent }));
-      setStep({ kind: 'finalizing' });
-      const finalized = await ok(
-        session.api.POST('/v1/asset-library/models/{modelId}/finalize', {
-          params: { path: { modelId: created.id } },
-          body: { etag },
-        }),
-      );
-      props.onAdded(finalized);
-    } catch (refusal) {
-      setStep({ kind: 'form' });
-      throw refusal;
-    }
+    const again = upload?.created && upload.file === file && upload.status === 'failed';
+    const current = again ? upload : new ModelUpload(session, { name, description, tagIds }, file);
+    setUpload(current);
+    void current.run();
+    await current.settled();
+    props.onAdded(current.model as LibraryModel);
   }
+  const status = upload?.status;
 
   return (
     <FormDialog
@@ -74,15 +64,34 @@ export function AddModelDialog(props: { tags: LibraryTag[]; onAdded: (model: Lib
       </div>
       <DescriptionField value={description} onValue={setDescription} />
       <TagChoice tags={props.tags} chosen={tagIds} onChosen={setTagIds} />
-      {step.kind === 'uploading' && file && (
-        <Progress
-          label="Uploading"
-          value={step.sent}
-          max={file.size}
-          text={`${formatBytes(step.sent)} of ${formatBytes(file.size)}`}
-        />
+      {upload && (status === 'uploading' || status === 'paused') && (
+        <div class="model-upload">
+          <Progress
+            label="Uploading"
+            value={upload.sentBytes}
+            max={upload.totalBytes}
+            text={`${formatBytes(upload.sentBytes)} of ${formatBytes(upload.totalBytes)}`}
+          />
+          {status === 'paused' ? (
+            <>
+              <p role="status">Paused: the parts already sent are kept; resume to send the rest.</p>
+              <button type="button" onClick={() => void upload.resume()}>
+                Resume
+              </button>
+            </>
+          ) : (
+            <>
+              <p role="status">
+                Uploading: {upload.partsDone} of {upload.partCount || 'its'} {upload.partCount === 1 ? 'part' : 'parts'} sent.
+              </p>
+              <button type="button" class="quiet" onClick={() => upload.pause()}>
+                Pause
+              </button>
+            </>
+          )}
+        </div>
       )}
-      {step.kind === 'finalizing' && <p role="status">Checking the file…</p>}
+      {status === 'finalizing' && <p role="status">Checking the file…</p>}
     </FormDialog>
   );
 }

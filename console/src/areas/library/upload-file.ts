@@ -1,40 +1,65 @@
-import { multipartEtag } from '../../transfer/multipart-etag.js';
-import { putPart } from '../../transfer/put-part.js';
+import { ok } from '@reality-data-platform/sdk/browser';
+import type { ConsoleSession } from '../../auth/session.js';
+import { fileEtag, newUploadFile, PartUpload, targetInto, type UploadFile } from '../../transfer/part-upload.js';
+import type { LibraryModel } from './library-types.js';
 
-/** Where a creation answer says to PUT a file: one address, or parts (as site files answer). */
-export interface UploadTarget {
-  uploadUrl?: string;
-  partSize?: number;
-  parts?: { partNumber: number; size: number; uploadUrl: string }[];
+export interface ModelFields {
+  name: string;
+  description: string;
+  tagIds: string[];
 }
 
-const PARTS_AT_ONCE = 3;
-
 /**
- * PUTs a file to the signed addresses of `target` (they carry their authorization: no token),
- * reporting the bytes sent, and answers the ETag finalize checks: the store's ETag of a single
- * PUT, or for parts the MD5 of their MD5s, then "-" and their count, as S3 makes it.
+ * A new library model's file, sent as bundle inputs are (transfer/part-upload.ts): the creation
+ * reserves the size and answers where to PUT the bytes (parts for a large file), the upload can
+ * be paused and resumed (only the parts not yet done go), then finalize checks the ETag and
+ * reads the format.
  */
-export async function uploadFile(file: Blob, target: UploadTarget, onSent: (bytes: number) => void): Promise<string> {
-  const never = new AbortController().signal;
-  if (target.uploadUrl) {
-    return putPart({ partNumber: 1, size: file.size, uploadUrl: target.uploadUrl }, file, never, onSent);
+export class ModelUpload extends PartUpload {
+  /** The model as finalize answered it, once done. */
+  model: LibraryModel | undefined;
+  private modelId: string | undefined;
+
+  constructor(
+    private readonly session: ConsoleSession,
+    private readonly fields: ModelFields,
+    file: File,
+  ) {
+    super([newUploadFile(file)]);
   }
-  const parts = target.parts ?? [];
-  const partSize = target.partSize ?? 0;
-  const sent = new Map<number, number>();
-  const etags: string[] = [];
-  let next = 0;
-  async function sendParts() {
-    while (next < parts.length) {
-      const part = parts[next++] as (typeof parts)[number];
-      const start = (part.partNumber - 1) * partSize;
-      etags[part.partNumber - 1] = await putPart(part, file.slice(start, start + part.size), never, (bytes) => {
-        sent.set(part.partNumber, bytes);
-        onSent([...sent.values()].reduce((sum, value) => sum + value, 0));
-      });
-    }
+
+  get file(): File {
+    return this.entry.file;
   }
-  await Promise.all(Array.from({ length: Math.min(PARTS_AT_ONCE, parts.length) }, sendParts));
-  return multipartEtag(etags);
+
+  /** Whether the model exists on the platform (created, its bytes reserved). */
+  get created(): boolean {
+    return this.modelId !== undefined;
+  }
+
+  private get entry(): UploadFile {
+    return this.files[0] as UploadFile;
+  }
+
+  protected async open(): Promise<void> {
+    if (this.modelId) return;
+    const { file } = this.entry;
+    const created = await ok(
+      this.session.api.POST('/v1/asset-library/models', {
+        body: { ...this.fields, fileName: file.name, size: file.size },
+      }),
+    );
+    this.modelId = created.id;
+    targetInto(this.entry, created);
+    this.changed();
+  }
+
+  protected async finalize(): Promise<void> {
+    this.model = await ok(
+      this.session.api.POST('/v1/asset-library/models/{modelId}/finalize', {
+        params: { path: { modelId: this.modelId as string } },
+        body: { etag: fileEtag(this.entry) },
+      }),
+    );
+  }
 }

@@ -7,6 +7,7 @@ import type { NodePanelProps } from '../nodes/node-panels.js';
 import { canWriteTree } from '../nodes/node-rights.js';
 import { BundleUpload } from './bundle-upload.js';
 import { FileDrop } from './file-drop.js';
+import { InterruptedUpload, useInterruptedUploads } from './interrupted-upload.js';
 import { ProcessingView, StartProcessing } from './processing-view.js';
 import { BUNDLE_STATE_WORDS, type Bundle, isUnderway, latestProcessing } from './processing-words.js';
 import { UploadProgress } from './upload-progress.js';
@@ -35,6 +36,8 @@ export function BundlePanel(props: NodePanelProps) {
     [node.id],
   );
   const [upload] = useUploads((each) => each.bundle.id === node.id);
+  const journaled = useInterruptedUploads(node.id, (entry) => entry.bundleId === node.id);
+  const [interrupted] = journaled.items;
   const data = bundle.data;
   const latest = data ? latestProcessing(data) : undefined;
   const watching = data?.state === 'processing' || isUnderway(latest) || upload?.status === 'finalizing';
@@ -87,7 +90,8 @@ export function BundlePanel(props: NodePanelProps) {
           !upload && <p>No files uploaded yet.</p>
         )}
         {upload && upload.status !== 'done' && <UploadProgress upload={upload} />}
-        {!upload && data.state === 'created' && mayUpload && <UploadInto bundle={data} />}
+        {!upload && interrupted && mayUpload && <InterruptedUpload item={interrupted} onForgotten={journaled.reload} />}
+        {!upload && !interrupted && data.state === 'created' && mayUpload && <UploadInto bundle={data} />}
         <ErrorNotice error={bundle.error} />
       </section>
       <section class="bundle-panel" aria-labelledby="bundle-processing-heading">
@@ -109,7 +113,7 @@ function UploadInto(props: { bundle: Bundle }) {
     <FileDrop
       label={`Files for ${bundle.name}`}
       onFiles={(files) =>
-        startUpload(new BundleUpload(session, { id: bundle.id, name: bundle.name, parentId: bundle.parentId ?? '' }, files))
+        startUpload(BundleUpload.of(session, { id: bundle.id, name: bundle.name, parentId: bundle.parentId ?? '' }, files))
       }
     />
   );

@@ -1,112 +1,87 @@
 import { ok } from '@reality-data-platform/sdk/browser';
 import type { ConsoleSession } from '../../auth/session.js';
-import { multipartEtag } from '../../transfer/multipart-etag.js';
-import { type PartTarget, putPart } from '../../transfer/put-part.js';
+import { fileEtag, newUploadFile, PartUpload, targetInto, type UploadFile } from '../../transfer/part-upload.js';
+import { forgetUpload, type JournalEntry, saveUpload } from './upload-journal.js';
 
-/** One file of a bundle's upload, as far as it got. */
-export interface UploadFile {
-  file: File;
-  /** The session file's id, once added (its bytes reserved against the quota). */
-  id?: string;
-  parts: PartTarget[];
-  partSize: number;
-  /** ETag (bare hex MD5) of each part sent, by part number: kept across a pause. */
-  done: Map<number, string>;
-  /** Bytes of the parts done plus those in flight now. */
-  sentBytes: number;
-}
-
-export type UploadStatus = 'uploading' | 'paused' | 'finalizing' | 'done' | 'failed';
-
-/** Parts in flight at once, over all the files of an upload. */
-const CONCURRENCY = 4;
+export type { UploadFile, UploadStatus } from '../../transfer/part-upload.js';
 
 /**
- * A bundle's input uploaded from the browser, straight to the storage's signed addresses: an
- * upload session, each file added (its size reserved), every part PUT (several at once, with the
- * bytes sent so far told as they go), then the session finalized with the ETags. Pausing stops
- * the parts in flight; the parts done stay done, so resuming sends only the others, within the
- * same session (the SDK's uploadBundleInput does this for Node.js; it reads files from disk).
+ * A bundle's input uploaded from the browser: an upload session, each file added (its size
+ * reserved), every part PUT, then the session finalized with the ETags (the SDK's
+ * uploadBundleInput does this for Node.js). Its state is journaled in IndexedDB as it goes, so
+ * that after a reload the same files picked again send only the parts still missing
+ * (upload-journal.ts; docs/console.md, "Uploads").
  */
-export class BundleUpload {
-  readonly files: UploadFile[];
-  status: UploadStatus = 'uploading';
-  error: unknown;
+export class BundleUpload extends PartUpload {
   private sessionId: string | undefined;
-  private inFlight = new Set<AbortController>();
-  private listeners = new Set<() => void>();
 
   constructor(
     private readonly session: ConsoleSession,
     readonly bundle: { id: string; name: string; parentId: string },
-    files: File[],
+    files: UploadFile[],
+    sessionId?: string,
   ) {
-    this.files = files.map((file) => ({ file, parts: [], partSize: file.size, done: new Map(), sentBytes: 0 }));
+    super(files);
+    this.sessionId = sessionId;
   }
 
-  get totalBytes(): number {
-    return this.files.reduce((sum, file) => sum + file.file.size, 0);
+  /** A new upload of these files. */
+  static of(session: ConsoleSession, bundle: { id: string; name: string; parentId: string }, files: File[]): BundleUpload {
+    return new BundleUpload(session, bundle, files.map(newUploadFile));
   }
 
-  get sentBytes(): number {
-    return this.files.reduce((sum, file) => sum + file.sentBytes, 0);
+  /** The journaled upload, its files picked again (mismatch() has checked them): the parts done stay done. */
+  static resumed(session: ConsoleSession, entry: JournalEntry, picked: File[]): BundleUpload {
+    const files = entry.files.map((kept) => {
+      const file = picked.find((each) => each.name === kept.name && each.size === kept.size) as File;
+      const done = new Map(kept.done);
+      const sentBytes = kept.parts.filter((part) => done.has(part.partNumber)).reduce((sum, part) => sum + part.size, 0);
+      return { file, id: kept.id, parts: kept.parts, partSize: kept.partSize, done, sentBytes };
+    });
+    return new BundleUpload(
+      session,
+      { id: entry.bundleId, name: entry.bundleName, parentId: entry.parentId },
+      files,
+      entry.sessionId,
+    );
   }
 
-  /** Read through a getter: a pause happens while run() awaits, which TypeScript's narrowing cannot see. */
-  private get paused(): boolean {
-    return this.status === 'paused';
+  protected override progressed(): void {
+    void saveUpload(this.journalEntry()).catch(() => undefined);
   }
 
-  subscribe(listener: () => void): () => void {
-    this.listeners.add(listener);
-    return () => this.listeners.delete(listener);
+  /** Forgets the journal when done: a finalized upload has nothing left to resume. */
+  override async run(): Promise<void> {
+    await super.run();
+    if (this.status === 'done') await forgetUpload(this.bundle.id).catch(() => undefined);
   }
 
-  private changed(): void {
-    for (const listener of this.listeners) listener();
+  private journalEntry(): JournalEntry {
+    return {
+      bundleId: this.bundle.id,
+      bundleName: this.bundle.name,
+      parentId: this.bundle.parentId,
+      sessionId: this.sessionId,
+      files: this.files.map((entry) => ({
+        name: entry.file.name,
+        size: entry.file.size,
+        lastModified: entry.file.lastModified,
+        id: entry.id,
+        partSize: entry.partSize,
+        parts: entry.parts,
+        done: [...entry.done],
+      })),
+    };
   }
 
-  /** Opens what is not open yet, sends the parts not sent yet, then finalizes. */
-  async run(): Promise<void> {
-    this.status = 'uploading';
-    this.error = undefined;
-    this.changed();
-    try {
-      await this.open();
-      await this.sendParts();
-      if (this.paused) return;
-      this.status = 'finalizing';
-      this.changed();
-      await this.finalize();
-      this.status = 'done';
-    } catch (error) {
-      if (this.paused) return;
-      this.status = 'failed';
-      this.error = error;
-      for (const controller of this.inFlight) controller.abort();
-    }
-    this.changed();
-  }
-
-  /** Stops the parts in flight (their bytes are sent again on resume); the parts done stay done. */
-  pause(): void {
-    if (this.status !== 'uploading') return;
-    this.status = 'paused';
-    for (const controller of this.inFlight) controller.abort();
-    this.changed();
-  }
-
-  resume(): Promise<void> {
-    return this.run();
-  }
-
-  private async open(): Promise<void> {
+  protected async open(): Promise<void> {
     const bundleId = this.bundle.id;
     if (!this.sessionId) {
       const opened = await ok(
         this.session.api.POST('/v1/bundles/{bundleId}/upload-sessions', { params: { path: { bundleId } } }),
       );
       this.sessionId = opened.id;
+      this.progressed();
     }
     const path = { bundleId, sessionId: this.sessionId };
     for (const entry of this.files) {
@@ -118,53 +93,14 @@ export class BundleUpload {
         }),
       );
       entry.id = added.id;
-      entry.parts = added.uploadUrl
-        ? [{ partNumber: 1, size: entry.file.size, uploadUrl: added.uploadUrl }]
-        : (added.parts ?? []);
-      entry.partSize = added.partSize ?? entry.file.size;
+      targetInto(entry, added);
+      this.progressed();
       this.changed();
     }
   }
 
-  /** Every part not done, CONCURRENCY at a time over all the files; the first failure stops the rest. */
-  private async sendParts(): Promise<void> {
-    const queue = this.files.flatMap((entry) =>
-      entry.parts.filter((part) => !entry.done.has(part.partNumber)).map((part) => ({ entry, part })),
-    );
-    const worker = async () => {
-      for (let next = queue.shift(); next && this.status === 'uploading'; next = queue.shift()) {
-        const { entry, part } = next;
-        const controller = new AbortController();
-        this.inFlight.add(controller);
-        const start = (part.partNumber - 1) * entry.partSize;
-        let counted = 0;
-        try {
-          const etag = await putPart(part, entry.file.slice(start, start + part.size), controller.signal, (loaded) => {
-            entry.sentBytes += loaded - counted;
-            counted = loaded;
-            this.changed();
-          });
-          entry.done.set(part.partNumber, etag);
-          entry.sentBytes += part.size - counted;
-        } catch (error) {
-          // A stopped or failed part counts as not sent.
-          entry.sentBytes -= counted;
-          if (this.paused) return;
-          throw error;
-        } finally {
-          this.inFlight.delete(controller);
-          this.changed();
-        }
-      }
-    };
-    await Promise.all(Array.from({ length: Math.min(CONCURRENCY, queue.length) }, worker));
-  }
-
-  private async finalize(): Promise<void> {
-    const files = this.files.map((entry) => {
-      const etags = entry.parts.map((part) => entry.done.get(part.partNumber) as string);
-      return { id: entry.id as string, etag: entry.parts.length === 1 ? (etags[0] as string) : multipartEtag(etags) };
-    });
+  protected async finalize(): Promise<void> {
+    const files = this.files.map((entry) => ({ id: entry.id as string, etag: fileEtag(entry) }));
     await ok(
       this.session.api.POST('/v1/bundles/{bundleId}/upload-sessions/{sessionId}/finalize', {
         params: { path: { bundleId: this.bundle.id, sessionId: this.sessionId as string } },

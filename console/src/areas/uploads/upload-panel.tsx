@@ -9,6 +9,7 @@ import type { NodePanelProps } from '../nodes/node-panels.js';
 import { canWriteTree } from '../nodes/node-rights.js';
 import { BundleUpload } from './bundle-upload.js';
 import { FileDrop } from './file-drop.js';
+import { InterruptedUpload, useInterruptedUploads } from './interrupted-upload.js';
 import { StorageUse, useStorageUse } from './storage-use.js';
 import { UploadProgress } from './upload-progress.js';
 import { startUpload, useUploads } from './upload-store.js';
@@ -40,6 +41,7 @@ function NewBundleUpload(props: { parent: { id: string; name: string } }) {
   const [error, setError] = useState<unknown>();
   const [busy, setBusy] = useState(false);
   const uploads = useUploads((upload) => upload.bundle.parentId === parent.id);
+  const interrupted = useInterruptedUploads(parent.id, (entry) => entry.parentId === parent.id);
   const ended = uploads.filter((upload) => upload.status === 'done').length;
   const storage = useStorageUse([ended]);
 
@@ -57,7 +59,7 @@ function NewBundleUpload(props: { parent: { id: string; name: string } }) {
       const bundle = await ok(
         session.api.POST('/v1/nodes/{parentId}/bundle', { params: { path: { parentId: parent.id } }, body: { name } }),
       );
-      startUpload(new BundleUpload(session, { id: bundle.id, name: bundle.name, parentId: parent.id }, files));
+      startUpload(BundleUpload.of(session, { id: bundle.id, name: bundle.name, parentId: parent.id }, files));
       setFiles([]);
       setName('');
     } catch (refusal) {
@@ -94,6 +96,9 @@ function NewBundleUpload(props: { parent: { id: string; name: string } }) {
           </>
         )}
       </form>
+      {interrupted.items.map((item) => (
+        <InterruptedUpload key={item.entry.bundleId} item={item} linked onForgotten={interrupted.reload} />
+      ))}
       {uploads.map((each) => (
         <UploadProgress key={each.bundle.id} upload={each} linked />
       ))}

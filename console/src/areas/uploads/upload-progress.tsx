@@ -29,7 +29,7 @@ export function UploadProgress(props: { upload: BundleUpload; linked?: boolean }
       ))}
       <p role="status" class="upload-status">
         {status === 'uploading'
-          ? `Uploading: ${formatBytes(sent)} of ${formatBytes(upload.totalBytes)} sent.`
+          ? `Uploading: ${formatBytes(sent)} of ${formatBytes(upload.totalBytes)} sent${upload.partCount > 1 ? ` (${upload.partsDone} of ${upload.partCount} parts done)` : ''}.`
           : STATUS_WORDS[status]}
       </p>
       {status === 'failed' && (

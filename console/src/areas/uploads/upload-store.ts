@@ -12,6 +12,11 @@ function notify(): void {
   for (const listener of listeners) listener();
 }
 
+/** Whether this tab runs (or ran) an upload of the bundle. */
+export function hasUpload(bundleId: string): boolean {
+  return uploads.has(bundleId);
+}
+
 export function startUpload(upload: BundleUpload): void {
   uploads.set(upload.bundle.id, upload);
   upload.subscribe(notify);
