@@ -5,9 +5,9 @@ import { ConfirmDialog } from '../../ui/confirm-dialog.js';
 import { CopyButton } from '../../ui/copy-button.js';
 import { FormDialog } from '../../ui/form-dialog.js';
 import { LoadingOrError } from '../../ui/loading-or-error.js';
+import { Outcome } from '../../ui/outcome.js';
 import { useSession } from '../../ui/session-context.js';
 import { useResource } from '../../ui/use-resource.js';
-import { Outcome } from '../../ui/outcome.js';
 import { PeopleFrame } from './people-frame.js';
 
 // Not named schemas of the OpenAPI document: the operations' answers.
