@@ -90,8 +90,22 @@ describe('the web console: places', () => {
     await expect.poll(() => page.getByRole('link', { name: 'Quay' }).count()).toBe(1);
     expect(await page.getByRole('link', { name: 'Dock' }).count()).toBe(0);
     expect(await page.getByRole('button', { name: WRITE_CONTROLS }).count()).toBe(0);
+    // The path starts at their place, after the way back to their places.
+    const crumbs = () =>
+      page
+        .getByRole('navigation', { name: 'Breadcrumb' })
+        .locator('li')
+        .evaluateAll((items) =>
+          items.map((item) => {
+            const words = item.cloneNode(true) as HTMLElement;
+            for (const hidden of words.querySelectorAll('[aria-hidden=true]')) hidden.remove();
+            return words.textContent;
+          }),
+        );
+    await expect.poll(crumbs).toEqual(['Your places', 'North']);
     await page.getByRole('link', { name: 'Quay' }).click();
     await expect.poll(() => page.textContent('main h1')).toBe('Quay');
+    await expect.poll(crumbs).toEqual(['Your places', 'North', 'Quay']);
     expect(await page.textContent('main .node-facts')).toContain('1 Harbour Lane');
     expect(await page.getByRole('button', { name: WRITE_CONTROLS }).count()).toBe(0);
     expect(await page.locator('main [role=alert]').count()).toBe(0);
