@@ -1,12 +1,12 @@
 import { ok } from '@reality-data-platform/sdk/browser';
 import { useId, useState } from 'preact/hooks';
+import { uploadFile } from '../../transfer/upload-file.js';
 import { formatBytes, Progress, TextField } from '../../ui/components.js';
 import { FormDialog } from '../../ui/form-dialog.js';
 import { useSession } from '../../ui/session-context.js';
 import { LibraryRefusal } from './library-refusals.js';
 import type { LibraryModel, LibraryTag } from './library-types.js';
 import { DescriptionField, TagChoice } from './model-fields.js';
-import { uploadFile } from './upload-file.js';
 
 type Step = { kind: 'form' } | { kind: 'uploading'; sent: number } | { kind: 'finalizing' };
 

@@ -1,3 +1,4 @@
+import { ok, RdpApiError } from '@reality-data-platform/sdk/browser';
 import type { ConsoleSession } from '../../auth/session.js';
 import { type CreatableType, creatableChildren, isMovable, type NodeDetail } from './node-kinds.js';
 
@@ -32,4 +33,16 @@ export function nodeRights(session: ConsoleSession, node: NodeDetail, insideSite
     move: has('edit') && isMovable(node.type),
     trash: has('delete') && node.type !== 'organization',
   };
+}
+
+/** The person's permissions on the organization's node (their roles there); none when their access starts below it. */
+export async function organizationPermissions(session: ConsoleSession): Promise<string[]> {
+  try {
+    const node = await ok(session.api.GET('/v1/nodes/{nodeId}', { params: { path: { nodeId: session.info.organization.id } } }));
+    return (node as { permissions?: string[] }).permissions ?? [];
+  } catch (error) {
+    // Someone whose access starts below the organization cannot read its node: not an administrator.
+    if (error instanceof RdpApiError && (error.status === 403 || error.status === 404)) return [];
+    throw error;
+  }
 }

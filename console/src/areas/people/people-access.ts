@@ -1,5 +1,5 @@
-import { ok, RdpApiError } from '@reality-data-platform/sdk/browser';
 import type { ConsoleSession } from '../../auth/session.js';
+import { organizationPermissions } from '../nodes/node-rights.js';
 
 /** Whether the person's token may read and change people at all (read:user, write:user), whatever their roles. */
 export function hasPeopleScopes(session: ConsoleSession): boolean {
@@ -23,15 +23,4 @@ export function administersPeople(session: ConsoleSession): Promise<boolean> {
     answers.set(session, answer);
   }
   return answer;
-}
-
-async function organizationPermissions(session: ConsoleSession): Promise<string[]> {
-  try {
-    const node = await ok(session.api.GET('/v1/nodes/{nodeId}', { params: { path: { nodeId: session.info.organization.id } } }));
-    return (node as { permissions?: string[] }).permissions ?? [];
-  } catch (error) {
-    // Someone whose access starts below the organization cannot read its node: not an administrator.
-    if (error instanceof RdpApiError && (error.status === 403 || error.status === 404)) return [];
-    throw error;
-  }
 }

@@ -1,5 +1,5 @@
-import { multipartEtag } from '../../transfer/multipart-etag.js';
-import { putPart } from '../../transfer/put-part.js';
+import { multipartEtag } from './multipart-etag.js';
+import { putPart } from './put-part.js';
 
 /** Where a creation answer says to PUT a file: one address, or parts (as site files answer). */
 export interface UploadTarget {
