@@ -6,6 +6,7 @@ import { useSubmission } from '../../ui/form-dialog.js';
 import { useSession } from '../../ui/session-context.js';
 import {
   FREE_KINDS,
+  FREE_TEXT_LENGTH,
   type FreeKind,
   type FreeProperty,
   type FreeSection,
@@ -135,19 +136,21 @@ export function FreeMetadataForm(props: {
           </div>
         </fieldset>
       ))}
-      <button
-        type="button"
-        class="quiet"
-        onClick={() =>
-          setSections((before) => [...before, { name: '', properties: [{ name: '', kind: 'string', value: null }] }])
-        }
-      >
-        Add a section
-      </button>
       <ErrorNotice error={error} />
-      <button type="submit" disabled={busy}>
-        Save metadata
-      </button>
+      <div class="buttons-row">
+        <button
+          type="button"
+          class="quiet"
+          onClick={() =>
+            setSections((before) => [...before, { name: '', properties: [{ name: '', kind: 'string', value: null }] }])
+          }
+        >
+          Add a section
+        </button>
+        <button type="submit" disabled={busy}>
+          Save metadata
+        </button>
+      </div>
     </form>
   );
 }
@@ -179,6 +182,7 @@ function FreePropertyFields(props: {
       <PropertyInput
         label="Value"
         property={{ type: INPUT_OF_KIND[property.kind] }}
+        maxLength={FREE_TEXT_LENGTH}
         value={property.value}
         attachments={props.attachments}
         onValue={(value) => props.onChange({ ...property, value })}

@@ -19,6 +19,9 @@ export interface FreeSection {
 type Sections = ObjectMetadata['sections'];
 export type SectionsPatch = Record<string, Record<string, MetadataValue | null> | null>;
 
+/** A free string's bound, a longText's (docs/twins.md, "Free metadata"). */
+export const FREE_TEXT_LENGTH = 10_000;
+
 export const FREE_KINDS: [FreeKind, string][] = [
   ['string', 'Text'],
   ['number', 'Number'],
@@ -27,9 +30,9 @@ export const FREE_KINDS: [FreeKind, string][] = [
   ['attachment', 'Attachment'],
 ];
 
-/** The input each free kind is edited with (a type's property kinds, see PropertyInput). */
+/** The input each free kind is edited with (a type's property kinds, see PropertyInput): text on one line. */
 export const INPUT_OF_KIND = {
-  string: 'longText',
+  string: 'shortText',
   number: 'number',
   boolean: 'boolean',
   link: 'link',

@@ -1,4 +1,3 @@
-import { RdpApiError } from '@reality-data-platform/sdk/browser';
 import { useState } from 'preact/hooks';
 import { ErrorNotice } from '../../ui/components.js';
 import { useSubmission } from '../../ui/form-dialog.js';
@@ -6,6 +5,7 @@ import { useSession } from '../../ui/session-context.js';
 import { SelectField } from './fields.js';
 import { TWIN_OBJECT_KINDS } from './object-kinds.js';
 import type { MetadataType, Selection, TwinContext } from './twin-api.js';
+import { UnfittingList, unfittingProperties } from './unfitting.js';
 
 /**
  * Giving an object without a metadata type its first one, from the metadata panel. The platform
@@ -55,15 +55,7 @@ export function MetadataTypeChoice(props: {
       </button>
       {unfitting && type ? (
         <div class="notice error" role="alert">
-          <p>
-            {unfitting.length === 1 ? 'One property' : `${unfitting.length} properties`} of its free metadata do not fit{' '}
-            {type.name}:
-          </p>
-          <ul>
-            {unfitting.map((line) => (
-              <li key={line}>{line}</li>
-            ))}
-          </ul>
+          <UnfittingList unfitting={unfitting} typeName={type.name} />
           <button type="button" class="danger" disabled={busy} onClick={() => give(true)}>
             Drop what does not fit and give {type.name}
           </button>
@@ -73,17 +65,4 @@ export function MetadataTypeChoice(props: {
       )}
     </form>
   );
-}
-
-/**
- * The properties a 400 names as not fitting the type, in words ("General.Colour: is not a property
- * of the metadata type"), or undefined for any other refusal. The platform names them after its
- * explanation, separated by "; " (docs/twins.md, "Free metadata").
- */
-function unfittingProperties(error: unknown): string[] | undefined {
-  if (!(error instanceof RdpApiError) || error.status !== 400) return undefined;
-  const message = error.body.message ?? '';
-  if (!message.startsWith('body.metadataTypeId:') || !message.includes('do not fit')) return undefined;
-  const list = message.slice(message.indexOf('): ') + 3);
-  return list.split('; ').map((line) => line.replace(/^sections\./, ''));
 }

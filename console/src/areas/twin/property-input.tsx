@@ -22,6 +22,8 @@ export function PropertyInput(props: {
   property: Pick<MetadataProperty, 'type' | 'choices'>;
   value: Value | undefined;
   attachments: Attachment[];
+  /** A short text's bound: a type's shortText takes 255 characters, a free string 10,000. */
+  maxLength?: number;
   onValue: (value: Value) => void;
 }) {
   const id = useId();
@@ -124,7 +126,7 @@ export function PropertyInput(props: {
         <input
           id={id}
           type="text"
-          maxLength={255}
+          maxLength={props.maxLength ?? 255}
           value={typeof value === 'string' ? value : ''}
           onInput={(event) => props.onValue(text(event) || null)}
         />
