@@ -6,6 +6,7 @@ import { FreeMetadataForm, FreeMetadataValues } from './free-metadata-form.js';
 import { MetadataTypeChoice } from './metadata-type-choice.js';
 import type { Attachment } from './metadata-values.js';
 import { ObjectAttachments } from './object-attachments.js';
+import { TWIN_OBJECT_KINDS } from './object-kinds.js';
 import type { MetadataType, Selection, TwinContext } from './twin-api.js';
 import { TypedMetadataForm, TypedMetadataValues } from './typed-metadata.js';
 
@@ -60,6 +61,10 @@ export function MetadataPanel(props: {
           <LoadingOrError error={metadata.error} />
         ) : !data.metadataTypeId ? (
           <>
+            <p>
+              This {TWIN_OBJECT_KINDS[selection.kind].word} has no metadata type. It holds free metadata
+              {context.canWrite ? ', or give it a type.' : '.'}
+            </p>
             {context.canWrite && (
               <MetadataTypeChoice
                 context={context}
