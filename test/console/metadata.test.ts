@@ -22,6 +22,7 @@ describe('the web console: metadata types, free metadata and attachments', { tim
   let page: Page;
   let siteId: string;
   let gaugeId: string;
+  let reader: { email: string; password: string };
   const report = Buffer.from('Calibration report of gauge G-7\n'.repeat(40));
 
   const types = async () =>
@@ -41,7 +42,11 @@ describe('the web console: metadata types, free metadata and attachments', { tim
       position: { x: 1, y: 2, z: 3 },
     });
     gaugeId = poi.body.id;
-    const administrator = await createMember(t, org, 'Organization Administrator');
+    let administrator: { email: string; password: string };
+    [administrator, reader] = await Promise.all([
+      createMember(t, org, 'Organization Administrator'),
+      createMember(t, org, 'Organization Reader'),
+    ]);
     page = await freshPage(browser);
     await signIntoConsole(page, t, administrator);
   }, 90_000);
@@ -158,7 +163,7 @@ describe('the web console: metadata types, free metadata and attachments', { tim
       .toEqual({ _p3d_type: 'urn:primitive:obj:attachment', id: attachmentId, name: 'report.txt' });
   });
 
-  it('refuses in words to delete a type in use', async () => {
+  it('refuses in words to delete a type in use; a reader sees the values and no control', async () => {
     await page.getByRole('navigation', { name: 'Console' }).getByRole('link', { name: 'Metadata types' }).click();
     await page.getByRole('button', { name: 'Delete Equipment' }).click();
     const dialog = page.getByRole('dialog', { name: 'Delete the metadata type Equipment?' });
@@ -166,5 +171,23 @@ describe('the web console: metadata types, free metadata and attachments', { tim
     await expect.poll(() => dialog.getByRole('alert').textContent()).toContain('used by 1 object');
     await expectAccessible(page);
     expect((await types()).map((type) => type.name)).toEqual(['Equipment']);
+
+    // A reader: no Metadata types in the navigation; the point's values and attachment, and no control to change them.
+    const readerPage = await freshPage(browser);
+    await signIntoConsole(readerPage, t, reader, `/console/twins/${siteId}`);
+    await readerPage
+      .getByRole('list', { name: 'Points of interest' })
+      .getByRole('button', { name: 'Gauge G-7', exact: true })
+      .click();
+    const metadata = readerPage.getByRole('region', { name: 'Metadata of Gauge G-7' });
+    await expect.poll(() => metadata.locator('dd').allTextContents()).toEqual(['SN-4711', '7.5 kW', 'File report.txt']);
+    const attachments = readerPage.getByRole('region', { name: 'Attachments of Gauge G-7' });
+    await attachments.getByRole('button', { name: 'Download report.txt' }).waitFor();
+    expect(await attachments.getByLabel('Attach a file').count()).toBe(0);
+    expect(await metadata.getByRole('button').count()).toBe(0);
+    expect(await readerPage.getByRole('navigation', { name: 'Console' }).getByRole('link').allTextContents()).not.toContain(
+      'Metadata types',
+    );
+    await readerPage.context().close();
   });
 });
