@@ -91,6 +91,16 @@ describe('the web console: metadata types, free metadata and attachments', { tim
         { section: 'Maintenance', name: 'Manual', type: 'attachment', required: false },
       ],
     });
+
+    // Edited: the whole type is sent again, with zones added to what it applies to.
+    await page.getByRole('button', { name: 'Edit Equipment' }).click();
+    const edit = page.getByRole('dialog', { name: 'Edit Equipment' });
+    await edit.getByLabel('zone', { exact: true }).check();
+    await edit.getByRole('button', { name: 'Save', exact: true }).click();
+    await edit.waitFor({ state: 'detached' });
+    await expect
+      .poll(async () => (await types())[0])
+      .toMatchObject({ appliesTo: ['pointOfInterest', 'zone'], properties: equipment?.properties });
   });
 
   it('writes free metadata, gives a type dropping what does not fit, and attaches a file', async () => {
