@@ -129,7 +129,7 @@ describe('the web console: people', () => {
     await expectAccessible(page);
 
     // The division's screen: who has which role there, and a role given to the group.
-    await page.getByRole('navigation', { name: 'Console' }).getByRole('link', { name: 'Data' }).click();
+    await page.getByRole('navigation', { name: 'Console' }).getByRole('link', { name: 'Data', exact: true }).click();
     await page.getByRole('link', { name: 'North', exact: true }).click();
     await expect.poll(() => page.textContent('main h1')).toBe('North');
     const members = page.getByRole('region', { name: 'Members of North' });
@@ -186,7 +186,7 @@ describe('the web console: people', () => {
   });
 
   it('takes the role away, removes the member and deletes the group', async () => {
-    await page.getByRole('navigation', { name: 'Console' }).getByRole('link', { name: 'Data' }).click();
+    await page.getByRole('navigation', { name: 'Console' }).getByRole('link', { name: 'Data', exact: true }).click();
     await page.getByRole('link', { name: 'North', exact: true }).click();
     const members = page.getByRole('region', { name: 'Members of North' });
     await members.getByRole('button', { name: 'Take away the role of the group Field surveyors' }).click();

@@ -178,3 +178,27 @@ export abstract class PartUpload {
     await Promise.all(Array.from({ length: Math.min(CONCURRENCY, queue.length) }, worker));
   }
 }
+
+/** An upload that has its addresses already and nothing to finalize itself: what `sendFile` sends. */
+class PlainUpload extends PartUpload {
+  protected async open(): Promise<void> {}
+  protected async finalize(): Promise<void> {}
+}
+
+/**
+ * Sends one file to the addresses a creation answered (an attachment's), telling the bytes sent
+ * as they go, and answers the ETag its finalize checks; throws what stopped it.
+ */
+export async function sendFile(file: File, target: UploadTarget, onSent: (bytes: number) => void): Promise<string> {
+  const entry = newUploadFile(file);
+  targetInto(entry, target);
+  const upload = new PlainUpload([entry]);
+  const unsubscribe = upload.subscribe(() => onSent(upload.sentBytes));
+  try {
+    await upload.run();
+  } finally {
+    unsubscribe();
+  }
+  if (upload.status === 'failed') throw upload.error;
+  return fileEtag(entry);
+}

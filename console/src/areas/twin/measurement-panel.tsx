@@ -10,6 +10,7 @@ import { SelectField, TextAreaField } from './fields.js';
 import { TWIN_OBJECT_KINDS } from './object-kinds.js';
 import { DeleteObjectDialog, ObjectActions, ObjectName, usePanelDialog } from './object-panel.js';
 import { changedFields, type Measurement, type MetadataType, type Selection, type TwinContext } from './twin-api.js';
+import { RetypeRefusal, TypeChangeNote } from './unfitting.js';
 import { formatMeasurementValue } from './viewer-link.js';
 
 type OpenDialog = { kind: 'edit'; measurement: Measurement } | { kind: 'delete'; measurement: Measurement };
@@ -116,6 +117,7 @@ function MeasurementDialog(props: {
   const [name, setName] = useState(measurement.name);
   const [description, setDescription] = useState(measurement.description);
   const [typeId, setTypeId] = useState(measurement.metadataTypeId ?? '');
+  const [dropUnfitting, setDropUnfitting] = useState(false);
 
   async function save() {
     const changes = changedFields(measurement, { name, description, metadataTypeId: typeId || null });
@@ -123,14 +125,14 @@ function MeasurementDialog(props: {
     const saved = await ok(
       session.api.PATCH('/v1/twin/{contextId}/measurements/{measurementId}', {
         params: { path: { contextId: props.ctx, measurementId: measurement.id } },
-        body: changes,
+        body: { ...changes, ...(dropUnfitting && changes.metadataTypeId ? { dropUnfitting } : {}) },
       }),
     );
     props.onSaved(saved);
   }
 
   return (
-    <FormDialog title={`Edit ${measurement.name}`} submit="Save" onSubmit={save} onClose={props.onClose}>
+    <FormDialog title={`Edit ${measurement.name}`} submit="Save" onSubmit={save} onClose={props.onClose} notice={RetypeRefusal}>
       <TextField label="Name" value={name} onValue={setName} required maxLength={255} autoFocus />
       <TextAreaField label="Description" value={description} onValue={setDescription} maxLength={2000} />
       <SelectField
@@ -142,9 +144,13 @@ function MeasurementDialog(props: {
           .filter((type) => type.appliesTo.includes('measurement'))
           .map((type) => ({ value: type.id, label: type.name }))}
       />
-      {measurement.metadataTypeId && typeId !== measurement.metadataTypeId && (
-        <p class="notice">Another metadata type clears the values this measurement holds.</p>
-      )}
+      <TypeChangeNote
+        word="measurement"
+        before={measurement.metadataTypeId}
+        after={typeId}
+        drop={dropUnfitting}
+        onDrop={setDropUnfitting}
+      />
     </FormDialog>
   );
 }

@@ -12,6 +12,17 @@ export interface ConsoleObjectKind {
   read(session: ConsoleSession, ctx: string, id: string): Promise<{ name: string } | undefined>;
   /** Deletes one through a context; throws the API's refusal. */
   remove(session: ConsoleSession, ctx: string, id: string): Promise<void>;
+  /** Gives one a metadata type (or none) through a context; throws the API's refusal. */
+  retype(session: ConsoleSession, ctx: string, id: string, change: Retype): Promise<void>;
+}
+
+/**
+ * A metadata type given to an object; `dropUnfitting` drops the free metadata that does not fit a
+ * first type instead of being refused (docs/twins.md, "Free metadata").
+ */
+export interface Retype {
+  metadataTypeId: string | null;
+  dropUnfitting?: boolean;
 }
 
 /**
@@ -34,6 +45,14 @@ export const TWIN_OBJECT_KINDS: Record<TwinObjectType, ConsoleObjectKind> = {
         }),
       );
     },
+    retype: async (session, contextId, pointOfInterestId, body) => {
+      await ok(
+        session.api.PATCH('/v1/twin/{contextId}/points-of-interest/{pointOfInterestId}', {
+          params: { path: { contextId, pointOfInterestId } },
+          body,
+        }),
+      );
+    },
   },
   zone: {
     word: 'zone',
@@ -42,6 +61,9 @@ export const TWIN_OBJECT_KINDS: Record<TwinObjectType, ConsoleObjectKind> = {
     remove: async (session, contextId, zoneId) => {
       await ok(session.api.DELETE('/v1/twin/{contextId}/zones/{zoneId}', { params: { path: { contextId, zoneId } } }));
     },
+    retype: async (session, contextId, zoneId, body) => {
+      await ok(session.api.PATCH('/v1/twin/{contextId}/zones/{zoneId}', { params: { path: { contextId, zoneId } }, body }));
+    },
   },
   asset: {
     word: 'asset',
@@ -49,6 +71,9 @@ export const TWIN_OBJECT_KINDS: Record<TwinObjectType, ConsoleObjectKind> = {
       (await session.api.GET('/v1/twin/{contextId}/assets/{assetId}', { params: { path: { contextId, assetId } } })).data,
     remove: async (session, contextId, assetId) => {
       await ok(session.api.DELETE('/v1/twin/{contextId}/assets/{assetId}', { params: { path: { contextId, assetId } } }));
+    },
+    retype: async (session, contextId, assetId, body) => {
+      await ok(session.api.PATCH('/v1/twin/{contextId}/assets/{assetId}', { params: { path: { contextId, assetId } }, body }));
     },
   },
   modelAsset: {
@@ -64,6 +89,14 @@ export const TWIN_OBJECT_KINDS: Record<TwinObjectType, ConsoleObjectKind> = {
         session.api.DELETE('/v1/twin/{contextId}/model-assets/{modelAssetId}', { params: { path: { contextId, modelAssetId } } }),
       );
     },
+    retype: async (session, contextId, modelAssetId, body) => {
+      await ok(
+        session.api.PATCH('/v1/twin/{contextId}/model-assets/{modelAssetId}', {
+          params: { path: { contextId, modelAssetId } },
+          body,
+        }),
+      );
+    },
   },
   measurement: {
     word: 'measurement',
@@ -77,6 +110,14 @@ export const TWIN_OBJECT_KINDS: Record<TwinObjectType, ConsoleObjectKind> = {
       await ok(
         session.api.DELETE('/v1/twin/{contextId}/measurements/{measurementId}', {
           params: { path: { contextId, measurementId } },
+        }),
+      );
+    },
+    retype: async (session, contextId, measurementId, body) => {
+      await ok(
+        session.api.PATCH('/v1/twin/{contextId}/measurements/{measurementId}', {
+          params: { path: { contextId, measurementId } },
+          body,
         }),
       );
     },

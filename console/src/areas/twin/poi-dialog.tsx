@@ -5,6 +5,7 @@ import { FormDialog } from '../../ui/form-dialog.js';
 import { useSession } from '../../ui/session-context.js';
 import { ColorField, SelectField, TextAreaField, VectorFields } from './fields.js';
 import { changedFields, type MetadataType, type PointOfInterest, type Vector3, type Zone } from './twin-api.js';
+import { RetypeRefusal, TypeChangeNote } from './unfitting.js';
 
 /**
  * A new point of interest, or changes to one (only the fields changed are sent): its name,
@@ -29,6 +30,7 @@ export function PoiDialog(props: {
   const [color, setColor] = useState<string | null>(poi?.color ?? null);
   const [zoneId, setZoneId] = useState(poi?.zoneId ?? '');
   const [typeId, setTypeId] = useState(poi?.metadataTypeId ?? '');
+  const [dropUnfitting, setDropUnfitting] = useState(false);
 
   async function save() {
     const fields = { name, description, position, color, zoneId: zoneId || null, metadataTypeId: typeId || null };
@@ -39,7 +41,7 @@ export function PoiDialog(props: {
       ? await ok(
           session.api.PATCH('/v1/twin/{contextId}/points-of-interest/{pointOfInterestId}', {
             params: { path: { ...path, pointOfInterestId: poi.id } },
-            body: changes,
+            body: { ...changes, ...(dropUnfitting && changes.metadataTypeId ? { dropUnfitting } : {}) },
           }),
         )
       : await ok(session.api.POST('/v1/twin/{contextId}/points-of-interest', { params: { path }, body: fields }));
@@ -53,6 +55,7 @@ export function PoiDialog(props: {
       submit={poi ? 'Save' : 'Create point of interest'}
       onSubmit={save}
       onClose={props.onClose}
+      notice={RetypeRefusal}
     >
       <TextField label="Name" value={name} onValue={setName} required maxLength={255} autoFocus />
       <TextAreaField label="Description" value={description} onValue={setDescription} maxLength={10_000} />
@@ -80,8 +83,14 @@ export function PoiDialog(props: {
           .filter((type) => type.appliesTo.includes('pointOfInterest'))
           .map((type) => ({ value: type.id, label: type.name }))}
       />
-      {poi?.metadataTypeId && typeId !== poi.metadataTypeId && (
-        <p class="notice">Another metadata type clears the values this point of interest holds.</p>
+      {poi && (
+        <TypeChangeNote
+          word="point of interest"
+          before={poi.metadataTypeId}
+          after={typeId}
+          drop={dropUnfitting}
+          onDrop={setDropUnfitting}
+        />
       )}
     </FormDialog>
   );

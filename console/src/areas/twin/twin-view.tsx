@@ -298,7 +298,12 @@ function TwinWorkspace(props: {
               types={props.types}
               onChanged={(message) => {
                 props.onNotice(message);
+                // A metadata type given here changes the object: the lists answer its new updatedAt and type.
+                pois.reload();
+                zones.reload();
+                measurements.reload();
                 setChangesKey((key) => key + 1);
+                if (context.draft) props.onDraftsChanged();
               }}
             />
           )}

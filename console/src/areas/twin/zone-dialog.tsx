@@ -5,6 +5,7 @@ import { FormDialog } from '../../ui/form-dialog.js';
 import { useSession } from '../../ui/session-context.js';
 import { ColorField, SelectField, TextAreaField, VectorFields } from './fields.js';
 import { changedFields, type MetadataType, NO_ROTATION, type Vector3, type Zone } from './twin-api.js';
+import { RetypeRefusal, TypeChangeNote } from './unfitting.js';
 
 /**
  * A new zone (under a parent zone or at the top), or changes to one. Its volume is one box along
@@ -32,6 +33,7 @@ export function ZoneDialog(props: {
   const [color, setColor] = useState<string | null>(zone?.color ?? null);
   const [parentId, setParentId] = useState(zone?.parentZoneId ?? props.parentId ?? '');
   const [typeId, setTypeId] = useState(zone?.metadataTypeId ?? '');
+  const [dropUnfitting, setDropUnfitting] = useState(false);
   // A zone cannot go under itself or one of its own (the platform refuses it too: CircularityFound).
   const below = zone ? descendantsOf(zone.id, props.zones) : new Set<string>();
   const parents = props.zones.filter((candidate) => candidate.id !== zone?.id && !below.has(candidate.id));
@@ -52,7 +54,7 @@ export function ZoneDialog(props: {
       ? await ok(
           session.api.PATCH('/v1/twin/{contextId}/zones/{zoneId}', {
             params: { path: { ...path, zoneId: zone.id } },
-            body: changes,
+            body: { ...changes, ...(dropUnfitting && changes.metadataTypeId ? { dropUnfitting } : {}) },
           }),
         )
       : await ok(
@@ -70,6 +72,7 @@ export function ZoneDialog(props: {
       submit={zone ? 'Save' : 'Create zone'}
       onSubmit={save}
       onClose={props.onClose}
+      notice={RetypeRefusal}
     >
       <TextField label="Name" value={name} onValue={setName} required maxLength={255} autoFocus />
       <TextAreaField label="Description" value={description} onValue={setDescription} maxLength={10_000} />
@@ -100,6 +103,9 @@ export function ZoneDialog(props: {
           .filter((type) => type.appliesTo.includes('zone'))
           .map((type) => ({ value: type.id, label: type.name }))}
       />
+      {zone && (
+        <TypeChangeNote word="zone" before={zone.metadataTypeId} after={typeId} drop={dropUnfitting} onDrop={setDropUnfitting} />
+      )}
     </FormDialog>
   );
 }
