@@ -60,7 +60,7 @@ export class EmbedSessionService {
   /** Told of each revocation, so this process's token verifier forgets the session at once. */
   private readonly revocationListeners: ((sessionId: string) => void)[] = [];
   /** The embedded viewers' held requests (GET /v1/twin/{ctx}/embed-session). */
-  readonly endWatch = new SessionEndWatch((id) => this.isOpen(id));
+  readonly endWatch = new SessionEndWatch(async (id) => (await this.openSession(id)) !== undefined);
 
   private readonly clock: Clock;
   private readonly publicUrl: string;
@@ -132,9 +132,10 @@ export class EmbedSessionService {
    * Whether the session is still open (for its viewer to notice an end at once): not revoked nor
    * expired, read again (any process may have revoked it).
    */
-  async isOpen(id: string): Promise<boolean> {
+  async openSession(id: string): Promise<EmbedSessionRow | undefined> {
     const row = await this.sessions.findById(id);
-    return row !== undefined && row.revoked_at === null && Date.parse(row.expires_at) > this.clock.now().getTime();
+    const open = row !== undefined && row.revoked_at === null && Date.parse(row.expires_at) > this.clock.now().getTime();
+    return open ? row : undefined;
   }
 
   private view(row: EmbedSessionRow): EmbedSessionView {

@@ -128,8 +128,9 @@ export default async function embedSessionRoutes(app: RegionApp) {
       reply.raw.once('close', () => left.abort());
       const waitMs = (request.query.waitSeconds ?? 0) * 1000;
       const ended = waitMs > 0 && (await embedSessions.endWatch.wait(sessionId, waitMs, left.signal));
-      if (ended || !(await embedSessions.isOpen(sessionId))) throw new ApiError('invalid_token', 'The embed session has ended');
-      return { embedSessionId: sessionId, expiresAt: new Date(request.principal.expiresAt * 1000).toISOString() };
+      const open = ended ? undefined : await embedSessions.openSession(sessionId);
+      if (!open) throw new ApiError('invalid_token', 'The embed session has ended');
+      return { embedSessionId: sessionId, expiresAt: open.expires_at };
     },
   );
 
