@@ -222,6 +222,11 @@ export class Viewer {
         this.layers.splice(this.layers.indexOf(view), 1);
         this.messages.hide(`layer-${view.layer.bundleId}`);
       }
+      // The first layers of a twin that had none: the scene is shifted to them and the camera frames them once.
+      if (this.layers.length === 0 && twin.layers.length > 0) {
+        this.scene.origin = sceneOrigin(twin.layers);
+        this.framed = false;
+      }
       const shown = new Set(this.layers.map((view) => `${view.layer.bundleId} ${view.layer.tilesetUrl}`));
       this.showLayers(twin.layers.filter((layer) => !shown.has(`${layer.bundleId} ${layer.tilesetUrl}`)));
       this.objects.clear();
