@@ -22,6 +22,7 @@ import type {
   VisibilityTarget,
 } from './protocol.js';
 import { ViewerScene } from './scene.js';
+import { watchSession } from './session-watch.js';
 import { clipBoxTool, sectionPlaneTool } from './tools/cut-tools.js';
 import { routeInputToTool } from './tools/input.js';
 import { MeasureTool } from './tools/measure-tool.js';
@@ -193,7 +194,7 @@ export class Viewer {
       await this.showObjects(true);
       if (this.refused) return;
       this.ready = true;
-      if (this.api.isEmbedSession) void this.watchSession();
+      if (this.api.isEmbedSession) void watchSession(this.api, () => this.sessionRefused());
       this.bridge.emit('ready', { version: this.version, twinId: twin.id, siteId: twin.siteId, name: twin.name });
       this.bridge.postPlainReady(this.version);
     } catch (error) {
@@ -210,14 +211,24 @@ export class Viewer {
    * Reads the twin and its objects again and shows them as they are now, keeping the camera, the
    * tool and the points' style (the parent changed them through the API: docs/viewer.md, refresh).
    * A layer still linked keeps its loaded tiles; one unlinked goes, one linked starts streaming.
+   * Calls made together run one after the other, so none draws over another's objects.
    */
-  async refresh(): Promise<{ layers: number; pointsOfInterest: number; zones: number; modelAssets: number }> {
+  refresh(): Promise<{ layers: number; pointsOfInterest: number; zones: number; modelAssets: number }> {
+    const next = this.refreshing.then(() => this.refreshOnce());
+    this.refreshing = next.catch(() => undefined);
+    return next;
+  }
+
+  private refreshing: Promise<unknown> = Promise.resolve();
+
+  private async refreshOnce() {
     try {
       const twin = await this.api.twin();
       this.twin = twin;
-      const kept = new Set(twin.layers.map((layer) => `${layer.bundleId} ${layer.tilesetUrl}`));
+      const key = (layer: Layer) => `${layer.bundleId} ${layer.tilesetUrl}`;
+      const kept = new Set(twin.layers.map(key));
       for (const view of [...this.layers]) {
-        if (kept.has(`${view.layer.bundleId} ${view.layer.tilesetUrl}`)) continue;
+        if (kept.has(key(view.layer))) continue;
         view.dispose();
         this.layers.splice(this.layers.indexOf(view), 1);
         this.messages.hide(`layer-${view.layer.bundleId}`);
@@ -227,9 +238,8 @@ export class Viewer {
         this.scene.origin = sceneOrigin(twin.layers);
         this.framed = false;
       }
-      const shown = new Set(this.layers.map((view) => `${view.layer.bundleId} ${view.layer.tilesetUrl}`));
-      this.showLayers(twin.layers.filter((layer) => !shown.has(`${layer.bundleId} ${layer.tilesetUrl}`)));
-      this.objects.clear();
+      const shown = new Set(this.layers.map((view) => key(view.layer)));
+      this.showLayers(twin.layers.filter((layer) => !shown.has(key(layer))));
       await this.showObjects(false);
       this.refreshes += 1;
       return {
@@ -271,6 +281,8 @@ export class Viewer {
     if (this.refused) return;
     this.pointsOfInterest = pointsOfInterest;
     this.zones = zones;
+    // Read first, then replaced at once: the labels do not blink while the lists are read.
+    if (!firstLoad) this.objects.clear();
     this.objects.addPointsOfInterest(pointsOfInterest);
     this.objects.addZones(zones);
     // Without layers the objects are what the camera frames.
@@ -282,26 +294,6 @@ export class Viewer {
     } else this.messages.hide('models');
     if (this.layers.length === 0) this.messages.show('layers', 'This twin has no 3D layers yet.', 'info');
     else this.messages.hide('layers');
-  }
-
-  /**
-   * An embed session's viewer holds one request that answers when the session ends (revoked or
-   * expired), so the page stops within a second even with no tile to fetch (docs/embedding.md,
-   * "When a session ends"). Held 45 s at a time, under a proxy's usual read timeout.
-   */
-  private async watchSession(): Promise<void> {
-    while (!this.refused) {
-      try {
-        if (!(await this.api.waitWhileOpen(45))) return;
-      } catch (error) {
-        if (error instanceof SessionRefusedError) {
-          this.sessionRefused();
-          return;
-        }
-        // The network or the API failed for a moment: ask again a little later, not in a tight loop.
-        await new Promise((resolve) => window.setTimeout(resolve, 5000));
-      }
-    }
   }
 
   /** Stops everything: no frame, no tile, no read more; the page says why, and so does the event to the parent. */
