@@ -1,7 +1,7 @@
 import type { EmbedSessionRow } from '../adapters/db/schema.js';
 import { hashToken } from '../crypto/secrets.js';
 import type { Principal } from '../domain/access/principal.js';
-import type { EmbedReach } from '../domain/embed/embed-sessions.js';
+import { type EmbedReach, embedSessionClientId } from '../domain/embed/embed-sessions.js';
 import { ApiError } from '../domain/errors.js';
 import type { Region } from '../domain/regions.js';
 import type { Clock } from '../ports/clock.js';
@@ -68,7 +68,7 @@ export class EmbedTokenVerifier {
     return {
       userId: session.created_by,
       orgId: session.org_id,
-      clientId: `embed-session:${session.id}`,
+      clientId: embedSessionClientId(session.id),
       scopes: new Set(['read:hierarchy']),
       issuedAt: Math.floor(issuedAtMs / 1000),
       issuedAtMs,

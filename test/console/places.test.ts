@@ -141,7 +141,10 @@ describe('the web console: places', () => {
     await expect.poll(() => page.textContent('main h1')).toBe('Your places');
     await expect.poll(() => placeRows(page)).toEqual([`${orgName} | Organization | Organization Administrator`]);
     expect(
-      await page.getByRole('navigation', { name: 'Console' }).getByRole('link', { name: 'Data', exact: true }).getAttribute('aria-current'),
+      await page
+        .getByRole('navigation', { name: 'Console' })
+        .getByRole('link', { name: 'Data', exact: true })
+        .getAttribute('aria-current'),
     ).toBe('page');
     await expectAccessible(page);
     await page.context().close();

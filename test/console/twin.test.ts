@@ -113,7 +113,7 @@ describe('the web console: a twin', { timeout: 60_000 }, () => {
     await expect.poll(() => page.textContent('main [role=status]')).toContain('Point of interest Gauge G-7 created.');
     const gauge = (await api.pois()).find((poi) => poi.name === 'Gauge G-7');
     expect(gauge?.position).toEqual({ x: 1010, y: 2010, z: 52 });
-    // The view loads again with the new point's label in it.
+    // The view shows the new point's label (refreshed in place: docs/viewer.md, refresh).
     await viewerReady(page);
     await expect.poll(() => page.frameLocator('iframe').locator('.rdp-poi', { hasText: 'Gauge G-7' }).count()).toBe(1);
 

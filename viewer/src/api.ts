@@ -54,6 +54,24 @@ export class TwinApi {
     return !this.showsPlan && !isEmbedToken(this.token);
   }
 
+  /** An embed session's token: its viewer notices the session's end through one held request (waitWhileOpen). */
+  get isEmbedSession(): boolean {
+    return isEmbedToken(this.token);
+  }
+
+  /**
+   * One held request that answers when the session ends (docs/embedding.md, "When a session
+   * ends"): SessionRefusedError then (401, as every read's refusal), true when it is still open
+   * after `waitSeconds`, false when the API has no such route (nothing to watch with).
+   */
+  async waitWhileOpen(waitSeconds: number): Promise<boolean> {
+    const path = `/twin/${encodeURIComponent(this.config.ctx)}/embed-session?waitSeconds=${waitSeconds}`;
+    const response = await this.fetch(`${this.config.apiBase}${path}`);
+    if (response.status === 404) return false;
+    if (!response.ok) throw new Error(`${path} answered ${response.status}`);
+    return true;
+  }
+
   /** POST /v1/twin/{ctx}/measurements (docs/design/measurements.md): the platform computes value and unit. */
   async createMeasurement(body: { name: string; kind: MeasurementKind; points: Vector3[] }): Promise<Measurement> {
     const path = `/twin/${encodeURIComponent(this.objectsContext)}/measurements`;

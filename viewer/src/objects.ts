@@ -137,6 +137,22 @@ export class TwinObjects {
     return boxes;
   }
 
+  /**
+   * Removes every point of interest, zone and placed model (refresh draws them again as the API
+   * lists them now); the kinds' visibility set with setVisibility stays.
+   */
+  clear(): void {
+    for (const { element } of this.labelOf.values()) element.remove();
+    this.labelOf.clear();
+    for (const group of [this.zonesGroup, this.modelsGroup]) {
+      for (const child of [...group.children]) {
+        group.remove(child);
+        child.traverse((object) => (object as Mesh).geometry?.dispose());
+      }
+    }
+    this.meshesOf.clear();
+  }
+
   /** The twin-frame box of a zone or model asset, or null. */
   boundsOf(id: string): { min: Vector3; max: Vector3 } | null {
     const object = this.meshesOf.get(id);

@@ -134,6 +134,12 @@ export interface ViewerMethods {
    * parent saved, renamed or deleted one); answers them.
    */
   showMeasurements(): Promise<Measurement[]>;
+  /**
+   * Reads the twin (its layers), its points of interest, zones, placed models and saved
+   * measurements again and shows them as they are now, keeping the camera, the tool and the
+   * points' style (after the parent changed them through the API); answers how many of each it shows.
+   */
+  refresh(): Promise<{ layers: number; pointsOfInterest: number; zones: number; modelAssets: number }>;
 }
 
 /** Every method's name, for a parent that forwards them (rdp-embed.js): the checker wants each method of ViewerMethods here. */
@@ -152,6 +158,7 @@ const methodNames: Record<keyof ViewerMethods, true> = {
   setEyeDomeLighting: true,
   getMeasurements: true,
   showMeasurements: true,
+  refresh: true,
 };
 export const VIEWER_METHOD_NAMES = Object.keys(methodNames) as (keyof ViewerMethods)[];
 

@@ -1,6 +1,7 @@
 import { Vector3 as ThreeVector3 } from 'three';
 import { SessionRefusedError, type TwinApi } from './api.js';
 import type { Layer, PointOfInterest, Twin, ViewerConfig, Zone } from './api-types.js';
+import { type Bounds, checkBox, offset, sceneOrigin, union, withMargin } from './bounds.js';
 import { ParentBridge } from './bridge.js';
 import { EyeDomeLighting } from './eye-dome.js';
 import { LayerView } from './layers.js';
@@ -21,13 +22,12 @@ import type {
   VisibilityTarget,
 } from './protocol.js';
 import { ViewerScene } from './scene.js';
+import { watchSession } from './session-watch.js';
 import { clipBoxTool, sectionPlaneTool } from './tools/cut-tools.js';
 import { routeInputToTool } from './tools/input.js';
 import { MeasureTool } from './tools/measure-tool.js';
 import { SelectTool } from './tools/select-tool.js';
 import type { Tool, ToolContext } from './tools/tool.js';
-
-type Bounds = { min: Vector3; max: Vector3 };
 
 /** How long the camera rests before cameraChanged is sent: a drag sends one event, not sixty a second. */
 const CAMERA_EVENT_DELAY_MS = 150;
@@ -62,6 +62,8 @@ export class Viewer {
   firstContentFrameAt: number | null = null;
   /** Placed models, and how many of them show as boxes: their library models have no preview. */
   models = { placed: 0, boxes: 0 };
+  /** How many times refresh has shown the twin anew (for tests: the page was not loaded again). */
+  refreshes = 0;
   private cameraTimer: number | undefined;
   /**
    * Whether the camera is settled: framed on the layers once they are known, or chosen by the
@@ -186,40 +188,13 @@ export class Viewer {
       this.twin = twin;
       this.scene.origin = sceneOrigin(twin.layers);
       // The tiles start streaming first; the objects are read meanwhile.
-      for (const layer of twin.layers) {
-        this.layers.push(
-          new LayerView(layer, this.scene, this.api, (failed, error) => this.layerFailed(failed, error), this.pointStyle),
-        );
-      }
-      this.showDistanceLegend();
-      // The elevation ramp spans the layers' recorded boxes.
-      const layerBoxes = twin.layers.flatMap((layer) => (layer.boundingBox ? [layer.boundingBox] : []));
-      if (layerBoxes.length > 0) {
-        const heights = union(layerBoxes);
-        this.pointStyle.setHeights(heights.min.z, heights.max.z);
-      }
+      this.showLayers(twin.layers);
       this.frameEverything();
       this.scene.start();
-      const [pointsOfInterest, zones, models] = await Promise.all([
-        this.api.pointsOfInterest(),
-        this.api.zones(),
-        this.api.modelAssets(),
-        this.showMeasurements(),
-      ]);
+      await this.showObjects(true);
       if (this.refused) return;
-      this.pointsOfInterest = pointsOfInterest;
-      this.zones = zones;
-      this.objects.addPointsOfInterest(pointsOfInterest);
-      this.objects.addZones(zones);
-      // Without layers the objects are what the camera frames.
-      if (this.layers.length === 0) this.frameEverything();
-      const boxes = await this.objects.addModelAssets(models, (id) => this.api.preview(id));
-      this.models = { placed: models.length, boxes };
-      if (boxes > 0) {
-        this.messages.show('models', `${boxes} placed model(s) shown as boxes: their library models have no preview.`, 'info');
-      }
-      if (twin.layers.length === 0) this.messages.show('layers', 'This twin has no 3D layers yet.', 'info');
       this.ready = true;
+      if (this.api.isEmbedSession) void watchSession(this.api, () => this.sessionRefused());
       this.bridge.emit('ready', { version: this.version, twinId: twin.id, siteId: twin.siteId, name: twin.name });
       this.bridge.postPlainReady(this.version);
     } catch (error) {
@@ -230,6 +205,95 @@ export class Viewer {
         this.bridge.emit('error', { code: 'twinFailed', message });
       }
     }
+  }
+
+  /**
+   * Reads the twin and its objects again and shows them as they are now, keeping the camera, the
+   * tool and the points' style (the parent changed them through the API: docs/viewer.md, refresh).
+   * A layer still linked keeps its loaded tiles; one unlinked goes, one linked starts streaming.
+   * Calls made together run one after the other, so none draws over another's objects.
+   */
+  refresh(): Promise<{ layers: number; pointsOfInterest: number; zones: number; modelAssets: number }> {
+    const next = this.refreshing.then(() => this.refreshOnce());
+    this.refreshing = next.catch(() => undefined);
+    return next;
+  }
+
+  private refreshing: Promise<unknown> = Promise.resolve();
+
+  private async refreshOnce() {
+    try {
+      const twin = await this.api.twin();
+      this.twin = twin;
+      const key = (layer: Layer) => `${layer.bundleId} ${layer.tilesetUrl}`;
+      const kept = new Set(twin.layers.map(key));
+      for (const view of [...this.layers]) {
+        if (kept.has(key(view.layer))) continue;
+        view.dispose();
+        this.layers.splice(this.layers.indexOf(view), 1);
+        this.messages.hide(`layer-${view.layer.bundleId}`);
+      }
+      // The first layers of a twin that had none: the scene is shifted to them and the camera frames them once.
+      if (this.layers.length === 0 && twin.layers.length > 0) {
+        this.scene.origin = sceneOrigin(twin.layers);
+        this.framed = false;
+      }
+      const shown = new Set(this.layers.map((view) => key(view.layer)));
+      this.showLayers(twin.layers.filter((layer) => !shown.has(key(layer))));
+      await this.showObjects(false);
+      this.refreshes += 1;
+      return {
+        layers: this.layers.length,
+        pointsOfInterest: this.pointsOfInterest.length,
+        zones: this.zones.length,
+        modelAssets: this.models.placed,
+      };
+    } catch (error) {
+      if (error instanceof SessionRefusedError) this.sessionRefused();
+      throw error;
+    }
+  }
+
+  /** Streams these layers beside those shown; the elevation ramp and the distance legend follow them all. */
+  private showLayers(layers: Layer[]): void {
+    for (const layer of layers) {
+      this.layers.push(
+        new LayerView(layer, this.scene, this.api, (failed, error) => this.layerFailed(failed, error), this.pointStyle),
+      );
+    }
+    this.showDistanceLegend();
+    // The elevation ramp spans the layers' recorded boxes.
+    const layerBoxes = this.layers.flatMap((view) => (view.layer.boundingBox ? [view.layer.boundingBox] : []));
+    if (layerBoxes.length > 0) {
+      const heights = union(layerBoxes);
+      this.pointStyle.setHeights(heights.min.z, heights.max.z);
+    }
+  }
+
+  /** Reads and draws the points of interest, zones, placed models and saved measurements (at load: frames them when there are no layers). */
+  private async showObjects(firstLoad: boolean): Promise<void> {
+    const [pointsOfInterest, zones, models] = await Promise.all([
+      this.api.pointsOfInterest(),
+      this.api.zones(),
+      this.api.modelAssets(),
+      this.showMeasurements(),
+    ]);
+    if (this.refused) return;
+    this.pointsOfInterest = pointsOfInterest;
+    this.zones = zones;
+    // Read first, then replaced at once: the labels do not blink while the lists are read.
+    if (!firstLoad) this.objects.clear();
+    this.objects.addPointsOfInterest(pointsOfInterest);
+    this.objects.addZones(zones);
+    // Without layers the objects are what the camera frames.
+    if (firstLoad && this.layers.length === 0) this.frameEverything();
+    const boxes = await this.objects.addModelAssets(models, (id) => this.api.preview(id));
+    this.models = { placed: models.length, boxes };
+    if (boxes > 0) {
+      this.messages.show('models', `${boxes} placed model(s) shown as boxes: their library models have no preview.`, 'info');
+    } else this.messages.hide('models');
+    if (this.layers.length === 0) this.messages.show('layers', 'This twin has no 3D layers yet.', 'info');
+    else this.messages.hide('layers');
   }
 
   /** Stops everything: no frame, no tile, no read more; the page says why, and so does the event to the parent. */
@@ -263,6 +327,7 @@ export class Viewer {
       setEyeDomeLighting: (enabled) => this.setEyeDomeLighting(enabled),
       getMeasurements: () => this.measurements.list(),
       showMeasurements: () => this.showMeasurements(),
+      refresh: () => this.refresh(),
     };
   }
 
@@ -363,6 +428,7 @@ export class Viewer {
       models: this.models,
       camera: this.scene.getCamera(),
       flightsLanded: this.scene.flightsLanded,
+      refreshes: this.refreshes,
     };
   }
 
@@ -447,54 +513,4 @@ export class Viewer {
       if (!this.refused) this.bridge.emit('cameraChanged', this.scene.getCamera());
     }, CAMERA_EVENT_DELAY_MS);
   }
-}
-
-/** The scene's origin: the first layer's centre (its box, else its frame's origin), so its coordinates stay small. */
-function sceneOrigin(layers: Layer[]): Vector3 {
-  const first = layers[0];
-  if (!first) return { x: 0, y: 0, z: 0 };
-  const box = first.boundingBox;
-  if (!box) return first.frame.origin;
-  return { x: (box.min.x + box.max.x) / 2, y: (box.min.y + box.max.y) / 2, z: (box.min.z + box.max.z) / 2 };
-}
-
-function union(boxes: Bounds[]): Bounds {
-  const min = { x: Infinity, y: Infinity, z: Infinity };
-  const max = { x: -Infinity, y: -Infinity, z: -Infinity };
-  for (const box of boxes) {
-    for (const axis of ['x', 'y', 'z'] as const) {
-      min[axis] = Math.min(min[axis], box.min[axis]);
-      max[axis] = Math.max(max[axis], box.max[axis]);
-    }
-  }
-  return { min, max };
-}
-
-/** A clip box the shader can use: finite numbers, a size above zero on each axis, a rotation of length 1. */
-function checkBox(box: ClipBox): void {
-  const numbers = (value: unknown, keys: string[]) =>
-    typeof value === 'object' && value !== null && keys.every((key) => Number.isFinite((value as Record<string, unknown>)[key]));
-  const xyz = ['x', 'y', 'z'];
-  if (!numbers(box?.center, xyz) || !numbers(box?.size, xyz) || !numbers(box?.rotation, [...xyz, 'w'])) {
-    throw new Error('setClipBox takes {center: {x, y, z}, size: {x, y, z}, rotation: {x, y, z, w}} of finite numbers, or null');
-  }
-  if (box.size.x <= 0 || box.size.y <= 0 || box.size.z <= 0) throw new Error('setClipBox: size must be above 0 on each axis');
-  const { x, y, z, w } = box.rotation;
-  if (Math.abs(Math.hypot(x, y, z, w) - 1) > 1e-3) throw new Error('setClipBox: rotation must be a unit quaternion');
-}
-
-/** A box at least 1 m on each axis: a single point or a flat set of points still frames a space around it. */
-function withMargin(bounds: Bounds): Bounds {
-  const min = { ...bounds.min };
-  const max = { ...bounds.max };
-  for (const axis of ['x', 'y', 'z'] as const) {
-    const short = Math.max(0, 1 - (max[axis] - min[axis])) / 2;
-    min[axis] -= short;
-    max[axis] += short;
-  }
-  return { min, max };
-}
-
-function offset(point: Vector3, by: number): Vector3 {
-  return { x: point.x + by, y: point.y + by, z: point.z + by };
 }

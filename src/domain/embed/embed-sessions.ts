@@ -16,6 +16,18 @@ export const EMBED_PAGE_PATH = '/viewer/embed';
 
 export type EmbedTargetType = ViewerTargetType;
 
+/** The client id a request with an embed token acts under: the session's id after this prefix. */
+const EMBED_CLIENT_PREFIX = 'embed-session:';
+
+export function embedSessionClientId(sessionId: string): string {
+  return `${EMBED_CLIENT_PREFIX}${sessionId}`;
+}
+
+/** The embed session a request's client id names, or undefined for any other token. */
+export function embedSessionIdOf(clientId: string): string | undefined {
+  return clientId.startsWith(EMBED_CLIENT_PREFIX) ? clientId.slice(EMBED_CLIENT_PREFIX.length) : undefined;
+}
+
 /** An opaque token that no one mistakes for a JWT (it has no dots and says what it is). */
 export function isEmbedToken(token: string): boolean {
   return token.startsWith(EMBED_TOKEN_PREFIX);

@@ -480,6 +480,8 @@ export interface EmbedSessionRow {
   created_at: string;
   expires_at: string;
   revoked_at: string | null;
+  /** `embed` (POST /v1/embed-sessions) or `viewer` (a signed-in reader's own viewer: not listed); regional-0029. */
+  purpose: 'embed' | 'viewer';
 }
 
 /** A webhook endpoint of an organization (docs/webhooks.md). */

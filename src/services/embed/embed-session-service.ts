@@ -17,6 +17,7 @@ import { ApiError, validationError } from '../../domain/errors.js';
 import type { Clock } from '../../ports/clock.js';
 import type { PlanningService } from '../planning/planning-service.js';
 import type { TwinService } from '../twins/twin-service.js';
+import { SessionEndWatch } from './session-end-watch.js';
 
 export interface CreateEmbedSession {
   twinId?: string;
@@ -58,6 +59,8 @@ export interface EmbedSessionServiceOptions {
 export class EmbedSessionService {
   /** Told of each revocation, so this process's token verifier forgets the session at once. */
   private readonly revocationListeners: ((sessionId: string) => void)[] = [];
+  /** The embedded viewers' held requests (GET /v1/twin/{ctx}/embed-session). */
+  readonly endWatch = new SessionEndWatch(async (id) => (await this.openSession(id)) !== undefined);
 
   private readonly clock: Clock;
   private readonly publicUrl: string;
@@ -93,7 +96,17 @@ export class EmbedSessionService {
     if (originProblem) throw validationError(originProblem);
     const target = await this.target(principal, body);
     const expiresIn = body.expiresInSeconds ?? DEFAULT_EXPIRES_IN_SECONDS;
-    return this.insert(principal, target, body.allowedOrigins, expiresIn, true);
+    return this.insert(principal, target, body.allowedOrigins, expiresIn, 'embed');
+  }
+
+  /**
+   * The open sessions made for embedding on a twin's site (`twinId`: a twin's id or its site's),
+   * its drafts' and plans' too, newest first; not the short ones of readers' own viewers.
+   */
+  async list(principal: Principal, twinId: string, limit: number, offset: number) {
+    const site = await this.twinSiteOf(principal, twinId);
+    const { rows, total } = await this.sessions.listOpen(site.id, this.now(), limit, offset);
+    return { views: rows.map((row) => this.view(row)), total };
   }
 
   /**
@@ -107,12 +120,25 @@ export class EmbedSessionService {
       : { type: 'twin' as const, id: (await this.twins.ensureTwin(site)).id, siteId: site.id };
     const ttl = Math.min(MAX_EXPIRES_IN_SECONDS, Math.max(MIN_EXPIRES_IN_SECONDS, this.accessTokenTtlSeconds));
     const origin = new URL(this.publicUrl).origin;
-    const view = await this.insert(principal, target, [origin], ttl, false);
+    const view = await this.insert(principal, target, [origin], ttl, 'viewer');
     return { url: view.iframeUrl as string, embedHtml: view.embedHtml as string };
   }
 
   async get(principal: Principal, id: string): Promise<EmbedSessionView> {
-    const row = await this.readable(principal, id);
+    return this.view(await this.readable(principal, id));
+  }
+
+  /**
+   * Whether the session is still open (for its viewer to notice an end at once): not revoked nor
+   * expired, read again (any process may have revoked it).
+   */
+  async openSession(id: string): Promise<EmbedSessionRow | undefined> {
+    const row = await this.sessions.findById(id);
+    const open = row !== undefined && row.revoked_at === null && Date.parse(row.expires_at) > this.clock.now().getTime();
+    return open ? row : undefined;
+  }
+
+  private view(row: EmbedSessionRow): EmbedSessionView {
     return { row, allowedOrigins: JSON.parse(row.allowed_origins) as string[] };
   }
 
@@ -124,6 +150,7 @@ export class EmbedSessionService {
       await this.twins.audit(tx, principal, 'embed-session.revoked', row.id, this.details(row), now);
     });
     for (const listener of this.revocationListeners) listener(row.id);
+    this.endWatch.ended(row.id);
   }
 
   /** The address of a session's viewer page, without its token. */
@@ -154,17 +181,19 @@ export class EmbedSessionService {
       const { site, draft } = await this.twins.draftContext(principal, body.twinDraftId, 'read');
       return { type: 'twinDraft' as const, id: draft.id, siteId: site.id };
     }
-    // A twin by its id, or by its site's id (the {ctx} of the twin routes).
-    const twinId = body.twinId as string;
+    const site = await this.twinSiteOf(principal, body.twinId as string);
+    return { type: 'twin' as const, id: (await this.twins.ensureTwin(site)).id, siteId: site.id };
+  }
+
+  /** A twin's site by the twin's id or by its site's id (the {ctx} of the twin routes), readable by the caller. */
+  private async twinSiteOf(principal: Principal, twinId: string): Promise<NodeRow> {
     const siteId = (await this.sessions.twinSite(principal.orgId, twinId)) ?? twinId;
-    let site: NodeRow;
     try {
-      site = await this.twins.site(principal, siteId, 'read');
+      return await this.twins.site(principal, siteId, 'read');
     } catch (error) {
       if (error instanceof ApiError && error.status === 404) throw new ApiError('NotFound', 'No twin with this id or site id');
       throw error;
     }
-    return { type: 'twin' as const, id: (await this.twins.ensureTwin(site)).id, siteId: site.id };
   }
 
   private async insert(
@@ -172,7 +201,7 @@ export class EmbedSessionService {
     target: { type: EmbedTargetType; id: string; siteId: string },
     allowedOrigins: string[],
     expiresInSeconds: number,
-    audited: boolean,
+    purpose: EmbedSessionRow['purpose'],
   ): Promise<EmbedSessionView> {
     const nowMs = this.clock.now().getTime();
     const token = `${EMBED_TOKEN_PREFIX}${randomToken()}`;
@@ -189,11 +218,13 @@ export class EmbedSessionService {
       created_at: new Date(nowMs).toISOString(),
       expires_at: new Date(nowMs + expiresInSeconds * 1000).toISOString(),
       revoked_at: null,
+      purpose,
     };
     await this.sessions.transaction(async (tx) => {
       await this.sessions.insert(tx, row);
       // The viewer address of a signed-in reader is a read, not a change: it is not in the trail.
-      if (audited) await this.twins.audit(tx, principal, 'embed-session.created', row.id, this.details(row), row.created_at);
+      if (purpose === 'embed')
+        await this.twins.audit(tx, principal, 'embed-session.created', row.id, this.details(row), row.created_at);
     });
     const iframeUrl = `${this.pageUrl(row.id)}#token=${token}`;
     return { row, allowedOrigins, token, iframeUrl, embedHtml: embedHtml(iframeUrl, 'Reality Data Platform viewer').value };

@@ -11,6 +11,7 @@ import type { NodeDetail } from '../nodes/node-kinds.js';
 import { canWriteTree } from '../nodes/node-rights.js';
 import { comparisonsHref } from './comparison-api.js';
 import { DraftBar } from './draft-bar.js';
+import { embedSessionsHref } from './embed-session-api.js';
 import { LayersPanel } from './layers-panel.js';
 import { MeasurementPanel } from './measurement-panel.js';
 import { MetadataPanel } from './metadata-panel.js';
@@ -73,9 +74,14 @@ export function TwinView(props: { siteId: string }) {
       <Breadcrumbs ancestors={[...ancestors, node]} node={{ ...node, name: 'Twin', type: 'twin' }} />
       <PageTitle
         actions={
-          <Link href={comparisonsHref(siteId)} class="button">
-            Comparisons
-          </Link>
+          <>
+            <Link href={comparisonsHref(siteId)} class="button">
+              Comparisons
+            </Link>
+            <Link href={embedSessionsHref(siteId)} class="button">
+              Embed sessions
+            </Link>
+          </>
         }
       >{`Twin of ${node.name}`}</PageTitle>
       {notice && (
@@ -131,7 +137,6 @@ function TwinWorkspace(props: {
   const [measureError, setMeasureError] = useState<unknown>();
   const [selection, setSelection] = useState<Selection>();
   const [picked, setPicked] = useState<Vector3>();
-  const [viewKey, setViewKey] = useState(0);
   const [changesKey, setChangesKey] = useState(0);
   const remote = useRef<ViewerRemote | undefined>(undefined);
 
@@ -149,6 +154,13 @@ function TwinWorkspace(props: {
   function selectMeasurement(measurement: Measurement) {
     // The viewer draws the saved measurements and flies to them as to the other objects.
     select({ kind: 'measurement', id: measurement.id });
+  }
+  /**
+   * The view shows the twin as the API answers it now (docs/viewer.md, refresh): its layers and
+   * objects read again in place, the camera and the tool kept; the page is not loaded again.
+   */
+  function refreshView() {
+    remote.current?.refresh().catch(() => undefined);
   }
   /** The view draws the saved measurements as the API lists them now (docs/viewer.md, showMeasurements). */
   function showMeasurementsInView() {
@@ -192,8 +204,7 @@ function TwinWorkspace(props: {
     pois.reload();
     zones.reload();
     measurements.reload();
-    setTool(undefined);
-    setViewKey((key) => key + 1);
+    refreshView();
     setChangesKey((key) => key + 1);
     if (context.draft) props.onDraftsChanged();
   }
@@ -232,7 +243,6 @@ function TwinWorkspace(props: {
           />
           <ViewerFrame
             ctx={ctx}
-            reloadKey={viewKey}
             remote={remote}
             onSelect={(next) => setSelection(next)}
             onPicked={setPicked}
@@ -256,8 +266,7 @@ function TwinWorkspace(props: {
             onChanged={(message) => {
               props.onNotice(message);
               twin.reload();
-              // The viewer reads the twin's layers once: it loads again to show the change.
-              setViewKey((key) => key + 1);
+              refreshView();
             }}
           />
           <PoiPanel

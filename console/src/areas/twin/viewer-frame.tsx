@@ -13,12 +13,12 @@ type FrameStatus = { state: 'loading' } | { state: 'ready'; name: string } | { s
  * short-lived token of the person's own, for this context only) and connected through its
  * postMessage API: a label clicked there selects the object here, a point clicked there is offered
  * as a position; the active tool, a finished measurement and a measurement's label clicked are
- * handed on (docs/viewer.md, "Events"). `reloadKey` loads the view again after a change (the viewer reads the twin once),
- * keeping the camera where the person left it.
+ * handed on (docs/viewer.md, "Events"). A change is shown through `remote.refresh()` (the page is
+ * never loaded again for an edit); a new address (a renewed session) keeps the camera where the
+ * person left it.
  */
 export function ViewerFrame(props: {
   ctx: string;
-  reloadKey: number;
   remote: { current: ViewerRemote | undefined };
   onSelect: (selection: Selection, name: string) => void;
   onPicked: (position: Vector3) => void;
@@ -85,14 +85,14 @@ export function ViewerFrame(props: {
       handlers.current.remote.current = undefined;
       link.destroy();
     };
-  }, [url, props.reloadKey]);
+  }, [url]);
 
   return (
     <section class="viewer-pane" aria-label="3D view">
       {address.error ? (
         <ErrorNotice error={address.error} />
       ) : (
-        url && <iframe key={`${url}/${props.reloadKey}`} ref={iframe} src={url} title="3D view of the twin" allow="fullscreen" />
+        url && <iframe key={url} ref={iframe} src={url} title="3D view of the twin" allow="fullscreen" />
       )}
       <p class={`viewer-status ${status.state}`} role="status">
         {status.state === 'ready'

@@ -354,7 +354,11 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        get?: never;
+        /**
+         * A twin's open embed sessions (without their tokens), newest first
+         * @description twinId is a twin's id or its site's id: the sessions of its site (the twin's, its drafts' and plans') that are neither revoked nor expired, made with POST /v1/embed-sessions (the short sessions of signed-in readers' own viewers are not listed). Needs read on the target's site. An embed token is refused here (403 EmbedTokenOutOfReach). See docs/embedding.md.
+         */
+        get: operations["listEmbedSessions"];
         put?: never;
         /**
          * Make an embed session: a read-only token for one twin or draft, framed only by the given origins
@@ -1427,6 +1431,26 @@ export interface paths {
          * @description contextId is a site id. A draft stores only its changes; the live twin is untouched until it is published. Needs edit on the site.
          */
         post: operations["createTwinDraft"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/twin/{contextId}/embed-session": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The embed token's own session, held until it ends (the viewer notices a revocation within a second)
+         * @description For an embed token of this target only (any other token: 404). Answers 200 when the session is still open after waitSeconds, and 401 invalid_token as soon as it is revoked (at once on this server, within a second on another) or expires while the request waits. See docs/embedding.md.
+         */
+        get: operations["waitForEmbedSessionEnd"];
+        put?: never;
+        post?: never;
         delete?: never;
         options?: never;
         head?: never;
@@ -4954,6 +4978,92 @@ export interface operations {
                         page: number;
                         limit: number;
                         /** @description How many objects match, on every page */
+                        total: number;
+                    };
+                };
+            };
+            /** @description ValidationError: the message names the failing field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description not_authenticated or invalid_token: request a new token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Insufficient OAuth scopes, Forbidden resource (content access, role or seat limit), or SSORestrictedResource */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not Found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description OrganizationInAnotherRegion: the token's organization lives in another region; call the apiUrl of the body (not a 401: the token is fine) */
+            421: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description rate_limited: the organization's request bucket is spent; retry after Retry-After seconds (RateLimit-* headers on every answer) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    listEmbedSessions: {
+        parameters: {
+            query: {
+                /** @description A twin's id, or its site's id */
+                twinId: string;
+                /** @description Page size; values above 500 are clamped to 500 */
+                limit?: number;
+                /** @description How many items to skip; default 0 */
+                offset?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        items: components["schemas"]["EmbedSession"][];
+                        page: number;
+                        limit: number;
                         total: number;
                     };
                 };
@@ -11508,6 +11618,90 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["TwinDraft"];
+                };
+            };
+            /** @description ValidationError: the message names the failing field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description not_authenticated or invalid_token: request a new token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Insufficient OAuth scopes, Forbidden resource (content access, role or seat limit), or SSORestrictedResource */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not Found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description OrganizationInAnotherRegion: the token's organization lives in another region; call the apiUrl of the body (not a 401: the token is fine) */
+            421: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description rate_limited: the organization's request bucket is spent; retry after Retry-After seconds (RateLimit-* headers on every answer) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    waitForEmbedSessionEnd: {
+        parameters: {
+            query?: {
+                /** @description How long to hold the request while the session stays open */
+                waitSeconds?: number;
+            };
+            header?: never;
+            path: {
+                /** @description A site id (its live twin) or a draft id (that draft's view) */
+                contextId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The embed token's session, still open */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        embedSessionId: string;
+                        /** Format: date-time */
+                        expiresAt: string;
+                    };
                 };
             };
             /** @description ValidationError: the message names the failing field */

@@ -25,6 +25,29 @@ export class EmbedSessionRepository {
     return this.db.selectFrom('embed_sessions').selectAll().where('token_hash', '=', tokenHash).executeTakeFirst();
   }
 
+  /**
+   * A site's sessions made for embedding (not a reader's own viewer's), neither revoked nor ended
+   * at `now`, newest first, and how many there are.
+   */
+  async listOpen(
+    siteId: string,
+    now: string,
+    limit: number,
+    offset: number,
+  ): Promise<{ rows: EmbedSessionRow[]; total: number }> {
+    const open = this.db
+      .selectFrom('embed_sessions')
+      .where('site_id', '=', siteId)
+      .where('purpose', '=', 'embed')
+      .where('revoked_at', 'is', null)
+      .where('expires_at', '>', now);
+    const [rows, count] = await Promise.all([
+      open.selectAll().orderBy('created_at', 'desc').orderBy('id').limit(limit).offset(offset).execute(),
+      open.select((eb) => eb.fn.countAll<string | number>().as('total')).executeTakeFirstOrThrow(),
+    ]);
+    return { rows, total: Number(count.total) };
+  }
+
   /** The site of an organization's twin, by the twin's id. */
   async twinSite(orgId: string, twinId: string): Promise<string | undefined> {
     const row = await this.db

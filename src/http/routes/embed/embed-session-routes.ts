@@ -1,11 +1,18 @@
 import { Type } from '@sinclair/typebox';
+import { embedSessionIdOf } from '../../../domain/embed/embed-sessions.js';
+import { ApiError } from '../../../domain/errors.js';
+import { clampLimit } from '../paging.js';
 import type { RegionApp } from '../region-app-type.js';
 import { created, errors } from '../responses.js';
 import { ContextIdParams } from '../twins/twin-value-schemas.js';
 import {
   CreateEmbedSessionBody,
   EmbedSessionIdParams,
+  EmbedSessionListQuery,
+  EmbedSessionListSchema,
   EmbedSessionSchema,
+  OpenSessionSchema,
+  SessionWaitQuery,
   toEmbedSessionBody,
   ViewerAddressSchema,
 } from './embed-session-schemas.js';
@@ -34,6 +41,27 @@ export default async function embedSessionRoutes(app: RegionApp) {
     async (request, reply) => {
       const body = toEmbedSessionBody(await embedSessions.create(request.principal, request.body));
       return created(reply, app.baseUrl, `/v1/embed-sessions/${body.id}`, body);
+    },
+  );
+
+  app.get(
+    '/v1/embed-sessions',
+    {
+      config: { scope: 'read:hierarchy' },
+      schema: {
+        tags: ['Embedding'],
+        operationId: 'listEmbedSessions',
+        summary: "A twin's open embed sessions (without their tokens), newest first",
+        description: `twinId is a twin's id or its site's id: the sessions of its site (the twin's, its drafts' and plans') that are neither revoked nor expired, made with POST /v1/embed-sessions (the short sessions of signed-in readers' own viewers are not listed). ${ACCESS}`,
+        querystring: EmbedSessionListQuery,
+        response: { 200: EmbedSessionListSchema, ...errors(400, 401, 403, 404) },
+      },
+    },
+    async (request) => {
+      const limit = clampLimit(request.query.limit);
+      const offset = request.query.offset ?? 0;
+      const { views, total } = await embedSessions.list(request.principal, request.query.twinId, limit, offset);
+      return { items: views.map(toEmbedSessionBody), page: Math.floor(offset / limit), limit, total };
     },
   );
 
@@ -69,6 +97,40 @@ export default async function embedSessionRoutes(app: RegionApp) {
     async (request, reply) => {
       await embedSessions.revoke(request.principal, request.params.embedSessionId);
       return reply.code(204).send(null);
+    },
+  );
+
+  // Held waits answer when the server closes, so none keeps it open (docs/embedding.md, "When a session ends").
+  app.addHook('preClose', (done) => {
+    embedSessions.endWatch.close();
+    done();
+  });
+
+  app.get(
+    '/v1/twin/:contextId/embed-session',
+    {
+      config: { scope: 'read:hierarchy' },
+      schema: {
+        tags: ['Embedding'],
+        operationId: 'waitForEmbedSessionEnd',
+        summary: "The embed token's own session, held until it ends (the viewer notices a revocation within a second)",
+        description:
+          'For an embed token of this target only (any other token: 404). Answers 200 when the session is still open after waitSeconds, and 401 invalid_token as soon as it is revoked (at once on this server, within a second on another) or expires while the request waits. See docs/embedding.md.',
+        params: ContextIdParams,
+        querystring: SessionWaitQuery,
+        response: { 200: OpenSessionSchema, ...errors(400, 401, 403, 404) },
+      },
+    },
+    async (request, reply) => {
+      const sessionId = embedSessionIdOf(request.principal.clientId);
+      if (!sessionId) throw new ApiError('NotFound', 'Only an embed token has a session here');
+      const left = new AbortController();
+      reply.raw.once('close', () => left.abort());
+      const waitMs = (request.query.waitSeconds ?? 0) * 1000;
+      const ended = waitMs > 0 && (await embedSessions.endWatch.wait(sessionId, waitMs, left.signal));
+      const open = ended ? undefined : await embedSessions.openSession(sessionId);
+      if (!open) throw new ApiError('invalid_token', 'The embed session has ended');
+      return { embedSessionId: sessionId, expiresAt: open.expires_at };
     },
   );
 

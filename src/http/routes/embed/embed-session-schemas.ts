@@ -6,6 +6,7 @@ import {
   MIN_EXPIRES_IN_SECONDS,
 } from '../../../domain/embed/embed-sessions.js';
 import type { EmbedSessionView } from '../../../services/embed/embed-session-service.js';
+import { Paging } from '../paging.js';
 
 const TargetId = (description: string) => Type.Optional(Type.String({ minLength: 1, maxLength: 64, description }));
 
@@ -57,6 +58,46 @@ export const EmbedSessionSchema = Type.Object(
     createdAt: Type.String({ format: 'date-time' }),
   },
   { $id: 'EmbedSession', additionalProperties: false },
+);
+
+export const EmbedSessionListQuery = Type.Object(
+  {
+    twinId: Type.String({ minLength: 1, maxLength: 64, description: "A twin's id, or its site's id" }),
+    ...Paging,
+  },
+  { additionalProperties: false },
+);
+
+export const EmbedSessionListSchema = Type.Object({
+  items: Type.Array(Type.Ref('EmbedSession')),
+  page: Type.Integer(),
+  limit: Type.Integer(),
+  total: Type.Integer(),
+});
+
+/** The longest a viewer's request waits for its session's end: under the usual 60 s of a proxy's read timeout. */
+export const MAX_WAIT_SECONDS = 50;
+
+export const SessionWaitQuery = Type.Object(
+  {
+    waitSeconds: Type.Optional(
+      Type.Integer({
+        minimum: 0,
+        maximum: MAX_WAIT_SECONDS,
+        default: 0,
+        description: 'How long to hold the request while the session stays open',
+      }),
+    ),
+  },
+  { additionalProperties: false },
+);
+
+export const OpenSessionSchema = Type.Object(
+  {
+    embedSessionId: Type.String(),
+    expiresAt: Type.String({ format: 'date-time' }),
+  },
+  { additionalProperties: false, description: "The embed token's session, still open" },
 );
 
 export const ViewerAddressSchema = Type.Object(
