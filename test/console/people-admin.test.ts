@@ -75,7 +75,7 @@ describe('the web console: roles, SCIM tokens, deactivation', () => {
     await expect.poll(() => table.textContent()).toContain('read, download, upload');
 
     // The division's Give a role dialog offers the new role (read once per session, so this checks it is read again).
-    await page.getByRole('navigation', { name: 'Console' }).getByRole('link', { name: 'Data' }).click();
+    await page.getByRole('navigation', { name: 'Console' }).getByRole('link', { name: 'Data', exact: true }).click();
     await page.getByRole('link', { name: 'North', exact: true }).click();
     const members = page.getByRole('region', { name: 'Members of North' });
     await members.getByRole('button', { name: 'Give a role' }).click();
