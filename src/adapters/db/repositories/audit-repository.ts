@@ -73,4 +73,21 @@ export class AuditRepository {
       .offset(after ? 0 : offset)
       .execute();
   }
+
+  /** Removes up to `limit` events, oldest first, that occurred before `cutoff`: one bounded statement. */
+  async deleteBefore(cutoff: string, limit: number): Promise<number> {
+    const result = await this.db
+      .deleteFrom('audit_events')
+      .where('id', 'in', (eb) =>
+        eb
+          .selectFrom('audit_events')
+          .select('id')
+          .where('occurred_at', '<', cutoff)
+          .orderBy('occurred_at')
+          .orderBy('id')
+          .limit(limit),
+      )
+      .executeTakeFirst();
+    return Number(result.numDeletedRows);
+  }
 }

@@ -46,4 +46,15 @@ export class EmbedSessionRepository {
       .executeTakeFirst();
     return Number(result.numUpdatedRows) > 0;
   }
+
+  /** Removes up to `limit` sessions that ended (expired; a revoked one too) before `cutoff`: one bounded statement. */
+  async deleteExpiredBefore(cutoff: string, limit: number): Promise<number> {
+    const result = await this.db
+      .deleteFrom('embed_sessions')
+      .where('id', 'in', (eb) =>
+        eb.selectFrom('embed_sessions').select('id').where('expires_at', '<', cutoff).orderBy('expires_at').limit(limit),
+      )
+      .executeTakeFirst();
+    return Number(result.numDeletedRows);
+  }
 }

@@ -196,21 +196,39 @@ export class WebhookRepository {
     return Number(result.numUpdatedRows) === 1;
   }
 
-  /** Removes the log's finished deliveries created before `cutoff`, then the events no delivery refers to any more. */
-  async deleteFinishedBefore(cutoff: string): Promise<number> {
+  /**
+   * Removes up to `limit` of the log's finished deliveries created before `cutoff`, then up to
+   * `limit` events of before `cutoff` no delivery refers to any more: bounded statements, so the
+   * housekeeper repeats it until it removes nothing. Returns the rows removed (both kinds).
+   */
+  async deleteFinishedBefore(cutoff: string, limit: number): Promise<number> {
     const deliveries = await this.db
       .deleteFrom('webhook_deliveries')
-      .where('next_attempt_at', 'is', null)
-      .where('created_at', '<', cutoff)
-      .executeTakeFirst();
-    await this.db
-      .deleteFrom('webhook_events')
-      .where('created_at', '<', cutoff)
-      .where(({ not, exists, selectFrom }) =>
-        not(exists(selectFrom('webhook_deliveries as d').select('d.id').whereRef('d.event_id', '=', 'webhook_events.id'))),
+      .where('id', 'in', (eb) =>
+        eb
+          .selectFrom('webhook_deliveries')
+          .select('id')
+          .where('next_attempt_at', 'is', null)
+          .where('created_at', '<', cutoff)
+          .orderBy('created_at')
+          .limit(limit),
       )
-      .execute();
-    return Number(deliveries.numDeletedRows);
+      .executeTakeFirst();
+    const events = await this.db
+      .deleteFrom('webhook_events')
+      .where('id', 'in', (eb) =>
+        eb
+          .selectFrom('webhook_events as e')
+          .select('e.id')
+          .where('e.created_at', '<', cutoff)
+          .where(({ not, exists, selectFrom }) =>
+            not(exists(selectFrom('webhook_deliveries as d').select('d.id').whereRef('d.event_id', '=', 'e.id'))),
+          )
+          .orderBy('e.created_at')
+          .limit(limit),
+      )
+      .executeTakeFirst();
+    return Number(deliveries.numDeletedRows) + Number(events.numDeletedRows);
   }
 
   async disableEndpoint(id: string, now: string, reason: string): Promise<void> {
