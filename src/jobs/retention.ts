@@ -38,12 +38,20 @@ function before(platform: HousekeepingRegions<never>, ms: number): string {
   return new Date(platform.clock.now().getTime() - ms).toISOString();
 }
 
-/** Removes finished webhook deliveries older than 30 days, and the events left without any. */
+/** Removes finished webhook deliveries older than 30 days, then the events of that age left without any. */
 export async function purgeWebhookLog(platform: HousekeepingRegions<'webhooks'>): Promise<number> {
   const cutoff = before(platform, WEBHOOK_LOG_RETENTION_MS);
   let removed = 0;
   for (const { webhooks } of platform.openedRegions()) {
     removed += await inBatches(() => webhooks.deleteFinishedBefore(cutoff, RETENTION_BATCH));
+    // Events a page at a time through the old ones (those still waiting for a delivery stay).
+    let after: { createdAt: string; id: string } | undefined;
+    do {
+      const page = await webhooks.deleteUnreferencedEventsPage(cutoff, RETENTION_BATCH, after);
+      removed += page.removed;
+      after = page.last;
+      await nextTurn();
+    } while (after);
   }
   return removed;
 }

@@ -218,52 +218,55 @@ export class UploadRepository {
       await this.queueDeletions(tx, blobs, now);
     }
     const sessions = await tx
-      .updateTable('upload_sessions')
-      .set({ state: 'expired' })
-      .where('id', 'in', (eb) =>
-        eb
-          .selectFrom('upload_sessions')
-          .select('id')
-          .where('state', '=', 'open')
-          .where('expires_at', '<=', now)
-          .orderBy('expires_at')
-          .limit(limit),
-      )
-      .executeTakeFirst();
-    return expired.length + Number(sessions.numUpdatedRows);
+      .selectFrom('upload_sessions')
+      .select('id')
+      .where('state', '=', 'open')
+      .where('expires_at', '<=', now)
+      .limit(limit)
+      .execute();
+    if (sessions.length > 0) {
+      const ids = sessions.map((row) => row.id);
+      await tx
+        .updateTable('upload_sessions')
+        .set({ state: 'expired' })
+        .where('id', 'in', ids)
+        .where('state', '=', 'open')
+        .execute();
+    }
+    return expired.length + sessions.length;
   }
 
   /**
    * Removes up to `limit` expired uploads and up to `limit` expired upload sessions whose time
-   * ended before `cutoff`. Their reservations were given back and their bytes queued when they
-   * expired (expire), so only rows go. Returns the rows removed.
+   * ended before `cutoff`: ids found through the state and expiry indexes, then rows by primary
+   * key. Their reservations were given back and their bytes queued when they expired (expire),
+   * so only rows go. Returns the rows removed.
    */
   async deleteExpiredBefore(cutoff: string, limit: number): Promise<number> {
     const objects = await this.db
-      .deleteFrom('stored_objects')
-      .where('id', 'in', (eb) =>
-        eb
-          .selectFrom('stored_objects')
-          .select('id')
-          .where('state', '=', 'expired')
-          .where('expires_at', '<', cutoff)
-          .orderBy('expires_at')
-          .limit(limit),
-      )
-      .executeTakeFirst();
+      .selectFrom('stored_objects')
+      .select('id')
+      .where('state', '=', 'expired')
+      .where('expires_at', '<', cutoff)
+      .limit(limit)
+      .execute();
     const sessions = await this.db
-      .deleteFrom('upload_sessions')
-      .where('id', 'in', (eb) =>
-        eb
-          .selectFrom('upload_sessions')
-          .select('id')
-          .where('state', '=', 'expired')
-          .where('expires_at', '<', cutoff)
-          .orderBy('expires_at')
-          .limit(limit),
-      )
-      .executeTakeFirst();
-    return Number(objects.numDeletedRows) + Number(sessions.numDeletedRows);
+      .selectFrom('upload_sessions')
+      .select('id')
+      .where('state', '=', 'expired')
+      .where('expires_at', '<', cutoff)
+      .limit(limit)
+      .execute();
+    let removed = 0;
+    if (objects.length > 0) {
+      const ids = objects.map((row) => row.id);
+      removed += Number((await this.db.deleteFrom('stored_objects').where('id', 'in', ids).executeTakeFirst()).numDeletedRows);
+    }
+    if (sessions.length > 0) {
+      const ids = sessions.map((row) => row.id);
+      removed += Number((await this.db.deleteFrom('upload_sessions').where('id', 'in', ids).executeTakeFirst()).numDeletedRows);
+    }
+    return removed;
   }
 
   /** Queues bytes for the housekeeping: keys, prefixes (ending in "/"), and multipart uploads to abort. */
