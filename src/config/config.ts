@@ -44,6 +44,8 @@ export interface Config {
   maxHierarchyDepth: number;
   trashRetentionDays: number;
   trashPurgeIntervalSeconds: number;
+  /** RDP_AUDIT_RETENTION_DAYS: how long the housekeeper keeps audit events (docs/operations.md, "Retention"). */
+  auditRetentionDays: number;
   jsonBodyLimitBytes: number;
   thumbnailMaxBytes: number;
   /** RDP_MESH_MAX_INPUT_BYTES: the bytes of a mesh input (all its session's files) finalize takes; at most, and by default, the 2 GiB of docs/design/meshes.md. */
@@ -342,6 +344,7 @@ export function loadConfig(env: Env = process.env): Config {
     maxHierarchyDepth: integer(env, 'RDP_MAX_HIERARCHY_DEPTH', 12, 3, 64),
     trashRetentionDays: integer(env, 'RDP_TRASH_RETENTION_DAYS', 30, 1, 3650),
     trashPurgeIntervalSeconds: integer(env, 'RDP_TRASH_PURGE_INTERVAL_SECONDS', 3600, 1, 86_400),
+    auditRetentionDays: integer(env, 'RDP_AUDIT_RETENTION_DAYS', 365, 1, 36_500),
     jsonBodyLimitBytes: integer(env, 'RDP_JSON_BODY_LIMIT_BYTES', 64 * 1024, 1024, 16 * 1024 * 1024),
     thumbnailMaxBytes: integer(env, 'RDP_THUMBNAIL_MAX_BYTES', 5 * 1024 * 1024, 1024, 64 * 1024 * 1024),
     meshMaxInputBytes: integer(env, 'RDP_MESH_MAX_INPUT_BYTES', MESH_MAX_BYTES, 1024, MESH_MAX_BYTES),

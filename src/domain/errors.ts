@@ -76,6 +76,8 @@ export const ERRORS = {
   InsufficientProcessingCapacity: { status: 409, message: 'No processing capacity is available; retry later' },
   FailedToLaunchProcessing: { status: 409, message: 'The processing job could not be launched; retry' },
   ProcessingAlreadyRunning: { status: 409, message: 'The bundle is already being processed' },
+  // A repeat of a submission whose job is not queued yet: it may still be undone (docs/uploads.md, "Processing").
+  IdempotencyKeyInUse: { status: 409, message: 'A submission with this Idempotency-Key is still being started; retry' },
   // roles and memberships (the invitation codes below also answer memberships)
   DuplicateRoleName: { status: 409, message: 'A role with this name exists in the organization' },
   RoleInUse: { status: 409, message: 'Memberships or pending invitations still give this role' },

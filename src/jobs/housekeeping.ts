@@ -5,6 +5,14 @@ import { STALE_SENDING_MS } from '../domain/people/invitation-rules.js';
 import type { Platform, RegionContext } from '../platform.js';
 import type { BlobStore } from '../ports/blob-store.js';
 import type { Clock } from '../ports/clock.js';
+import {
+  inBatches,
+  purgeAuditEvents,
+  purgeEmbedSessions,
+  purgeExpiredUploads,
+  purgeWebhookLog,
+  RETENTION_BATCH,
+} from './retention.js';
 
 /**
  * What a housekeeping step uses of the platform: the clock and, of each opened region, the
@@ -48,7 +56,7 @@ const DELETION_BATCH = 100;
 export const DELETION_LEASE_MS = 10 * 60_000;
 
 /**
- * Expires uploads past their time (their reservations released; a library model's unfinished
+ * Expires uploads past their time, in batches (their reservations released; a library model's unfinished
  * upload removes the model), then empties the blob deletion
  * queue: the bytes of expired uploads and of removed nodes, and the multipart uploads still open
  * under them. A key ending in "/" is a prefix (a derivative's files). Every copy runs this: each
@@ -62,12 +70,16 @@ export async function collectUploads(
 ): Promise<number> {
   let deleted = 0;
   for (const { uploads, tree, libraryModels } of platform.openedRegions()) {
-    await tree.transaction(async (tx) => {
-      const now = platform.clock.now().toISOString();
-      await uploads.expire(tx, now);
-      // Library models whose upload was never finalized go with their bytes (docs/asset-library.md).
-      await uploads.queueDeletions(tx, await libraryModels.expireUploads(tx, now), now);
-    });
+    const now = platform.clock.now().toISOString();
+    await inBatches(() =>
+      tree.transaction(async (tx) => {
+        const expired = await uploads.expire(tx, now, RETENTION_BATCH);
+        // Library models whose upload was never finalized go with their bytes (docs/asset-library.md).
+        const models = await libraryModels.expireUploads(tx, now, RETENTION_BATCH);
+        await uploads.queueDeletions(tx, models, now);
+        return expired + models.length;
+      }),
+    );
     const owner = randomUUID();
     try {
       for (;;) {
@@ -112,40 +124,38 @@ export async function removeStaleInvitations(platform: HousekeepingRegions<'invi
   return removed;
 }
 
-/** How long the webhook delivery log keeps finished deliveries (docs/webhooks.md). */
-export const WEBHOOK_LOG_RETENTION_MS = 30 * 86_400_000;
-
-/** Removes finished webhook deliveries older than the retention, and the events left without any. */
-export async function purgeWebhookLog(platform: HousekeepingRegions<'webhooks'>): Promise<number> {
-  const cutoff = new Date(platform.clock.now().getTime() - WEBHOOK_LOG_RETENTION_MS).toISOString();
-  let removed = 0;
-  for (const region of platform.openedRegions()) removed += await region.webhooks.deleteFinishedBefore(cutoff);
-  return removed;
-}
-
 /**
- * Runs the housekeeping on a schedule: the trash purge, the expired grants, expired uploads,
- * stale invitations and the webhook log's old deliveries. Each step is idempotent (the trash transactional per entry), so several
- * processes may run it: the blob deletions, the one step that calls out (to S3), are claimed by
- * one copy each; the others are database statements that find nothing left after the first copy.
- * A failed step is logged and retried at the next tick, and the others run.
+ * One run of the housekeeping, step by step: the trash purge, the expired grants, expired
+ * uploads, stale invitations, and the retention of jobs/retention.ts (the webhook log's old
+ * deliveries, ended embed sessions and uploads, old audit events). Each step is idempotent (the
+ * trash transactional per entry), so several processes may run it: the blob deletions, the one
+ * step that calls out (to S3), are claimed by one copy each; the others are database statements
+ * that find nothing left after the first copy. A failed step is logged and the others run.
  */
-export function scheduleHousekeeping(platform: Platform, log: HousekeepingLog): () => void {
+export async function runHousekeeping(platform: Platform, log: HousekeepingLog): Promise<void> {
   const steps: [string, () => Promise<unknown>][] = [
     ['trash purge', () => purgeTrash(platform)],
     ['expired grants', () => purgeExpiredGrants(platform)],
     ['uploads', () => collectUploads(platform, log)],
     ['stale invitations', () => removeStaleInvitations(platform)],
     ['webhook log', () => purgeWebhookLog(platform)],
+    ['embed sessions', () => purgeEmbedSessions(platform)],
+    ['expired uploads', () => purgeExpiredUploads(platform)],
+    ['audit events', () => purgeAuditEvents(platform, platform.config.auditRetentionDays)],
   ];
+  for (const [step, run] of steps) {
+    await run().catch((err) => log.error({ err, step }, 'housekeeping step failed'));
+  }
+}
+
+/** Runs the housekeeping every RDP_TRASH_PURGE_INTERVAL_SECONDS; a failed step is retried at the next tick. */
+export function scheduleHousekeeping(platform: Platform, log: HousekeepingLog): () => void {
   let running = false;
   const tick = async () => {
     if (running) return;
     running = true;
     try {
-      for (const [step, run] of steps) {
-        await run().catch((err) => log.error({ err, step }, 'housekeeping step failed'));
-      }
+      await runHousekeeping(platform, log);
     } finally {
       running = false;
     }

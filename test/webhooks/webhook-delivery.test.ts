@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { MAX_ATTEMPTS, RETRY_DELAYS_MS } from '../../src/domain/webhooks/retries.js';
 import { hasValidSignature } from '../../src/domain/webhooks/signing.js';
-import { purgeWebhookLog, WEBHOOK_LOG_RETENTION_MS } from '../../src/jobs/housekeeping.js';
+import { purgeWebhookLog, WEBHOOK_LOG_RETENTION_MS } from '../../src/jobs/retention.js';
 import { WebhookDispatcher } from '../../src/jobs/webhook-dispatcher.js';
 import { type ApiClient, createNode, createOrg, type OrgFixture } from '../support/fixtures.js';
 import { startPlatform, type TestPlatform } from '../support/platform.js';

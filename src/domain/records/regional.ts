@@ -241,6 +241,8 @@ export interface ProcessingRow {
   attributes: string | null;
   /** The points a point cloud's tiles hold (regional migration 0027), which price a comparison; null for other outputs and older rows. */
   point_count: number | null;
+  /** 1 from the submission's commit until its job is queued (regional migration 0031): a repeated Idempotency-Key is not answered from it yet. */
+  launch_pending: number;
   created_by: string;
   created_at: string;
   started_at: string | null;

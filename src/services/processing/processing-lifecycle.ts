@@ -85,15 +85,22 @@ export class ProcessingLifecycle {
     return this.options.clock.now().toISOString();
   }
 
-  /** The processing an Idempotency-Key already started on the bundle, if any. */
-  earlier(bundleId: string, idempotencyKey: string): Promise<ProcessingRow | undefined> {
-    return this.options.bundles.processingByKey(bundleId, idempotencyKey);
+  /**
+   * The processing an Idempotency-Key already started on the bundle, if any. One whose job is not
+   * queued yet may still be undone (start() below): its repeat is refused with IdempotencyKeyInUse
+   * rather than answered with a success that may not last.
+   */
+  async earlier(bundleId: string, idempotencyKey: string): Promise<ProcessingRow | undefined> {
+    const earlier = await this.options.bundles.processingByKey(bundleId, idempotencyKey);
+    if (earlier?.launch_pending) throw new ApiError('IdempotencyKeyInUse');
+    return earlier;
   }
 
   /**
-   * Records the processing (queued) and the bundle (processing) in one transaction, then queues
-   * its job within the deployment's capacity. A submission whose key an earlier one used answers
-   * that one (`replayed`); a job that could not be queued undoes the submission.
+   * Records the processing (queued, its launch pending) and the bundle (processing) in one
+   * transaction, then queues its job within the deployment's capacity and marks the launch done.
+   * A submission whose key an earlier one used answers that one (`replayed`) once its launch is
+   * done; a job that could not be queued undoes the submission.
    */
   async start(submission: Submission): Promise<{ replayed: boolean; processing: ProcessingRow }> {
     const { node, bundle, idempotencyKey } = submission;
@@ -123,6 +130,7 @@ export class ProcessingLifecycle {
           bounds: null,
           attributes: null,
           point_count: null,
+          launch_pending: 1,
           created_by: submission.createdBy,
           created_at: now,
           started_at: null,
@@ -163,7 +171,9 @@ export class ProcessingLifecycle {
       }
       throw new ApiError('FailedToLaunchProcessing', 'The processing job could not be queued; retry');
     }
-    return { replayed: false, processing: row };
+    // From now on a repeat of the key is answered with this processing: its job is queued, it stays.
+    await tree.transaction((tx) => bundles.updateProcessing(tx, row.id, { launch_pending: 0 }));
+    return { replayed: false, processing: { ...row, launch_pending: 0 } };
   }
 
   /**
@@ -176,7 +186,13 @@ export class ProcessingLifecycle {
     if (!processing || isFinished(processing.state)) return undefined;
     const startedAt = this.now();
     await tree.transaction(async (tx) => {
-      await bundles.updateProcessing(tx, processing.id, { state: RUNNING, started_at: startedAt, job_id: jobId });
+      // A job that runs was queued: its launch is done, even if start() did not get to say so.
+      await bundles.updateProcessing(tx, processing.id, {
+        state: RUNNING,
+        started_at: startedAt,
+        job_id: jobId,
+        launch_pending: 0,
+      });
       const ids = { bundleId: processing.bundle_id, processingId: processing.id };
       await outbox.record(tx, processing.org_id, 'bundle.processing.started', ids);
     });

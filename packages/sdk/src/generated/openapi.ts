@@ -199,7 +199,7 @@ export interface paths {
         put?: never;
         /**
          * Start processing the bundle input
-         * @description Submit the cost of the cost endpoint. With an Idempotency-Key header, a retried submission answers with the processing the first one started (never a second job or bill). 409 codes: ProcessingCostMismatch, NoInputDataFoundForProcessing, InsufficientProcessingCapacity, FailedToLaunchProcessing, ProcessingAlreadyRunning.
+         * @description Submit the cost of the cost endpoint. With an Idempotency-Key header, a retried submission answers with the processing the first one started (never a second job or bill); while the first one's job is not queued yet, 409 IdempotencyKeyInUse (retry). 409 codes: ProcessingCostMismatch, NoInputDataFoundForProcessing, InsufficientProcessingCapacity, FailedToLaunchProcessing, ProcessingAlreadyRunning, IdempotencyKeyInUse.
          */
         post: operations["startProcessing"];
         delete?: never;

@@ -41,6 +41,8 @@ import * as regional0026 from './regional-0026-input-triangles.js';
 import * as regional0027 from './regional-0027-comparisons.js';
 import * as regional0028 from './regional-0028-comparison-bytes.js';
 import * as regional0029 from './regional-0029-embed-session-purpose.js';
+import * as regional0030 from './regional-0030-retention-indexes.js';
+import * as regional0031 from './regional-0031-processing-launch.js';
 
 /** A migration that may need to know the dialect (column types, collations, indexes). */
 export interface DialectMigration {
@@ -133,5 +135,7 @@ export function migrateRegional(store: AnyStore): Promise<void> {
     '0027-comparisons': regional0027,
     '0028-comparison-bytes': regional0028,
     '0029-embed-session-purpose': regional0029,
+    '0030-retention-indexes': regional0030,
+    '0031-processing-launch': regional0031,
   });
 }

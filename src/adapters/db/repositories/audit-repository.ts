@@ -73,4 +73,22 @@ export class AuditRepository {
       .offset(after ? 0 : offset)
       .execute();
   }
+
+  /**
+   * Removes up to `limit` events that occurred before `cutoff`: the ids found through
+   * audit_events_occurred, then those rows by primary key (docs/operations.md, "Retention").
+   */
+  async deleteBefore(cutoff: string, limit: number): Promise<number> {
+    const rows = await this.db.selectFrom('audit_events').select('id').where('occurred_at', '<', cutoff).limit(limit).execute();
+    if (rows.length === 0) return 0;
+    const result = await this.db
+      .deleteFrom('audit_events')
+      .where(
+        'id',
+        'in',
+        rows.map((row) => row.id),
+      )
+      .executeTakeFirst();
+    return Number(result.numDeletedRows);
+  }
 }

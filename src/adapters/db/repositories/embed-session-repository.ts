@@ -69,4 +69,16 @@ export class EmbedSessionRepository {
       .executeTakeFirst();
     return Number(result.numUpdatedRows) > 0;
   }
+
+  /**
+   * Removes up to `limit` sessions that ended (expired; a revoked one too) before `cutoff`: the ids
+   * found through embed_sessions_expiry, then those rows by primary key.
+   */
+  async deleteExpiredBefore(cutoff: string, limit: number): Promise<number> {
+    const rows = await this.db.selectFrom('embed_sessions').select('id').where('expires_at', '<', cutoff).limit(limit).execute();
+    if (rows.length === 0) return 0;
+    const ids = rows.map((row) => row.id);
+    const result = await this.db.deleteFrom('embed_sessions').where('id', 'in', ids).executeTakeFirst();
+    return Number(result.numDeletedRows);
+  }
 }

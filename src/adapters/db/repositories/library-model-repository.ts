@@ -177,15 +177,17 @@ export class LibraryModelRepository {
   }
 
   /**
-   * Removes the models whose upload expired unfinalized (rows and tag rows) and answers their
+   * Removes up to `limit` models whose upload expired unfinalized (rows and tag rows) and answers their
    * blobs for the deletion queue: their reservations stopped counting at the expiry already.
    */
-  async expireUploads(tx: Db, now: string): Promise<ModelBlob[]> {
+  async expireUploads(tx: Db, now: string, limit: number): Promise<ModelBlob[]> {
     const expired = await tx
       .selectFrom('library_models')
       .selectAll()
       .where('status', '=', 'pendingUpload')
       .where('upload_expires_at', '<=', now)
+      .orderBy('upload_expires_at')
+      .limit(limit)
       .execute();
     if (expired.length === 0) return [];
     const ids = expired.map((row) => row.id);

@@ -197,16 +197,19 @@ export class UploadRepository {
   }
 
   /**
-   * Expires what has passed its time: pending objects give their reservation back and their
-   * bytes go to the deletion queue, with the multipart upload to abort; open sessions close.
-   * Returns the number of objects expired.
+   * Expires up to `limit` of what has passed its time: pending objects give their reservation back
+   * and their bytes go to the deletion queue, with the multipart upload to abort; open sessions
+   * close. Returns the number of rows expired (objects and sessions); the housekeeper repeats it
+   * until none is left.
    */
-  async expire(tx: Db, now: string): Promise<number> {
+  async expire(tx: Db, now: string, limit: number): Promise<number> {
     const expired = await tx
       .selectFrom('stored_objects')
       .select(['id', 'blob_key', 'multipart_upload_id'])
       .where('state', '=', 'pending')
       .where('expires_at', '<=', now)
+      .orderBy('expires_at')
+      .limit(limit)
       .execute();
     if (expired.length > 0) {
       const ids = expired.map((row) => row.id);
@@ -214,13 +217,56 @@ export class UploadRepository {
       const blobs = expired.map((row) => ({ key: row.blob_key, uploadId: row.multipart_upload_id }));
       await this.queueDeletions(tx, blobs, now);
     }
-    await tx
-      .updateTable('upload_sessions')
-      .set({ state: 'expired' })
+    const sessions = await tx
+      .selectFrom('upload_sessions')
+      .select('id')
       .where('state', '=', 'open')
       .where('expires_at', '<=', now)
+      .limit(limit)
       .execute();
-    return expired.length;
+    if (sessions.length > 0) {
+      const ids = sessions.map((row) => row.id);
+      await tx
+        .updateTable('upload_sessions')
+        .set({ state: 'expired' })
+        .where('id', 'in', ids)
+        .where('state', '=', 'open')
+        .execute();
+    }
+    return expired.length + sessions.length;
+  }
+
+  /**
+   * Removes up to `limit` expired uploads and up to `limit` expired upload sessions whose time
+   * ended before `cutoff`: ids found through the state and expiry indexes, then rows by primary
+   * key. Their reservations were given back and their bytes queued when they expired (expire),
+   * so only rows go. Returns the rows removed.
+   */
+  async deleteExpiredBefore(cutoff: string, limit: number): Promise<number> {
+    const objects = await this.db
+      .selectFrom('stored_objects')
+      .select('id')
+      .where('state', '=', 'expired')
+      .where('expires_at', '<', cutoff)
+      .limit(limit)
+      .execute();
+    const sessions = await this.db
+      .selectFrom('upload_sessions')
+      .select('id')
+      .where('state', '=', 'expired')
+      .where('expires_at', '<', cutoff)
+      .limit(limit)
+      .execute();
+    let removed = 0;
+    if (objects.length > 0) {
+      const ids = objects.map((row) => row.id);
+      removed += Number((await this.db.deleteFrom('stored_objects').where('id', 'in', ids).executeTakeFirst()).numDeletedRows);
+    }
+    if (sessions.length > 0) {
+      const ids = sessions.map((row) => row.id);
+      removed += Number((await this.db.deleteFrom('upload_sessions').where('id', 'in', ids).executeTakeFirst()).numDeletedRows);
+    }
+    return removed;
   }
 
   /** Queues bytes for the housekeeping: keys, prefixes (ending in "/"), and multipart uploads to abort. */

@@ -1,4 +1,4 @@
-import type { Kysely, Transaction } from 'kysely';
+import { type Kysely, sql, type Transaction } from 'kysely';
 import type { RegionalSchema, WebhookDeliveryRow, WebhookEndpointRow, WebhookEventRow } from '../schema.js';
 
 type Db = Kysely<RegionalSchema> | Transaction<RegionalSchema>;
@@ -196,21 +196,60 @@ export class WebhookRepository {
     return Number(result.numUpdatedRows) === 1;
   }
 
-  /** Removes the log's finished deliveries created before `cutoff`, then the events no delivery refers to any more. */
-  async deleteFinishedBefore(cutoff: string): Promise<number> {
+  /**
+   * Removes up to `limit` of the log's finished deliveries created before `cutoff`: ids found
+   * through webhook_deliveries_finished, then rows by primary key. Returns the rows removed.
+   */
+  async deleteFinishedBefore(cutoff: string, limit: number): Promise<number> {
     const deliveries = await this.db
-      .deleteFrom('webhook_deliveries')
+      .selectFrom('webhook_deliveries')
+      .select('id')
       .where('next_attempt_at', 'is', null)
       .where('created_at', '<', cutoff)
-      .executeTakeFirst();
-    await this.db
-      .deleteFrom('webhook_events')
-      .where('created_at', '<', cutoff)
-      .where(({ not, exists, selectFrom }) =>
-        not(exists(selectFrom('webhook_deliveries as d').select('d.id').whereRef('d.event_id', '=', 'webhook_events.id'))),
-      )
+      .limit(limit)
       .execute();
-    return Number(deliveries.numDeletedRows);
+    if (deliveries.length === 0) return 0;
+    const ids = deliveries.map((row) => row.id);
+    return Number((await this.db.deleteFrom('webhook_deliveries').where('id', 'in', ids).executeTakeFirst()).numDeletedRows);
+  }
+
+  /**
+   * One page of the events created before `cutoff`, after `after` in (created_at, id) order,
+   * through webhook_events_created: those no delivery refers to any more (looked up through
+   * webhook_deliveries_event) are removed. Paging rather than an anti-join keeps each call to
+   * `limit` rows of each index whatever the tables hold. Returns the rows removed and where the
+   * page ended (undefined: no event left to look at).
+   */
+  async deleteUnreferencedEventsPage(
+    cutoff: string,
+    limit: number,
+    after?: { createdAt: string; id: string },
+  ): Promise<{ removed: number; last: { createdAt: string; id: string } | undefined }> {
+    let query = this.db
+      .selectFrom('webhook_events')
+      .select(['id', 'created_at'])
+      .where('created_at', '<', cutoff)
+      .orderBy('created_at')
+      .orderBy('id')
+      .limit(limit);
+    if (after) query = query.where(sql<boolean>`(created_at, id) > (${after.createdAt}, ${after.id})`);
+    const page = await query.execute();
+    const end = page.at(-1);
+    if (!end) return { removed: 0, last: undefined };
+    const ids = page.map((row) => row.id);
+    const referenced = await this.db
+      .selectFrom('webhook_deliveries')
+      .select('event_id')
+      .distinct()
+      .where('event_id', 'in', ids)
+      .execute();
+    const kept = new Set(referenced.map((row) => row.event_id));
+    const unreferenced = ids.filter((id) => !kept.has(id));
+    const result =
+      unreferenced.length === 0
+        ? undefined
+        : await this.db.deleteFrom('webhook_events').where('id', 'in', unreferenced).executeTakeFirst();
+    return { removed: Number(result?.numDeletedRows ?? 0), last: { createdAt: end.created_at, id: end.id } };
   }
 
   async disableEndpoint(id: string, now: string, reason: string): Promise<void> {

@@ -25,7 +25,7 @@ const Processing = Type.Object(
 );
 const BundleParams = Type.Object({ bundleId: Type.String({ minLength: 1, maxLength: 64 }) });
 const PROCESSING_CODES =
-  'ProcessingCostMismatch, NoInputDataFoundForProcessing, InsufficientProcessingCapacity, FailedToLaunchProcessing, ProcessingAlreadyRunning';
+  'ProcessingCostMismatch, NoInputDataFoundForProcessing, InsufficientProcessingCapacity, FailedToLaunchProcessing, ProcessingAlreadyRunning, IdempotencyKeyInUse';
 
 export default async function processingRoutes(app: RegionApp) {
   app.addSchema(Processing);
@@ -69,7 +69,7 @@ export default async function processingRoutes(app: RegionApp) {
         tags: ['Processing'],
         operationId: 'startProcessing',
         summary: 'Start processing the bundle input',
-        description: `Submit the cost of the cost endpoint. With an Idempotency-Key header, a retried submission answers with the processing the first one started (never a second job or bill). 409 codes: ${PROCESSING_CODES}.`,
+        description: `Submit the cost of the cost endpoint. With an Idempotency-Key header, a retried submission answers with the processing the first one started (never a second job or bill); while the first one's job is not queued yet, 409 IdempotencyKeyInUse (retry). 409 codes: ${PROCESSING_CODES}.`,
         params: BundleParams,
         headers: Type.Object({ 'idempotency-key': Type.Optional(Type.String({ minLength: 1, maxLength: 255 })) }),
         body: Type.Object(
