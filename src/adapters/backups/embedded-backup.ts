@@ -5,6 +5,7 @@ import SQLite from 'better-sqlite3';
 import { Kysely, SqliteDialect } from 'kysely';
 import { buildManifest, MANIFEST_FILE, type ManifestFile } from '../../domain/backups/backup-manifest.js';
 import { type BlobReference, isPrefix } from '../../domain/backups/blob-references.js';
+import { writeFileDurably } from '../blobs/durable-files.js';
 import { BlobReferenceRepository } from '../db/repositories/blob-reference-repository.js';
 import type { RegionalSchema } from '../db/schema.js';
 import { BackupRefusedError } from './backup-refused.js';
@@ -26,6 +27,8 @@ export interface BackupSummary {
   bytes: number;
   /** The snapshots taken: more than one when a blob went between a snapshot and its copy. */
   snapshots: number;
+  /** From the first snapshot to the manifest written. */
+  seconds: number;
 }
 
 /**
@@ -72,6 +75,7 @@ async function referencesOf(copy: string): Promise<BlobReference[]> {
  */
 export async function backupEmbedded(options: EmbeddedBackupOptions): Promise<BackupSummary> {
   const { dataDir, now } = options;
+  const started = now().getTime();
   const to = path.resolve(options.to);
   if (isWithin(to, dataDir)) throw new BackupRefusedError(`the backup's folder ${to} is inside the data directory ${dataDir}`);
   if (!(await isEmptyOrAbsent(to))) throw new BackupRefusedError(`the backup's folder ${to} is not empty`);
@@ -112,7 +116,8 @@ export async function backupEmbedded(options: EmbeddedBackupOptions): Promise<Ba
       throw error.code === 'ENOTEMPTY' ? new BackupRefusedError(`the backup's folder ${to} is not empty`) : error;
     });
     await fs.rename(staging, to);
-    return { to, stores, files: files.length, bytes: files.reduce((sum, file) => sum + file.size, 0), snapshots };
+    const bytes = files.reduce((sum, file) => sum + file.size, 0);
+    return { to, stores, files: files.length, bytes, snapshots, seconds: (now().getTime() - started) / 1000 };
   } catch (error) {
     await fs.rm(staging, { recursive: true, force: true });
     throw error;
@@ -121,10 +126,43 @@ export async function backupEmbedded(options: EmbeddedBackupOptions): Promise<Ba
   }
 }
 
+/**
+ * The smallest blob whose hash is kept: below it hashing again costs less than writing the
+ * metadata file durably (a tile of a few KiB).
+ */
+const RECORDED_FROM = 1024 * 1024;
+
+type KnownHash = { sha256: string; size: number; ino: number };
+type Fresh = { ino: number };
+/** A blob's metadata file (docs/blob-store.md): its ETag and, once a backup hashed it, its SHA-256, bound to the object's inode and size. */
+type BlobMeta = { size: number; etag: string; ino: number; sha256?: string };
+
+async function readMeta(file: string): Promise<BlobMeta | undefined> {
+  try {
+    const meta = JSON.parse(await fs.readFile(file, 'utf8')) as BlobMeta;
+    return Number.isInteger(meta.ino) && Number.isInteger(meta.size) ? meta : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * Keeps a blob's SHA-256 in its metadata file, bound like its ETag to the object's inode and
+ * size: blobs are never changed in place, so the next backup copies the bytes without hashing
+ * them again. Written as the store writes its files (in blobs/tmp, then renamed); a metadata file
+ * the server changed meanwhile is left as it is.
+ */
+async function recordHash(dataDir: string, key: string, meta: BlobMeta, sha256: string): Promise<void> {
+  const file = path.join(dataDir, metaPath(key));
+  const now = await readMeta(file);
+  if (!now || now.ino !== meta.ino || now.size !== meta.size || now.etag !== meta.etag) return;
+  await writeFileDurably(path.join(dataDir, 'blobs/tmp'), file, JSON.stringify({ ...meta, sha256 }), { createFolders: false });
+}
+
 async function hashed(copies: HashedCopies, staging: string, file: string): Promise<ManifestFile> {
   const result = await copies.hash(path.join(staging, file));
   if ('missing' in result) throw new Error(`${file} vanished from the backup's folder`);
-  return { path: file, ...result };
+  return { path: file, size: result.size, sha256: result.sha256 };
 }
 
 /**
@@ -141,20 +179,26 @@ async function copyBlobs(
 ): Promise<{ problems: string[]; named: Set<string> }> {
   const problems: string[] = [];
   const named = new Set<string>();
-  const copy = async (file: string): Promise<ManifestFile | undefined> => {
+  const copy = async (file: string, known?: KnownHash): Promise<(ManifestFile & { fresh?: Fresh }) | undefined> => {
     named.add(file);
     const done = copied.get(file);
     if (done) return done;
-    const result = await copies.copy(path.join(dataDir, file), path.join(staging, file));
+    const result = await copies.copy(path.join(dataDir, file), path.join(staging, file), known);
     if ('missing' in result) return undefined;
-    const line = { path: file, ...result };
+    const line = { path: file, size: result.size, sha256: result.sha256 };
     copied.set(file, line);
-    return line;
+    return result.hashed ? { ...line, fresh: { ino: result.ino } } : line;
   };
   // A missing metadata file is no problem: the store recomputes it (docs/blob-store.md).
   const copyWithMeta = async (key: string) => {
-    const [object] = await Promise.all([copy(objectPath(key)), copy(metaPath(key))]);
-    if (!object) named.delete(metaPath(key));
+    const meta = await readMeta(path.join(dataDir, metaPath(key)));
+    const object = await copy(
+      objectPath(key),
+      meta?.sha256 ? { sha256: meta.sha256, size: meta.size, ino: meta.ino } : undefined,
+    );
+    if (object?.fresh && object.size >= RECORDED_FROM && meta && meta.ino === object.fresh.ino && meta.size === object.size)
+      await recordHash(dataDir, key, meta, object.sha256);
+    if (object && meta) await copy(metaPath(key));
     return object;
   };
   await HashedCopies.each(references, async (reference) => {

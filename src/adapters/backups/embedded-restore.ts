@@ -26,9 +26,11 @@ async function readManifest(from: string): Promise<BackupManifest> {
 
 /**
  * A blob's metadata file is bound to its object's inode (docs/blob-store.md), which a copy
- * changes: each is bound again to the restored object, so multipart ETags are kept.
+ * changes: each is bound again to the restored object, so multipart ETags are kept, with the
+ * object's SHA-256 as the restore checked it.
  */
 async function rebindMetadata(root: string, manifest: BackupManifest): Promise<void> {
+  const hashes = new Map(manifest.files.map((file) => [file.path, file.sha256]));
   await HashedCopies.each(manifest.files, async (file) => {
     const key = keyOfMetaPath(file.path);
     if (key === undefined) return;
@@ -36,7 +38,8 @@ async function rebindMetadata(root: string, manifest: BackupManifest): Promise<v
     const stat = await fs.stat(path.join(root, objectPath(key))).catch(() => undefined);
     if (!stat) return fs.rm(metaFile, { force: true });
     const meta = JSON.parse(await fs.readFile(metaFile, 'utf8')) as Record<string, unknown>;
-    await fs.writeFile(metaFile, JSON.stringify({ ...meta, ino: stat.ino }));
+    // The SHA-256 the restore just checked is the one the next backup takes (embedded-backup.ts).
+    await fs.writeFile(metaFile, JSON.stringify({ ...meta, ino: stat.ino, sha256: hashes.get(objectPath(key)) }));
   });
 }
 
@@ -62,7 +65,7 @@ export async function restoreEmbedded(options: { from: string; dataDir: string }
     const problems: string[] = [];
     await HashedCopies.each(manifest.files, async (listed) => {
       const result = await copies.copy(path.join(from, listed.path), path.join(staging, listed.path));
-      const problem = fileProblem(listed, 'missing' in result ? undefined : result);
+      const problem = fileProblem(listed, 'missing' in result ? undefined : { size: result.size, sha256: result.sha256 });
       if (problem) problems.push(problem);
     });
     if (problems.length > 0)

@@ -14,8 +14,8 @@ export class HashedCopies {
     this.pool = new ThreadPool(threadEntry(import.meta.url, './hash-copy-thread'), threads, 'copy');
   }
 
-  copy(from: string, to: string): Promise<CopyResult> {
-    return this.pool.run({ from, to });
+  copy(from: string, to: string, known?: CopyRequest['known']): Promise<CopyResult> {
+    return this.pool.run(known ? { from, to, known } : { from, to });
   }
 
   hash(file: string): Promise<CopyResult> {

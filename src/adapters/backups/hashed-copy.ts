@@ -7,9 +7,12 @@ export interface CopyRequest {
   from: string;
   /** Absent: the file is only hashed. */
   to?: string;
+  /** The hash recorded for the file as it was (inode and size): while they match, the bytes are copied, not hashed again. */
+  known?: { sha256: string; size: number; ino: number };
 }
 
-export type CopyResult = { size: number; sha256: string } | { missing: true };
+/** `hashed` false: the known hash was taken. */
+export type CopyResult = { size: number; sha256: string; ino: number; hashed: boolean } | { missing: true };
 
 const CHUNK = 1024 * 1024;
 
@@ -18,7 +21,7 @@ const CHUNK = 1024 * 1024;
  * the backup's and the restore's copy. A source that does not exist is `missing`, not an error.
  * Synchronous, for a copy thread (hash-copy-thread.ts) that does nothing else.
  */
-export function copyHashed({ from, to }: CopyRequest, buffer = Buffer.allocUnsafe(CHUNK)): CopyResult {
+export function copyHashed({ from, to, known }: CopyRequest, buffer = Buffer.allocUnsafe(CHUNK)): CopyResult {
   let source: number;
   try {
     source = fs.openSync(from, 'r');
@@ -28,7 +31,13 @@ export function copyHashed({ from, to }: CopyRequest, buffer = Buffer.allocUnsaf
     throw error;
   }
   try {
+    const { ino, size: sourceSize } = fs.fstatSync(source);
     if (to) fs.mkdirSync(path.dirname(to), { recursive: true });
+    if (to && known && known.ino === ino && known.size === sourceSize) {
+      // The kernel copies (copy_file_range, as cp does); no byte passes through here.
+      fs.copyFileSync(from, to);
+      return { size: sourceSize, sha256: known.sha256, ino, hashed: false };
+    }
     const target = to ? fs.openSync(to, 'w') : undefined;
     try {
       const hash = createHash('sha256');
@@ -42,7 +51,7 @@ export function copyHashed({ from, to }: CopyRequest, buffer = Buffer.allocUnsaf
           for (let written = 0; written < read; ) written += fs.writeSync(target, chunk, written, read - written);
         size += read;
       }
-      return { size, sha256: hash.digest('hex') };
+      return { size, sha256: hash.digest('hex'), ino, hashed: true };
     } finally {
       if (target !== undefined) fs.closeSync(target);
     }
