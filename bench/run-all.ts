@@ -1,3 +1,4 @@
+import { runBackup } from './backup.js';
 import { runBrowse } from './browse.js';
 import { runBundle } from './bundle.js';
 import { runBusinessObjects } from './business-objects.js';
@@ -55,6 +56,7 @@ export async function runAll(): Promise<SummaryRow[]> {
     runCliUpload,
     runMultipartComplete,
     runDownload,
+    runBackup,
     runBundle,
     runJobs,
     runPointCloud,

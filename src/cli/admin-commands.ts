@@ -2,6 +2,7 @@ import type { Command } from 'commander';
 import { loadConfig } from '../config/config.js';
 import type { Platform } from '../platform.js';
 import type { AdminService } from '../services/admin-service.js';
+import { addBackupCommands } from './backup-commands.js';
 import { RefusedError, required, wholeNumber } from './cli-errors.js';
 import { printResult } from './output.js';
 
@@ -261,6 +262,24 @@ export function addAdminCommands(program: Command): void {
     (service, o) => {
       const provider = need(o, 'provider', 'provider');
       return service.restrictNodeToIdentityProvider(need(o, 'node', 'node'), provider === 'none' ? null : provider);
+    },
+  );
+
+  addBackupCommands(admin);
+  leaf(
+    admin,
+    'verify',
+    'check that every blob the stores name exists with its size; prints checked, problems (exit 1 when any)',
+    [],
+    async (_service, _o, platform) => {
+      const { blobVerification } = await import('../composition/platform-services.js');
+      const { describeBlobProblem } = await import('../domain/backups/blob-references.js');
+      const check = await blobVerification(platform)();
+      if (check.problems.length > 0) {
+        const lines = check.problems.map(describeBlobProblem);
+        throw new RefusedError(`${lines.length} of ${check.checked} blobs are missing or short:\n  ${lines.join('\n  ')}`, check);
+      }
+      return { checked: check.checked, problems: [] };
     },
   );
 

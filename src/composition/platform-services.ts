@@ -1,6 +1,8 @@
+import { BlobReferenceRepository } from '../adapters/db/repositories/blob-reference-repository.js';
 import type { Platform } from '../platform.js';
 import { AdminService } from '../services/admin-service.js';
 import { ApplicationService } from '../services/application-service.js';
+import { type BlobCheck, verifyBlobs } from '../services/backups/blob-verification.js';
 import { InvitationAcceptance } from '../services/people/invitation-acceptance.js';
 import { ScimAuthenticator } from '../services/scim/scim-authenticator.js';
 import { scimBaseUrl } from '../services/scim/scim-context.js';
@@ -71,4 +73,13 @@ export function adminService(platform: Platform): AdminService {
     scimTokensIn: (region) => scimTokenService(platform, nodeServices(platform, platform.region(region)).nodes),
     membershipChangesIn: (region) => membershipChanges(platform, platform.region(region)),
   });
+}
+
+/** `rdp admin verify`: every blob the opened regions' stores name, checked in the blob store. */
+export function blobVerification(platform: Platform): () => Promise<BlobCheck> {
+  const regions = platform.openedRegions().map(({ region, store }) => {
+    const names = new BlobReferenceRepository(store.db);
+    return { region, references: () => names.all() };
+  });
+  return () => verifyBlobs(regions, platform.blobs);
 }

@@ -14,6 +14,12 @@ export interface BlobInfo {
   etag: string;
 }
 
+/** An object found under a prefix. */
+export interface ListedBlob {
+  key: string;
+  size: number;
+}
+
 export interface UploadPart {
   partNumber: number;
   size: number;
@@ -53,6 +59,8 @@ export interface BlobStore {
   delete(key: string): Promise<void>;
   /** Every object whose key starts with `prefix` (end it with `/` for a whole "folder"). */
   deletePrefix(prefix: string): Promise<void>;
+  /** The objects under a prefix ending in `/` (a whole "folder"), with their sizes, in no set order. */
+  listPrefix(prefix: string): AsyncIterable<ListedBlob>;
   /** Releases connections (S3); the platform calls it when it closes. */
   close(): Promise<void>;
 }

@@ -233,6 +233,22 @@ describe.each(backends)('BlobStore on $name', ({ start, available }) => {
     expect(await text(await store.read(empty))).toBe('');
   });
 
+  it.skipIf(!available)('lists the objects under a folder prefix with their sizes, and nothing beside it', async () => {
+    const folder = `${newKey()}/`;
+    await store.write(`${folder}a`, Buffer.alloc(3));
+    await store.write(`${folder}sub/b`, Buffer.alloc(5));
+    await store.write(`${folder.slice(0, -1)}x`, Buffer.alloc(7));
+    const listed = [];
+    for await (const blob of store.listPrefix(folder)) listed.push(blob);
+    expect(listed.sort((a, b) => a.key.localeCompare(b.key))).toEqual([
+      { key: `${folder}a`, size: 3 },
+      { key: `${folder}sub/b`, size: 5 },
+    ]);
+    const none = [];
+    for await (const blob of store.listPrefix(`${newKey()}/`)) none.push(blob);
+    expect(none).toEqual([]);
+  });
+
   it.skipIf(!available)('deletes an object, idempotently', async () => {
     const key = newKey();
     await store.write(key, Buffer.from('bytes'));

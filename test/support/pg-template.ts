@@ -36,7 +36,7 @@ export function databaseUrlOf(baseUrl: string, database: string): string {
 }
 
 /** A database name beside the run's one, so that a run's leftovers are found by its prefix. */
-function nameBeside(baseUrl: string, suffix: string): string {
+export function nameBeside(baseUrl: string, suffix: string): string {
   const base = decodeURIComponent(new URL(baseUrl).pathname.slice(1)) || 'postgres';
   const name = `${base}_${suffix}`;
   // PostgreSQL truncates identifiers past 63 bytes: two names could then collide.

@@ -9,7 +9,7 @@ const ROOT = fileURLToPath(new URL('../..', import.meta.url));
  * Runs the command line from source as a process of its own, with only the environment of the
  * platform's stores and its public address: what a deployment's admin would have.
  */
-export function runRdp(t: TestPlatform, args: string[]): Promise<ProcessOutput> {
+export function runRdp(t: TestPlatform, args: string[], extraEnv: Record<string, string> = {}): Promise<ProcessOutput> {
   const { config } = t.platform;
   const env = {
     PATH: process.env.PATH ?? '',
@@ -19,6 +19,7 @@ export function runRdp(t: TestPlatform, args: string[]): Promise<ProcessOutput> 
     ...(config.databaseUrl
       ? { RDP_DATABASE_URL: config.databaseUrl, RDP_DATABASE_SCHEMA_PREFIX: config.databaseSchemaPrefix }
       : {}),
+    ...extraEnv,
   };
   const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli/rdp.ts', ...args], { cwd: ROOT, env });
   return outputOf(child);

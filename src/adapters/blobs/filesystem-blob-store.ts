@@ -8,7 +8,7 @@ import { assertBlobKey, blobPrefixProblem } from '../../domain/uploads/blob-key.
 import { multipartEtag, singlePutEtag } from '../../domain/uploads/etag.js';
 import { type BlobGrant, type GrantCheck, signBlobUrl, verifyBlobUrl } from '../../domain/uploads/signed-url.js';
 import { isMultipart, type PlannedPart, partSizeFor, planParts, uploadSizeProblem } from '../../domain/uploads/upload-parts.js';
-import type { BlobInfo, BlobStore, EmbeddedBlobEndpoint, OpenedBlob, UploadPlan } from '../../ports/blob-store.js';
+import type { BlobInfo, BlobStore, EmbeddedBlobEndpoint, ListedBlob, OpenedBlob, UploadPlan } from '../../ports/blob-store.js';
 import { BlobNotFoundError, SizeMismatchError, UploadNotFoundError } from '../../ports/blob-store.js';
 import { type Clock, systemClock } from '../../ports/clock.js';
 import { publish, sweepTemporaryFiles, TempFile, writeFileDurably } from './durable-files.js';
@@ -466,6 +466,22 @@ export class FilesystemBlobStore implements BlobStore, EmbeddedBlobEndpoint {
       await fs.rm(objectPath, { force: true });
       await fs.rm(this.metaPath(key), { force: true });
     });
+  }
+
+  /** The files under objects/<prefix>, walked depth first. */
+  async *listPrefix(prefix: string): AsyncIterable<ListedBlob> {
+    if (!prefix.endsWith('/') || blobPrefixProblem(prefix)) throw new Error(`"${prefix}" is not a folder's prefix`);
+    const walk = async function* (dir: string, keyPrefix: string): AsyncGenerator<ListedBlob> {
+      const entries = await fs
+        .readdir(dir, { withFileTypes: true })
+        .catch((error) => (missing(error) ? [] : Promise.reject(error)));
+      for (const entry of entries) {
+        const key = `${keyPrefix}${entry.name}`;
+        if (entry.isDirectory()) yield* walk(path.join(dir, entry.name), `${key}/`);
+        else if (entry.isFile()) yield { key, size: (await fs.stat(path.join(dir, entry.name))).size };
+      }
+    };
+    yield* walk(path.join(this.dirs.objects, prefix), prefix);
   }
 
   async deletePrefix(prefix: string): Promise<void> {

@@ -22,7 +22,7 @@ import { assertBlobKey, blobPrefixProblem } from '../../domain/uploads/blob-key.
 import { attachmentDisposition } from '../../domain/uploads/content-disposition.js';
 import { parseEtag } from '../../domain/uploads/etag.js';
 import { isMultipart, MIN_PART_SIZE, partSizeFor, planParts, uploadSizeProblem } from '../../domain/uploads/upload-parts.js';
-import { type BlobInfo, BlobNotFoundError, type BlobStore, type UploadPlan } from '../../ports/blob-store.js';
+import { type BlobInfo, BlobNotFoundError, type BlobStore, type ListedBlob, type UploadPlan } from '../../ports/blob-store.js';
 import { type Clock, systemClock } from '../../ports/clock.js';
 
 /**
@@ -264,6 +264,18 @@ export class S3BlobStore implements BlobStore {
   }
 
   /** Lists and deletes in pages of 1,000. In-progress multipart uploads are the caller's to abort. */
+  async *listPrefix(prefix: string): AsyncIterable<ListedBlob> {
+    if (!prefix.endsWith('/') || blobPrefixProblem(prefix)) throw new Error(`"${prefix}" is not a folder's prefix`);
+    let token: string | undefined;
+    do {
+      const page = await this.client.send(
+        new ListObjectsV2Command({ Bucket: this.bucket, Prefix: prefix, ContinuationToken: token }),
+      );
+      for (const object of page.Contents ?? []) if (object.Key) yield { key: object.Key, size: object.Size ?? 0 };
+      token = page.IsTruncated ? page.NextContinuationToken : undefined;
+    } while (token);
+  }
+
   async deletePrefix(prefix: string): Promise<void> {
     const problem = blobPrefixProblem(prefix);
     if (problem) throw new Error(problem);
