@@ -4,8 +4,8 @@
 // data and then starts the current code on that data (docs/operations.md, "Upgrades").
 // `node scripts/releases.mjs` prepares every earlier release (CI does it once, before both stores' runs).
 import { execFile, spawn } from 'node:child_process';
-import { existsSync } from 'node:fs';
-import { mkdir, rename, rm, writeFile } from 'node:fs/promises';
+import { existsSync, readFileSync } from 'node:fs';
+import { cp, mkdir, rename, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -43,9 +43,20 @@ function run(command, args, cwd) {
   });
 }
 
+const versionOf = (dir) => JSON.parse(readFileSync(path.join(dir, 'node_modules/better-sqlite3/package.json'), 'utf8')).version;
+
+async function nativeSqlite(dir) {
+  const built = path.join(root, 'node_modules/better-sqlite3/build');
+  if (existsSync(built) && versionOf(root) === versionOf(dir)) {
+    await cp(built, path.join(dir, 'node_modules/better-sqlite3/build'), { recursive: true });
+  } else {
+    await run('npm', ['rebuild', 'better-sqlite3'], dir);
+  }
+}
+
 /**
  * The folder of `release`, ready to run (`node dist/main.js`, `node dist/cli/rdp.js`): made once
- * (sources from git, `npm ci`, which builds it), then found again. A half-made folder is never
+ * (sources from git, `npm ci`, its build), then found again. A half-made folder is never
  * taken: the work is done beside it and renamed into place at the end.
  */
 export async function prepareRelease(release) {
@@ -58,7 +69,12 @@ export async function prepareRelease(release) {
     const { stdout } = await promisify(execFile)('git', ['rev-parse', '--verify', `${release.commit}^{commit}`], { cwd: root });
     if (!stdout.trim()) throw new Error(`commit ${release.commit} of ${release.tag} is not in this clone's history`);
     await run('sh', ['-c', `git archive ${stdout.trim()} | tar -x -C "${partial}"`], root);
-    await run('npm', ['ci', '--no-audit', '--no-fund'], partial);
+    // Its own locked dependencies, without their install scripts: the one that matters,
+    // better-sqlite3's native build, is taken from this checkout when the versions are the same
+    // (compiling SQLite again costs a minute or two), else rebuilt.
+    await run('npm', ['ci', '--no-audit', '--no-fund', '--ignore-scripts'], partial);
+    await nativeSqlite(partial);
+    await run('npm', ['run', 'build'], partial);
     await writeFile(path.join(partial, '.prepared'), `${release.tag} ${stdout.trim()}\n`);
     await rm(dir, { recursive: true, force: true });
     await rename(partial, dir);
