@@ -55,6 +55,7 @@ async function takeCost(store: LimiterStore): Promise<{ wallUs: number; cpuUs: n
     disabled: false,
     bucket: 1e9,
     refillPerSecond: 1e9,
+    tiles: { bucket: 1e9, refillPerSecond: 1e9 },
   });
   const perLoop = quick ? 1000 : 4000;
   const loop = async () => {

@@ -38,6 +38,7 @@ import { type Clock, systemClock } from './ports/clock.js';
 import type { JobStore } from './ports/job-queue.js';
 import type { LimiterStore } from './ports/limiter-store.js';
 import type { Mailer } from './ports/mailer.js';
+import { OutboxSignal } from './services/webhooks/outbox-signal.js';
 import { WebhookOutbox } from './services/webhooks/webhook-outbox.js';
 
 /** One region's store and the repositories over it. */
@@ -93,6 +94,8 @@ export interface Platform {
   recentDirectory: RecentDirectory;
   /** Deactivations and removals made in this process, for its token caches. */
   principalChanges: PrincipalChanges;
+  /** Writes to the regions' webhook outboxes made in this process, for its dispatcher. */
+  outboxSignal: OutboxSignal;
   tokens: TokenRepository;
   /** Signed-in sessions of the consent and settings pages. */
   sessions: SessionRepository;
@@ -174,6 +177,7 @@ export async function openPlatform(config: Config, clock: Clock = systemClock, o
   const opening = options.opens ?? storesFor(config);
   const stores = await openStores(config, { regions: opening.regions, onError: options.onStoreError });
   const regions: Partial<Record<Region, RegionContext>> = {};
+  const outboxSignal = new OutboxSignal();
   for (const region of opening.regions) {
     const store = stores.regions[region];
     if (!store) continue;
@@ -197,7 +201,7 @@ export async function openPlatform(config: Config, clock: Clock = systemClock, o
       comparisons: new ComparisonRepository(store.db),
       audit: new AuditRepository(store.db),
       webhooks,
-      outbox: new WebhookOutbox(region, webhooks, clock),
+      outbox: new WebhookOutbox(region, webhooks, clock, outboxSignal),
     };
   }
   const directory = new DirectoryRepository(stores.global.db);
@@ -235,6 +239,7 @@ export async function openPlatform(config: Config, clock: Clock = systemClock, o
     members: new OrganizationMemberRepository(stores.global.db, stores.global.dialect),
     recentDirectory,
     principalChanges,
+    outboxSignal,
     tokens: new TokenRepository(stores.global.db),
     sessions: new SessionRepository(stores.global.db),
     regions,

@@ -67,6 +67,11 @@ export interface Config {
     /** Defaults for organizations without limits of their own. */
     bucket: number;
     refillPerSecond: number;
+    /**
+     * Each organization's bucket for tile reads (tilesets and their files), apart from the one
+     * above: a viewer streaming a large twin does not starve the organization's integrations.
+     */
+    tiles: { bucket: number; refillPerSecond: number };
   };
   blobs: BlobsConfig;
   loginThrottle: {
@@ -359,6 +364,10 @@ export function loadConfig(env: Env = process.env): Config {
       disabled: flag(env, 'RDP_RATE_LIMIT_DISABLED'),
       bucket: integer(env, 'RDP_RATE_LIMIT_BUCKET', 600, 1, 1_000_000_000),
       refillPerSecond: integer(env, 'RDP_RATE_LIMIT_REFILL_PER_SECOND', 20, 1, 1_000_000_000),
+      tiles: {
+        bucket: integer(env, 'RDP_TILE_RATE_LIMIT_BUCKET', 3000, 1, 1_000_000_000),
+        refillPerSecond: integer(env, 'RDP_TILE_RATE_LIMIT_REFILL_PER_SECOND', 300, 1, 1_000_000_000),
+      },
     },
     blobs: blobs(env),
     loginThrottle: {

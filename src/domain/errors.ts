@@ -39,6 +39,12 @@ export const ERRORS = {
     message: "The token's organization lives in another region: call the apiUrl of this answer",
   },
   rate_limited: { status: 429, message: "The organization's request budget is spent; retry after Retry-After seconds" },
+  // The spec's rate_limited, for the organization's tile budget (docs/operations.md#rate-limits).
+  tiles_rate_limited: {
+    status: 429,
+    error: 'rate_limited',
+    message: "The organization's tile budget is spent; retry after Retry-After seconds",
+  },
   // node move
   AccessRightsChangeRequired: { status: 409, message: 'The move would change who can access the node' },
   MaxDepthExceeded: { status: 409, message: 'The move exceeds the maximum hierarchy depth' },

@@ -8,6 +8,7 @@ import { signatureHeader } from '../domain/webhooks/signing.js';
 import type { Platform, PlatformSecrets, RegionContext } from '../platform.js';
 import type { Clock } from '../ports/clock.js';
 import { checkEndpointAddress } from '../services/webhooks/endpoint-address.js';
+import type { OutboxSignal } from '../services/webhooks/outbox-signal.js';
 import type { JobWorkerLog } from './worker.js';
 
 /** How much of a receiver's answer is read: enough for the log's error text. */
@@ -24,9 +25,11 @@ export interface WebhookDispatcherStores {
   config: { webhooks: Pick<Config['webhooks'], 'allowPrivate'> };
   secrets: Pick<PlatformSecrets, 'webhookSecrets'>;
   openedRegions(): DispatcherRegion[];
+  /** This process's outbox writes: a pass right after their commit instead of at the next poll. */
+  outboxSignal?: Pick<OutboxSignal, 'subscribe'>;
 }
 
-type DispatcherRegion = Pick<RegionContext, 'region' | 'webhooks'>;
+type DispatcherRegion = Pick<RegionContext, 'region' | 'webhooks'> & { store?: Pick<RegionContext['store'], 'writesSettled'> };
 
 export interface WebhookDispatcherOptions {
   /** Deliveries sent at once. */
@@ -48,6 +51,9 @@ export interface WebhookDispatcherOptions {
 export class WebhookDispatcher {
   private timer: NodeJS.Timeout | undefined;
   private pass: Promise<void> | undefined;
+  /** A wake-up came during a pass, maybe after it read a region: the pass goes round once more. */
+  private again = false;
+  private unsubscribe: (() => void) | undefined;
   private stopping = false;
 
   constructor(
@@ -58,7 +64,22 @@ export class WebhookDispatcher {
   start(): void {
     this.stopping = false;
     this.timer = setInterval(() => void this.runOnce(), this.options.pollIntervalMs);
+    this.unsubscribe = this.platform.outboxSignal?.subscribe((written) => void this.wake(written));
     void this.runOnce();
+  }
+
+  /**
+   * An outbox write of this process, signalled inside its transaction: once the store's writes
+   * have settled (it committed or rolled back), a pass. Where the store cannot say when they have
+   * (PostgreSQL), the poll finds the deliveries.
+   */
+  private async wake(written: DispatcherRegion['region']): Promise<void> {
+    const settled = this.platform.openedRegions().find((opened) => opened.region === written)?.store?.writesSettled;
+    if (!settled) return;
+    await settled();
+    if (this.stopping) return;
+    if (this.pass) this.again = true;
+    else void this.runOnce();
   }
 
   /** Stops polling and lets the attempts in flight finish (each is bounded by the timeout). */
@@ -66,17 +87,26 @@ export class WebhookDispatcher {
     this.stopping = true;
     clearInterval(this.timer);
     this.timer = undefined;
+    this.unsubscribe?.();
+    this.unsubscribe = undefined;
     await this.pass;
   }
 
   /** Sends every delivery due now, then returns (a pass already running is joined instead). */
   runOnce(): Promise<void> {
-    this.pass ??= this.sendDue()
+    this.pass ??= this.passes()
       .catch((err) => this.options.log?.error({ err }, 'a webhook delivery pass failed; the next one retries'))
       .finally(() => {
         this.pass = undefined;
       });
     return this.pass;
+  }
+
+  private async passes(): Promise<void> {
+    do {
+      this.again = false;
+      await this.sendDue();
+    } while (this.again && !this.stopping);
   }
 
   private get leaseMs(): number {

@@ -12,10 +12,15 @@ const MAX_CACHED_ORGANIZATIONS = 50_000;
 /** Reads an organization's own bucket settings; nulls take the defaults. */
 export type LimitsSource = (orgId: string) => Promise<{ bucket: number | null; refillPerSecond: number | null } | undefined>;
 
+/** The bucket a route spends: the organization's API budget, or its budget for tile reads. */
+export type RateBudget = 'api' | 'tiles';
+
 /**
- * One token bucket per organization on the resource APIs. Each organization's settings are
- * cached for a few seconds, so a request costs no database read; the buckets live in the
- * limiter store (memory, or Redis shared by every API process).
+ * Two token buckets per organization on the resource APIs: one for its requests, one for its
+ * tile reads (docs/operations.md#rate-limits). The request bucket's settings are the
+ * organization's own or the defaults, cached for a few seconds, so a request costs no database
+ * read; the tile bucket's are the deployment's. The buckets live in the limiter store (memory,
+ * or Redis shared by every API process).
  */
 export class OrganizationRateLimiter {
   private readonly limits = new Map<string, { limits: BucketLimits; readAt: number }>();
@@ -27,7 +32,9 @@ export class OrganizationRateLimiter {
     private readonly clock: Pick<Clock, 'now'> = { now: () => new Date() },
   ) {}
 
-  async take(orgId: string): Promise<BucketState> {
+  async take(orgId: string, budget: RateBudget = 'api'): Promise<BucketState> {
+    // A key of its own: an organization id never starts with "tiles:".
+    if (budget === 'tiles') return this.buckets.take(`tiles:${orgId}`, this.defaults.tiles);
     const limits = this.cachedLimits(orgId) ?? (await this.readLimits(orgId));
     return this.buckets.take(orgId, limits);
   }

@@ -18,6 +18,8 @@ describe('rate limits shared through Redis', () => {
     RDP_REDIS_URL: REDIS_URL,
     RDP_REDIS_KEY_PREFIX: keyPrefix,
     RDP_LOGIN_MAX_FAILURES: '3',
+    RDP_TILE_RATE_LIMIT_BUCKET: '3',
+    RDP_TILE_RATE_LIMIT_REFILL_PER_SECOND: '1',
   };
   let first: TestPlatform;
   let second: TestPlatform;
@@ -79,6 +81,31 @@ describe('rate limits shared through Redis', () => {
     // token is back, not the whole bucket, and the processes spend it together.
     expect((await viaSecond.get(`/v1/nodes/${org.orgId}`)).status).toBe(200);
     expect((await viaFirst.get(`/v1/nodes/${org.orgId}`)).status).toBe(429);
+  });
+
+  it("spends the organization's tile bucket across both processes, apart from its API bucket", async () => {
+    const org = await createOrg(first);
+    const viaFirst = org.admin;
+    const viaSecond = new ApiClient(second.regionUrl(org.region), viaFirst.token);
+    // No such derivative: each read takes a token before it answers 404, until the bucket is spent.
+    const tiles = `/v1/nodes/${org.orgId}/tiles/tileset.json`;
+    const statuses: number[] = [];
+    for (const client of [viaFirst, viaSecond, viaFirst, viaSecond, viaFirst]) statuses.push((await client.get(tiles)).status);
+    expect(statuses.slice(0, 2)).toEqual([404, 404]);
+    expect(statuses).toContain(429);
+    const refused = await viaSecond.get(tiles);
+    expect(refused.status).toBe(429);
+    expect(refused.body).toEqual({
+      statusCode: 429,
+      error: 'rate_limited',
+      message: "The organization's tile budget is spent; retry after Retry-After seconds",
+    });
+    expect(Number(refused.headers.get('retry-after'))).toBeGreaterThanOrEqual(1);
+    expect(await redis.keys(`${keyPrefix}:bucket:tiles:${org.orgId}`)).toHaveLength(1);
+    // The API bucket is untouched: full, and its first request takes one.
+    const read = await viaSecond.get(`/v1/nodes/${org.orgId}`);
+    expect(read.status).toBe(200);
+    expect(read.headers.get('ratelimit-remaining')).toBe('599');
   });
 
   it('counts failed client authentications of both processes together', async () => {

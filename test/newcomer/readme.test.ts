@@ -14,6 +14,8 @@ import { type ServerProcess, startServer } from '../support/server-process.js';
 const ROOT = path.resolve(import.meta.dirname, '../..');
 const README = path.join(ROOT, 'README.md');
 const databaseUrl = process.env.RDP_TEST_DATABASE_URL;
+/** What the project's build, if npx ran it, leaves in the project folder. */
+const REBUILT = 'rebuilt-by-npx';
 
 /** The sections a newcomer pastes one after the other into one terminal. */
 const SECTIONS = [
@@ -48,14 +50,23 @@ describe("the README's newcomer path, run as written", () => {
 
   beforeAll(async () => {
     await buildServerInto(projectDir);
-    // The project's package.json as npx reads it: `npx rdp` runs its bin. Only the bin: in the
-    // project, npx's first run also runs the `prepare` build, which buildServerInto has done here.
-    // The README's commands get a project without src/, so the rest of the manifest stays out.
+    // The project's package.json as npx reads it: `npx rdp` runs its bin, and npm runs the
+    // project's `prepare` (scripts/prepare.mjs) on every `npx rdp`. Its build is one that leaves a
+    // mark here: the README's commands must start at once on the build `npm ci` made, never build
+    // again (the test below finds no mark). The README's commands get a project without src/, so
+    // the rest of the manifest stays out.
     const manifest = JSON.parse(fs.readFileSync(path.join(ROOT, 'package.json'), 'utf8'));
     fs.writeFileSync(
       path.join(projectDir, 'package.json'),
-      JSON.stringify({ name: manifest.name, version: manifest.version, type: 'module', bin: manifest.bin }),
+      JSON.stringify({
+        name: manifest.name,
+        version: manifest.version,
+        type: 'module',
+        bin: manifest.bin,
+        scripts: { prepare: manifest.scripts.prepare, build: `node -e "require('fs').appendFileSync('${REBUILT}', 'x')"` },
+      }),
     );
+    fs.cpSync(path.join(ROOT, 'scripts', 'prepare.mjs'), path.join(projectDir, 'scripts', 'prepare.mjs'));
     for (const bin of Object.values(manifest.bin as Record<string, string>)) fs.chmodSync(path.join(projectDir, bin), 0o755);
     fs.symlinkSync(path.join(ROOT, 'examples'), path.join(projectDir, 'examples'), 'dir');
     server = await startServer(await freePort(), { RDP_LOG_LEVEL: 'warn', ...storeEnv }, 60_000, {
@@ -75,7 +86,11 @@ describe("the README's newcomer path, run as written", () => {
       block.replaceAll('http://127.0.0.1:8080', server.origin),
     );
     expect(blocks.join('\n')).not.toMatch(/<[a-zA-Z][\w ]*>/); // no <placeholder> left for the reader to fill in
+    // The README's first npx command is `npx rdp`, the one that built the project again before.
+    expect(blocks[0]?.match(/^[^#\n]*\b(npx [a-z]+)/m)?.[1]).toBe('npx rdp');
     const run = await runShellBlocks(blocks, storeEnv, projectDir);
+    // No `npx rdp` built the project again (scripts/prepare.mjs): each started on the existing build.
+    expect(fs.existsSync(path.join(projectDir, REBUILT)), 'an `npx rdp` ran the build').toBe(false);
     // npm may warn about the machine's own configuration; anything else on stderr is a failure.
     const stderr = run.stderr
       .split('\n')

@@ -10,7 +10,7 @@ import type { PoolUse } from '../../ports/job-queue.js';
 import { migrateGlobal, migrateRegional } from './migrations/index.js';
 import { connectOrExplain, openPool, ResilientPool } from './postgres-pool.js';
 import type { GlobalSchema, RegionalSchema } from './schema.js';
-import { sqliteRoutingDialect } from './sqlite-driver.js';
+import { SqliteRoutingDriver, sqliteRoutingDialect } from './sqlite-driver.js';
 import { registerSqliteFunctions } from './sqlite-functions.js';
 
 export type Dialect = 'sqlite' | 'postgres';
@@ -23,6 +23,11 @@ export interface Store<Schema> {
    * store: what exact read caches check. Undefined where the store has none (PostgreSQL).
    */
   changeVersion?: () => number;
+  /**
+   * Resolves once every write transaction of this process begun before the call has ended (SQLite,
+   * whose writes take turns on one connection). Undefined where writes run side by side (PostgreSQL).
+   */
+  writesSettled?: () => Promise<void>;
   /** The pool's connections (PostgreSQL): what the metrics report. Undefined on SQLite. */
   poolUse?: () => PoolUse;
   close(): Promise<void>;
@@ -65,7 +70,8 @@ function openSqlite<Schema>(file: string): Store<Schema> {
     registerSqliteFunctions(database);
     return database;
   };
-  const db = new Kysely<Schema>({ dialect: sqliteRoutingDialect(file, open) });
+  const driver = new SqliteRoutingDriver(file, open);
+  const db = new Kysely<Schema>({ dialect: sqliteRoutingDialect(driver) });
   // SQLite's data_version changes on a connection whenever another one commits; this connection
   // never writes, so every commit to the file changes what it reads.
   const versionProbe = open();
@@ -76,6 +82,7 @@ function openSqlite<Schema>(file: string): Store<Schema> {
     db,
     dialect: 'sqlite',
     changeVersion: () => dataVersion.get() as number,
+    writesSettled: () => driver.writesSettled(),
     close: async () => {
       await db.destroy();
       versionProbe.close();

@@ -144,6 +144,15 @@ export class SqliteRoutingDriver implements Driver {
     }
   }
 
+  /**
+   * Resolves once every write begun before the call has ended: the writer is taken in turn, so a
+   * transaction open now has committed or rolled back by then (the webhook wake-up, docs/webhooks.md).
+   */
+  async writesSettled(): Promise<void> {
+    const release = await this.writeLock.lock();
+    release();
+  }
+
   async pinToWriter(connection: RoutedConnection): Promise<void> {
     connection.release = await this.writeLock.lock();
     connection.session = this.writer;
@@ -215,10 +224,10 @@ export class SqliteRoutingDriver implements Driver {
   }
 }
 
-export function sqliteRoutingDialect(file: string, open: () => SQLite.Database): Dialect {
+export function sqliteRoutingDialect(driver: SqliteRoutingDriver): Dialect {
   return {
     createAdapter: () => new SqliteAdapter(),
-    createDriver: () => new SqliteRoutingDriver(file, open),
+    createDriver: () => driver,
     createIntrospector: (db) => new SqliteIntrospector(db),
     createQueryCompiler: () => new SqliteQueryCompiler(),
   };

@@ -11,6 +11,8 @@ declare module 'fastify' {
   interface FastifyContextConfig {
     /** The one scope the operation requires; it is also the operation's OpenAPI security requirement. */
     scope?: Scope;
+    /** 'tiles': the route spends the organization's tile budget, not its API one (plugins/rate-limit.ts). */
+    rateBudget?: 'tiles';
     /**
      * false: an embed token is refused here although the route's method and path would let it in
      * (a GET under /v1/twin/{ctx} that makes something, as the iframe address does).

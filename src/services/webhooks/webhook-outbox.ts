@@ -5,6 +5,7 @@ import type { RegionalSchema, WebhookDeliveryRow } from '../../adapters/db/schem
 import type { Region } from '../../domain/regions.js';
 import { subscribes, type WebhookEventBody, type WebhookEventType } from '../../domain/webhooks/events.js';
 import type { Clock } from '../../ports/clock.js';
+import type { OutboxSignal } from './outbox-signal.js';
 
 export type { DeliveryToSend };
 
@@ -53,6 +54,8 @@ export class WebhookOutbox {
     private readonly region: Region,
     private readonly webhooks: WebhookRepository,
     private readonly clock: Clock,
+    /** This process's dispatcher, told of each write (without one, the poll finds it). */
+    private readonly signal?: OutboxSignal,
   ) {}
 
   async record(
@@ -86,6 +89,7 @@ export class WebhookOutbox {
     const body: WebhookEventBody = { type, timestamp: now, data: { ...ids, organizationId: orgId, region: this.region } };
     const deliveries = endpointIds.map((endpointId) => newDeliveryRow(endpointId, orgId, id, type, now));
     await this.webhooks.insertEvent(db, { id, org_id: orgId, type, payload: JSON.stringify(body), created_at: now }, deliveries);
+    this.signal?.written(this.region);
     return { eventId: id, deliveryIds: deliveries.map((delivery) => delivery.id) };
   }
 }

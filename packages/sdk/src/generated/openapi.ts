@@ -801,7 +801,7 @@ export interface paths {
         };
         /**
          * A processed point cloud's 3D Tiles tileset
-         * @description Content URIs in the tileset are relative: a 3D Tiles viewer resolves each tile from the tileset's address and fetches it with the same bearer token. A tile is stored gzip-encoded and answers with Content-Encoding: gzip to a client whose Accept-Encoding takes gzip; to one that does not, or to a Range request, it answers decoded (Range over the decoded bytes), with an ETag of its own. Answers carry an ETag, Cache-Control: private, max-age=31536000, immutable (a derivative's files never change) and Vary: Authorization; If-None-Match answers 304; Range answers 206 or 416. 404 for a node that is no processed point cloud and for any path the processing did not write.
+         * @description Content URIs in the tileset are relative: a 3D Tiles viewer resolves each tile from the tileset's address and fetches it with the same bearer token. A tile is stored gzip-encoded and answers with Content-Encoding: gzip to a client whose Accept-Encoding takes gzip; to one that does not, or to a Range request, it answers decoded (Range over the decoded bytes), with an ETag of its own. Answers carry an ETag, Cache-Control: private, max-age=31536000, immutable (a derivative's files never change) and Vary: Authorization; If-None-Match answers 304; Range answers 206 or 416. 404 for a node that is no processed point cloud and for any path the processing did not write. Tile reads spend the organization's tile bucket, apart from its request bucket (RateLimit-* headers of that bucket; 429 rate_limited with Retry-After when it is empty).
          */
         get: operations["getDerivativeTileset"];
         put?: never;
@@ -821,7 +821,7 @@ export interface paths {
         };
         /**
          * A file the tileset of a processed point cloud references
-         * @description Content URIs in the tileset are relative: a 3D Tiles viewer resolves each tile from the tileset's address and fetches it with the same bearer token. A tile is stored gzip-encoded and answers with Content-Encoding: gzip to a client whose Accept-Encoding takes gzip; to one that does not, or to a Range request, it answers decoded (Range over the decoded bytes), with an ETag of its own. Answers carry an ETag, Cache-Control: private, max-age=31536000, immutable (a derivative's files never change) and Vary: Authorization; If-None-Match answers 304; Range answers 206 or 416. 404 for a node that is no processed point cloud and for any path the processing did not write.
+         * @description Content URIs in the tileset are relative: a 3D Tiles viewer resolves each tile from the tileset's address and fetches it with the same bearer token. A tile is stored gzip-encoded and answers with Content-Encoding: gzip to a client whose Accept-Encoding takes gzip; to one that does not, or to a Range request, it answers decoded (Range over the decoded bytes), with an ETag of its own. Answers carry an ETag, Cache-Control: private, max-age=31536000, immutable (a derivative's files never change) and Vary: Authorization; If-None-Match answers 304; Range answers 206 or 416. 404 for a node that is no processed point cloud and for any path the processing did not write. Tile reads spend the organization's tile bucket, apart from its request bucket (RateLimit-* headers of that bucket; 429 rate_limited with Retry-After when it is empty).
          */
         get: operations["getDerivativeTile"];
         put?: never;
@@ -1362,7 +1362,7 @@ export interface paths {
         };
         /**
          * A comparison's 3D Tiles tileset
-         * @description A ready comparison's 3D Tiles: the compared scan's points carrying _DISTANCE (float metres, -1 beyond maxDistance). Served as a derivative's tiles are (gzip, ETag, Range, caching: GET /v1/nodes/{nodeId}/tiles/tileset.json); content URIs are relative. 404 until ready, after a delete, and for any path the tiler did not write. An embed token of the site's twin reads them. contextId is a site id (a draft id is 404). Needs read on the site.
+         * @description A ready comparison's 3D Tiles: the compared scan's points carrying _DISTANCE (float metres, -1 beyond maxDistance). Served as a derivative's tiles are (gzip, ETag, Range, caching, the tile bucket: GET /v1/nodes/{nodeId}/tiles/tileset.json); content URIs are relative. 404 until ready, after a delete, and for any path the tiler did not write. An embed token of the site's twin reads them. contextId is a site id (a draft id is 404). Needs read on the site.
          */
         get: operations["getComparisonTileset"];
         put?: never;
@@ -1382,7 +1382,7 @@ export interface paths {
         };
         /**
          * A file a comparison's tileset references
-         * @description A ready comparison's 3D Tiles: the compared scan's points carrying _DISTANCE (float metres, -1 beyond maxDistance). Served as a derivative's tiles are (gzip, ETag, Range, caching: GET /v1/nodes/{nodeId}/tiles/tileset.json); content URIs are relative. 404 until ready, after a delete, and for any path the tiler did not write. An embed token of the site's twin reads them. contextId is a site id (a draft id is 404). Needs read on the site.
+         * @description A ready comparison's 3D Tiles: the compared scan's points carrying _DISTANCE (float metres, -1 beyond maxDistance). Served as a derivative's tiles are (gzip, ETag, Range, caching, the tile bucket: GET /v1/nodes/{nodeId}/tiles/tileset.json); content URIs are relative. 404 until ready, after a delete, and for any path the tiler did not write. An embed token of the site's twin reads them. contextId is a site id (a draft id is 404). Needs read on the site.
          */
         get: operations["getComparisonTile"];
         put?: never;

@@ -126,12 +126,12 @@ export default async function comparisonRoutes(app: RegionApp) {
     },
   );
 
-  const TILES_DESCRIPTION = `A ready comparison's 3D Tiles: the compared scan's points carrying _DISTANCE (float metres, -1 beyond maxDistance). Served as a derivative's tiles are (gzip, ETag, Range, caching: GET /v1/nodes/{nodeId}/tiles/tileset.json); content URIs are relative. 404 until ready, after a delete, and for any path the tiler did not write. An embed token of the site's twin reads them. ${READ}`;
+  const TILES_DESCRIPTION = `A ready comparison's 3D Tiles: the compared scan's points carrying _DISTANCE (float metres, -1 beyond maxDistance). Served as a derivative's tiles are (gzip, ETag, Range, caching, the tile bucket: GET /v1/nodes/{nodeId}/tiles/tileset.json); content URIs are relative. 404 until ready, after a delete, and for any path the tiler did not write. An embed token of the site's twin reads them. ${READ}`;
 
   app.get(
     `/v1/twin/:contextId/comparisons/:comparisonId/tiles/${TILESET_FILE}`,
     {
-      config: { scope: 'read:hierarchy' },
+      config: { scope: 'read:hierarchy', rateBudget: 'tiles' },
       schema: {
         tags: ['Comparisons'],
         operationId: 'getComparisonTileset',
@@ -151,7 +151,7 @@ export default async function comparisonRoutes(app: RegionApp) {
   app.get(
     '/v1/twin/:contextId/comparisons/:comparisonId/tiles/*',
     {
-      config: { scope: 'read:hierarchy' },
+      config: { scope: 'read:hierarchy', rateBudget: 'tiles' },
       schema: {
         tags: ['Comparisons'],
         operationId: 'getComparisonTile',

@@ -33,7 +33,7 @@ export const TILE_RESPONSES = {
 };
 
 const DESCRIPTION =
-  "Content URIs in the tileset are relative: a 3D Tiles viewer resolves each tile from the tileset's address and fetches it with the same bearer token. A tile is stored gzip-encoded and answers with Content-Encoding: gzip to a client whose Accept-Encoding takes gzip; to one that does not, or to a Range request, it answers decoded (Range over the decoded bytes), with an ETag of its own. Answers carry an ETag, Cache-Control: private, max-age=31536000, immutable (a derivative's files never change) and Vary: Authorization; If-None-Match answers 304; Range answers 206 or 416. 404 for a node that is no processed point cloud and for any path the processing did not write.";
+  "Content URIs in the tileset are relative: a 3D Tiles viewer resolves each tile from the tileset's address and fetches it with the same bearer token. A tile is stored gzip-encoded and answers with Content-Encoding: gzip to a client whose Accept-Encoding takes gzip; to one that does not, or to a Range request, it answers decoded (Range over the decoded bytes), with an ETag of its own. Answers carry an ETag, Cache-Control: private, max-age=31536000, immutable (a derivative's files never change) and Vary: Authorization; If-None-Match answers 304; Range answers 206 or 416. 404 for a node that is no processed point cloud and for any path the processing did not write. Tile reads spend the organization's tile bucket, apart from its request bucket (RateLimit-* headers of that bucket; 429 rate_limited with Retry-After when it is empty).";
 
 /**
  * The wildcard as the request sent it, before percent-decoding (Fastify's `*` is decoded, which
@@ -78,7 +78,7 @@ export default async function tileRoutes(app: RegionApp) {
   app.get(
     `/v1/nodes/:nodeId/tiles/${TILESET_FILE}`,
     {
-      config: { scope: 'read:hierarchy' },
+      config: { scope: 'read:hierarchy', rateBudget: 'tiles' },
       schema: {
         tags: ['Processing'],
         operationId: 'getDerivativeTileset',
@@ -94,7 +94,7 @@ export default async function tileRoutes(app: RegionApp) {
   app.get(
     '/v1/nodes/:nodeId/tiles/*',
     {
-      config: { scope: 'read:hierarchy' },
+      config: { scope: 'read:hierarchy', rateBudget: 'tiles' },
       schema: {
         tags: ['Processing'],
         operationId: 'getDerivativeTile',
