@@ -10,14 +10,16 @@ import { AccessTokenIssuer, AccessTokenVerifier } from '../src/oauth/access-toke
 import { SigningKeys } from '../src/oauth/signing-keys.js';
 import { openPlatform } from '../src/platform.js';
 import { type BenchStore, createBenchStore, fetchToken, seedOrganization } from './support/bench-store.js';
-import { insertBrowseTree } from './support/browse-tree.js';
+import { insertBrowseTree, insertGroupCaller } from './support/browse-tree.js';
 import { BulkTree } from './support/bulk-tree.js';
 import { type ChildServer, startChildServer } from './support/child-server.js';
 import { warmedLoad } from './support/load.js';
 import { log, median, pct, quick, runMain, type SummaryRow } from './support/report.js';
 
 /**
- * Authenticated browse of a folder with 20 children under 50 connections: the platform against
+ * Authenticated browse of a folder with 20 children under 50 connections, by the caller most
+ * callers are (a service user whose access comes through a custom role given to a group on the
+ * folder's division: insertGroupCaller): the platform against
  * bare Fastify serving the same query on the same store (better-sqlite3 on the SQLite file; pg
  * with a prepared statement on PostgreSQL, with RDP_BENCH_DATABASE_URL), each server in a child
  * process, side by side, measured one at a time; and the authenticated GET of the same folder,
@@ -62,16 +64,19 @@ async function measure(server: ChildServer, url: string, headers: Record<string,
 }
 
 /** A store of the benchmark: its organization, the folder browsed, and how the servers reach it. */
-interface BrowseBench {
+export interface BrowseBench {
   label: 'SQLite' | 'PostgreSQL';
   env: Record<string, string>;
   bareEnv: Record<string, string>;
+  /** The caller measured: a service user reaching the folder through a group's custom role on its division. */
   store: { orgId: string; clientId: string; clientSecret: string };
+  /** The organization's administrator application (one direct membership on the organization node), for comparison. */
+  admin: { orgId: string; clientId: string; clientSecret: string };
   folderId: string;
   remove(): Promise<void>;
 }
 
-async function prepareStore(label: BrowseBench['label'], databaseUrl?: string): Promise<BrowseBench> {
+export async function prepareStore(label: BrowseBench['label'], databaseUrl?: string): Promise<BrowseBench> {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'rdp-bench-browse-'));
   const prefix = `b_${randomBytes(4).toString('hex')}`;
   const env: Record<string, string> = {
@@ -86,8 +91,11 @@ async function prepareStore(label: BrowseBench['label'], databaseUrl?: string): 
     const store = await seedOrganization(env);
     const platform = await openPlatform(loadConfig({ ...env, RDP_LOG_LEVEL: 'silent' }));
     let folderId: string;
+    let caller: BrowseBench['store'];
     try {
-      folderId = await insertBrowseTree(platform, store.orgId);
+      const tree = await insertBrowseTree(platform, store.orgId);
+      folderId = tree.folderId;
+      caller = { orgId: store.orgId, ...(await insertGroupCaller(platform, store.orgId, tree.divisionId)) };
       // Statistics as in steady state, before autovacuum would take them mid-measurement.
       if (databaseUrl) await sql`VACUUM ANALYZE`.execute(platform.region('eu').store.db);
     } finally {
@@ -96,7 +104,7 @@ async function prepareStore(label: BrowseBench['label'], databaseUrl?: string): 
     const bareEnv: Record<string, string> = databaseUrl
       ? { RDP_BENCH_BARE_DATABASE_URL: databaseUrl, RDP_BENCH_SCHEMA: `${prefix}_region_eu` }
       : { RDP_BENCH_REGION_FILE: path.join(dataDir, 'region_eu.sqlite') };
-    return { label, env, bareEnv, store, folderId, remove };
+    return { label, env, bareEnv, store: caller, admin: store, folderId, remove };
   } catch (error) {
     await remove();
     throw error;
@@ -106,6 +114,8 @@ async function prepareStore(label: BrowseBench['label'], databaseUrl?: string): 
 interface Round {
   bare: Measured;
   browse: Measured;
+  /** The same browse by the organization's administrator application: what the caller changes. */
+  adminBrowse: Measured;
   get: Measured;
   unauthenticated: Measured;
 }
@@ -116,6 +126,7 @@ interface Servers {
   bare: ChildServer;
   platform: ChildServer;
   headers: Record<string, string>;
+  adminHeaders: Record<string, string>;
   stop(): Promise<void>;
 }
 
@@ -128,11 +139,13 @@ async function startServers(bench: BrowseBench): Promise<Servers> {
       RDP_BENCH_UNAUTHENTICATED_BROWSE: '1',
     });
     const headers = { authorization: `Bearer ${await fetchToken(platform.origin, bench.store)}` };
+    const adminHeaders = { authorization: `Bearer ${await fetchToken(platform.origin, bench.admin)}` };
     return {
       bench,
       bare,
       platform,
       headers,
+      adminHeaders,
       stop: async () => {
         await platform.stop();
         await bare.stop();
@@ -150,27 +163,28 @@ async function startServers(bench: BrowseBench): Promise<Servers> {
  * drift of the machine's load favours none. Both servers stay up between rounds.
  */
 async function round(servers: Servers, index: number): Promise<Round> {
-  const { bench, bare, platform, headers } = servers;
+  const { bench, bare, platform, headers, adminHeaders } = servers;
   const base = `${platform.origin}/eu/reality/v1/nodes/${bench.folderId}`;
   const runs = [
     () => measure(bare, `${bare.origin}/v1/nodes/${bench.folderId}/browse`),
     () => measure(platform, `${base}/browse`, headers),
     () => measure(platform, base, headers),
     () => measure(platform, `${platform.origin}/bench/unauthenticated-browse/${bench.folderId}`),
+    () => measure(platform, `${base}/browse`, adminHeaders),
   ];
   const results: Measured[] = [];
   for (let i = 0; i < runs.length; i += 1) {
     const which = (i + index) % runs.length;
     results[which] = await (runs[which] as () => Promise<Measured>)();
   }
-  const [bareBrowse, browse, get, unauthenticated] = results as [Measured, Measured, Measured, Measured];
+  const [bareBrowse, browse, get, unauthenticated, adminBrowse] = results as [Measured, Measured, Measured, Measured, Measured];
   const show = (name: string, m: Measured) =>
     `${name} ${m.rate.toFixed(0)} req/s (${m.cpu?.toFixed(0) ?? '?'} us CPU, p99 ${m.p99} ms)`;
   log(
     `  ${bench.label} round ${index + 1}: ${show('bare', bareBrowse)}, ${show('browse', browse)} = ${pct(browse.rate / bareBrowse.rate)}, ` +
-      `${show('GET', get)}, ${show('unauthenticated browse', unauthenticated)}`,
+      `${show('GET', get)}, ${show('unauthenticated browse', unauthenticated)}, ${show('administrator browse', adminBrowse)}`,
   );
-  return { bare: bareBrowse, browse, get, unauthenticated };
+  return { bare: bareBrowse, browse, adminBrowse, get, unauthenticated };
 }
 
 /**
@@ -258,13 +272,14 @@ export async function runBrowse(): Promise<SummaryRow[]> {
       // other work shares the cores, and what decides req/s once the server is the bottleneck.
       const cpuRatio = medianOf(measured.map((r) => (r.bare.cpu && r.browse.cpu ? r.bare.cpu / r.browse.cpu : undefined)));
       const withoutAuth = median(measured.map((r) => r.browse.rate / r.unauthenticated.rate));
+      const byCaller = median(measured.map((r) => r.browse.rate / r.adminBrowse.rate));
       const target = bench.label === 'SQLite' ? 0.85 : 0.7;
       const micro = await authorizationMicro(bench);
       log(
         `${bench.label}: platform / bare ${pct(ratio)} by req/s (median of ${measured.length} rounds; target >= ${pct(target)}), ` +
           `${cpuRatio === undefined ? '?' : pct(cpuRatio)} by CPU per request, ` +
           `CPU per request ${cpuText(medianOf(measured.map((r) => r.browse.cpu)))} / ${cpuText(medianOf(measured.map((r) => r.bare.cpu)))}; ` +
-          `with / without authorization ${pct(withoutAuth)}`,
+          `with / without authorization ${pct(withoutAuth)}; group caller / administrator ${pct(byCaller)}`,
       );
       log(
         `  in-process per call (${bench.label === 'PostgreSQL' ? 'wall' : 'CPU'}): token check ${micro.token.toFixed(1)} us, access check ${micro.access.toFixed(1)} us, ` +
@@ -282,6 +297,13 @@ export async function runBrowse(): Promise<SummaryRow[]> {
           bench: 'browse',
           measure: `with auth / without auth (${bench.label}, HTTP)`,
           ratio: pct(withoutAuth),
+          target: 'info',
+          met: undefined,
+        },
+        {
+          bench: 'browse',
+          measure: `group caller / administrator caller (${bench.label}, HTTP)`,
+          ratio: pct(byCaller),
           target: 'info',
           met: undefined,
         },

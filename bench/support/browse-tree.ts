@@ -1,16 +1,19 @@
+import { randomUUID } from 'node:crypto';
 import { newNodeRow } from '../../src/adapters/db/repositories/node-rows.js';
 import type { NodeRow } from '../../src/adapters/db/schema.js';
+import { adminService } from '../../src/composition/platform-services.js';
 import { DATA_KINDS } from '../../src/domain/nodes/hierarchy.js';
 import type { Platform } from '../../src/platform.js';
+import type { BenchClient } from './permission-store.js';
 
 const BATCH = 500;
 
 /**
  * The browse benchmark's tree, through the store's own connection so that it is the same on
  * SQLite and PostgreSQL: a division of 10 sites of 500 nodes (folders of 49 data items), and a
- * site with the browsed folder of 20 data items. Returns the folder's id.
+ * site with the browsed folder of 20 data items. Returns the folder's id and the division's.
  */
-export async function insertBrowseTree(platform: Platform, orgId: string): Promise<string> {
+export async function insertBrowseTree(platform: Platform, orgId: string): Promise<{ folderId: string; divisionId: string }> {
   const region = platform.region('eu');
   const root = (await region.nodes.findById(orgId)) as NodeRow;
   const now = new Date().toISOString();
@@ -45,5 +48,62 @@ export async function insertBrowseTree(platform: Platform, orgId: string): Promi
         .values(rows.slice(i, i + BATCH))
         .execute();
   });
-  return folder.id;
+  return { folderId: folder.id, divisionId: division.id };
+}
+
+/**
+ * The caller most callers are (issue 29): a service user, not an administrator, whose access
+ * comes through a custom role ("Surveyor": read, download) given to a group ("Survey team") on
+ * the division. Written in the store directly, as the permission benchmark's groups are.
+ */
+export async function insertGroupCaller(platform: Platform, orgId: string, divisionId: string): Promise<BenchClient> {
+  const app = await adminService(platform).createApplication({
+    orgId,
+    name: 'Bench survey integration',
+    flow: 'client-credentials',
+    scopes: ['read:hierarchy'],
+  });
+  const userId = app.serviceUserId as string;
+  const now = new Date().toISOString();
+  const roleId = randomUUID();
+  const groupId = randomUUID();
+  await platform
+    .region('eu')
+    .store.db.transaction()
+    .execute(async (tx) => {
+      await tx
+        .insertInto('roles')
+        .values({
+          org_id: orgId,
+          id: roleId,
+          name: 'Surveyor',
+          name_key: 'surveyor',
+          kind: 'custom',
+          permissions: JSON.stringify(['read', 'download']),
+          created_at: now,
+          updated_at: now,
+        })
+        .execute();
+      await tx
+        .insertInto('groups')
+        .values({
+          id: groupId,
+          org_id: orgId,
+          name: 'Survey team',
+          name_key: 'survey team',
+          division_id: divisionId,
+          scim_managed: 0,
+          scim_external_id: null,
+          saml_linked: 0,
+          created_at: now,
+          updated_at: now,
+        })
+        .execute();
+      await tx.insertInto('group_members').values({ group_id: groupId, user_id: userId, created_at: now }).execute();
+      await tx
+        .insertInto('memberships')
+        .values({ node_id: divisionId, principal_id: groupId, principal_type: 'group', role_id: roleId, created_at: now })
+        .execute();
+    });
+  return { clientId: app.clientId, clientSecret: app.clientSecret as string, userId };
 }

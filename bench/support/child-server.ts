@@ -17,9 +17,14 @@ export interface ReadyMessage {
  * Starts a TypeScript server file under tsx and waits for it to report its port over IPC. The
  * file sends { ready: true, port } once it listens (see bench/servers/).
  */
-export async function startChildServer(file: string, env: Record<string, string> = {}): Promise<ChildServer> {
+export async function startChildServer(
+  file: string,
+  env: Record<string, string> = {},
+  /** Node's own flags besides tsx's (bench/browse-profile.ts: --cpu-prof). */
+  nodeFlags: string[] = [],
+): Promise<ChildServer> {
   const child = fork(path.resolve(file), [], {
-    execArgv: ['--import', 'tsx'],
+    execArgv: ['--import', 'tsx', ...nodeFlags],
     env: { ...process.env, ...env },
     stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
   });

@@ -148,7 +148,8 @@ export const childrenPart =
  * Browse's form for a caller holding a cached access result: the page of children, each row with
  * the organization's access version (an InitPlan, run once). No UNION and no row numbers: the
  * page comes in index order, and this costs about what the bare page does. An empty page carries
- * no version: the caller then runs the full form.
+ * no version: the caller then runs the full form. No part number either: the caller passes a
+ * hit's rows on as the page, unsplit and uncopied.
  */
 export function childrenWithVersion(
   db: Kysely<RegionalSchema>,
@@ -157,7 +158,7 @@ export function childrenWithVersion(
   limit: number,
   offset: number,
 ): CompiledQuery {
-  return sql`SELECT 2 AS part, coalesce((SELECT v.version FROM access_versions v WHERE v.org_id = ${orgId}), 0) AS version,
+  return sql`SELECT coalesce((SELECT v.version FROM access_versions v WHERE v.org_id = ${orgId}), 0) AS version,
       ${sql.join(LISTING_COLUMNS.map((column) => sql.ref(`c.${column}`)))}
     FROM nodes c WHERE c.parent_id = ${parentId} AND c.trashed_at IS NULL
     ORDER BY c.name_key, c.id LIMIT ${limit} OFFSET ${offset}`.compile(db);

@@ -221,10 +221,15 @@ export class NodeRepository {
   ): Promise<{ found: NodeWithAccess | undefined; children: NodeListing[] }> {
     if (this.dialect === 'postgres') {
       const { full, hit } = this.pgBrowse;
-      const { found, parts } = await this.readWithAccess(orgId, nodeId, principalId, (known, access) =>
+      const { found, rows, parts } = await this.readWithAccess(orgId, nodeId, principalId, (known, access) =>
         (access ? full : hit)(orgId, nodeId, principalId, known, limit, offset),
       );
-      const children = (parts.get(2) ?? []).map((row) => pickColumns<NodeListing>(row, LISTING_COLUMNS));
+      // A hit's rows are the page itself (childrenWithVersion: the listing columns and the version),
+      // passed on as they are: copying 20 rows' columns cost about a fifth of the API process's
+      // CPU for the statement (docs/performance.md, "Browse and node GET").
+      const children = parts
+        ? (parts.get(2) ?? []).map((row) => pickColumns<NodeListing>(row, LISTING_COLUMNS))
+        : (rows as unknown as NodeListing[]);
       return { found, children };
     }
     const found = await this.findWithAccess(orgId, nodeId, principalId);
@@ -239,11 +244,12 @@ export class NodeRepository {
   ): Promise<{ found: NodeWithAccess | undefined } & NodeLinks> {
     if (this.dialect === 'postgres') {
       const { full, hit } = this.pgGet;
-      const { found, parts } = await this.readWithAccess(orgId, nodeId, principalId, (known, access) =>
+      const read = await this.readWithAccess(orgId, nodeId, principalId, (known, access) =>
         (access ? full : hit)(orgId, nodeId, principalId, known),
       );
+      const parts = read.parts ?? byPart(read.rows);
       const bodies = (rows: PartRow[] = []) => rows.map((row) => row.body as NodeRow);
-      return { found, derivatives: bodies(parts.get(2)), sources: bodies(parts.get(3)) };
+      return { found: read.found, derivatives: bodies(parts.get(2)), sources: bodies(parts.get(3)) };
     }
     const found = await this.findWithAccess(orgId, nodeId, principalId);
     if (!found) return { found, derivatives: [], sources: [] };
@@ -257,27 +263,29 @@ export class NodeRepository {
    * keeps the cached result when the organization's version is still the one it was read at;
    * otherwise (nothing cached, or a change since) runs it with the access part, which returns the
    * access rows only when the version differs from `known`. So a hit costs one round trip, and
-   * only a result made stale by a change costs two.
+   * only a result made stale by a change costs two. A hit answers the statement's rows as they
+   * came (`parts` undefined: the caller splits them if it needs to); a miss, split by part.
    */
   private async readWithAccess(
     orgId: string,
     nodeId: string,
     principalId: string,
     statement: (known: number, access: boolean) => CompiledQuery,
-  ): Promise<{ found: NodeWithAccess | undefined; parts: Map<number, PartRow[]> }> {
+  ): Promise<{ found: NodeWithAccess | undefined; rows: PartRow[]; parts: Map<number, PartRow[]> | undefined }> {
     const key = `${principalId}\u0000${orgId}\u0000${nodeId}`;
     const cached = this.cacheAccess ? this.accessCache.peek(key) : undefined;
     if (cached) {
       const { rows } = await this.db.executeQuery<PartRow>(statement(cached.version, false));
       // The version comes in part 0, or on every row (childrenWithVersion).
-      if (Number(rows[0]?.version) === cached.version) return { found: cached.value, parts: byPart(rows) };
+      if (Number(rows[0]?.version) === cached.version) return { found: cached.value, rows, parts: undefined };
     }
     // Versions start at 0 (no row yet) and only grow: -1 is never current.
-    const parts = byPart((await this.db.executeQuery<PartRow>(statement(-1, true))).rows);
+    const { rows } = await this.db.executeQuery<PartRow>(statement(-1, true));
+    const parts = byPart(rows);
     const version = Number(parts.get(0)?.[0]?.version);
     const found = toNodeWithAccess((parts.get(1) ?? []).map((row) => row.body as AccessRow));
     if (found && this.cacheAccess) this.accessCache.set(key, version, found);
-    return { found, parts };
+    return { found, rows, parts };
   }
 
   async children(parentId: string, limit: number, offset: number): Promise<NodeListing[]> {
