@@ -77,10 +77,16 @@ describe('rate limits shared through Redis', () => {
     while (refused.status === 200) refused = await viaSecond.get(`/v1/nodes/${org.orgId}`);
     expect(refused.status).toBe(429);
     await sleep(Number(refused.headers.get('retry-after')) * 1000 + 100);
-    // A token bucket refills a token at a time: after Retry-After (1 s at one a second) one
-    // token is back, not the whole bucket, and the processes spend it together.
-    expect((await viaSecond.get(`/v1/nodes/${org.orgId}`)).status).toBe(200);
-    expect((await viaFirst.get(`/v1/nodes/${org.orgId}`)).status).toBe(429);
+    // A token bucket refills a token at a time: after Retry-After (1 s at one a second) a token is
+    // back, not the whole bucket, and the processes spend from it together. A loaded machine may
+    // take more than the next second between these requests, so the figures are bounds: another
+    // token or two may have come back, never the bucket (four), and never one per process.
+    const again = await viaSecond.get(`/v1/nodes/${org.orgId}`);
+    expect(again.status).toBe(200);
+    expect(Number(again.headers.get('ratelimit-remaining'))).toBeLessThan(3);
+    const fromFirst = await viaFirst.get(`/v1/nodes/${org.orgId}`);
+    if (fromFirst.status === 200) expect(Number(fromFirst.headers.get('ratelimit-remaining'))).toBeLessThan(3);
+    else expect(fromFirst.status).toBe(429);
   });
 
   it("spends the organization's tile bucket across both processes, apart from its API bucket", async () => {
