@@ -1,7 +1,8 @@
 import { randomBytes } from 'node:crypto';
 import { performance } from 'node:perf_hooks';
 import { Redis } from 'ioredis';
-import { memoryLimiterStore, redisLimiterStore } from '../src/adapters/limits/limiter-store.js';
+import { memoryLimiterStore } from '../src/adapters/limits/limiter-store.js';
+import { redisLimiterStore } from '../src/adapters/limits/redis-limiter-store.js';
 import type { LimiterStore } from '../src/ports/limiter-store.js';
 import { OrganizationRateLimiter } from '../src/services/organization-rate-limiter.js';
 import { browseFolder } from './support/api-tree.js';

@@ -225,7 +225,7 @@ export async function openPlatform(config: Config, clock: Clock = systemClock, o
   const recentDirectory = new RecentDirectory(directory);
   const principalChanges = new PrincipalChanges();
   principalChanges.subscribe((userId) => recentDirectory.forgetUser(userId));
-  const mailer = openMailer(config.mail, stores.global.db, clock);
+  const mailer = await openMailer(config.mail, stores.global.db, clock);
   const opened = REGIONS.flatMap((region) => regions[region] ?? []);
   return {
     config,

@@ -54,6 +54,7 @@ function organizationLimits(platform: Platform): LimitsSource {
 /** The HTTP surface of the process's roles (docs/design/processes.md#roles) on one Fastify instance. */
 export async function buildApp(platform: Platform, options: BuildOptions = {}): Promise<FastifyInstance> {
   const { config } = platform;
+  const compilers = schemaCompilers();
   const app = Fastify({
     logger: options.logger ?? { level: config.logLevel },
     bodyLimit: config.jsonBodyLimitBytes,
@@ -67,8 +68,9 @@ export async function buildApp(platform: Platform, options: BuildOptions = {}): 
     clientErrorHandler,
     // A stop serves the requests that reach it (src/http/draining.ts), each answer closing its connection.
     return503OnClosing: false,
-    schemaController: { compilersFactory: schemaCompilers() },
+    schemaController: { compilersFactory: compilers.factory },
   });
+  compilers.register(app);
   const operationsHooks = options.operationsHooks !== false;
   if (operationsHooks) registerRequestId(app);
   await registerCors(app, config.corsOrigins);

@@ -1,9 +1,12 @@
 import Ajv from 'ajv';
 import addFormats from 'ajv-formats';
 import fastJsonStringify from 'fast-json-stringify';
-import type { FastifySchemaCompiler, FastifyServerOptions } from 'fastify';
+import type { FastifyInstance, FastifySchemaCompiler, FastifyServerOptions } from 'fastify';
 
 type CompilersFactory = NonNullable<NonNullable<FastifyServerOptions['schemaController']>['compilersFactory']>;
+
+/** Compilations put off until first use, by app: what compileDeferredSchemas runs. */
+const deferredByApp = new WeakMap<FastifyInstance, (() => unknown)[]>();
 
 /**
  * The app's schema compilers, installed as the schema controller's builders. Fastify calls a
@@ -12,13 +15,26 @@ type CompilersFactory = NonNullable<NonNullable<FastifyServerOptions['schemaCont
  * response serializers: 3 of the 5.5 s a start took). So each builder keeps one set of compiled
  * functions for the whole app, by the schema's text. Shared schemas are known by $id, which names
  * one schema across the app, so a schema's text means the same wherever it is declared.
+ * Each is compiled on its first use, not at start-up: even once per text, compiling them all took
+ * about a second of a start (docs/performance.md#start-up-the-causes-of-7-s).
  */
-export function schemaCompilers(): CompilersFactory {
-  // The declared types are @fastify/ajv-compiler's and the serializer compiler's; ours have the same call shapes.
+export function schemaCompilers(): { factory: CompilersFactory; register(app: FastifyInstance): void } {
+  const deferred: (() => unknown)[] = [];
   return {
-    buildValidator: validatorFactory() as unknown as CompilersFactory['buildValidator'],
-    buildSerializer: serializerFactory() as unknown as CompilersFactory['buildSerializer'],
+    // The declared types are @fastify/ajv-compiler's and the serializer compiler's; ours have the same call shapes.
+    factory: {
+      buildValidator: validatorFactory(deferred) as unknown as CompilersFactory['buildValidator'],
+      buildSerializer: serializerFactory(deferred) as unknown as CompilersFactory['buildSerializer'],
+    },
+    register: (app) => deferredByApp.set(app, deferred),
   };
+}
+
+/** Compiles every schema of the app's routes not compiled yet: how a test proves each one compiles. */
+export function compileDeferredSchemas(app: FastifyInstance): number {
+  const deferred = deferredByApp.get(app) ?? [];
+  for (const compile of deferred) compile();
+  return deferred.length;
 }
 
 /**
@@ -30,7 +46,7 @@ export function schemaCompilers(): CompilersFactory {
  * The builder also receives those shared schemas, so $ref to them resolves. One pair of Ajv
  * instances serves every context.
  */
-function validatorFactory() {
+function validatorFactory(deferred: (() => unknown)[]) {
   const strict = { allErrors: false, strict: false, removeAdditional: false, useDefaults: true } as const;
   const bodies = addFormats.default(new Ajv.default({ ...strict, coerceTypes: false }));
   const parameters = addFormats.default(new Ajv.default({ ...strict, coerceTypes: 'array' }));
@@ -45,13 +61,22 @@ function validatorFactory() {
     }
     return ({ schema, httpPart }) => {
       const ajv = httpPart === 'body' ? bodies : parameters;
-      const key = `${ajv === bodies ? 'b' : 'p'}${JSON.stringify(schema)}`;
-      let validate = compiled.get(key);
-      if (!validate) {
-        validate = ajv.compile(schema);
-        compiled.set(key, validate);
-      }
-      return validate;
+      let validate: ReturnType<typeof bodies.compile> | undefined;
+      const compile = () => {
+        if (validate) return validate;
+        const key = `${ajv === bodies ? 'b' : 'p'}${JSON.stringify(schema)}`;
+        validate = compiled.get(key);
+        if (!validate) {
+          validate = ajv.compile(schema);
+          compiled.set(key, validate);
+        }
+        return validate;
+      };
+      deferred.push(compile);
+      // Fastify reads the failed validation's errors from the function it was given.
+      const lazy = ((data: unknown) => compile()(data)) as ReturnType<typeof bodies.compile>;
+      Object.defineProperty(lazy, 'errors', { get: () => validate?.errors });
+      return lazy;
     };
   };
 }
@@ -62,21 +87,27 @@ type Serializer = (data: unknown) => string;
  * Response serializers (fast-json-stringify, as Fastify's default compiler builds them, with the
  * context's shared schemas for $ref), each built once per schema text for the whole app.
  */
-function serializerFactory() {
+function serializerFactory(deferred: (() => unknown)[]) {
   const compiled = new Map<string, Serializer>();
   return (externalSchemas: Record<string, unknown> = {}, serializerOptions: Record<string, unknown> = {}) =>
     ({ schema }: { schema: { $id?: string } }): Serializer => {
-      const key = JSON.stringify(schema);
-      let serialize = compiled.get(key);
-      if (!serialize) {
-        // As Fastify's default does: a schema that is itself shared is not also its own external schema.
-        const shared = { ...externalSchemas };
-        if (schema.$id !== undefined) delete shared[schema.$id];
-        type Schema = Parameters<typeof fastJsonStringify>[0];
-        const options = { ...serializerOptions, schema: shared as Record<string, Schema> };
-        serialize = fastJsonStringify(schema as Schema, options) as Serializer;
-        compiled.set(key, serialize);
-      }
-      return serialize;
+      let serialize: Serializer | undefined;
+      const compile = (): Serializer => {
+        if (serialize) return serialize;
+        const key = JSON.stringify(schema);
+        serialize = compiled.get(key);
+        if (!serialize) {
+          // As Fastify's default does: a schema that is itself shared is not also its own external schema.
+          const shared = { ...externalSchemas };
+          if (schema.$id !== undefined) delete shared[schema.$id];
+          type Schema = Parameters<typeof fastJsonStringify>[0];
+          const options = { ...serializerOptions, schema: shared as Record<string, Schema> };
+          serialize = fastJsonStringify(schema as Schema, options) as Serializer;
+          compiled.set(key, serialize);
+        }
+        return serialize;
+      };
+      deferred.push(compile);
+      return (data) => compile()(data);
     };
 }

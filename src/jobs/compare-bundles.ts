@@ -11,8 +11,8 @@ import { GZIP_SUFFIX, storedGzipped } from '../domain/processing/tileset-files.j
 import type { Region } from '../domain/regions.js';
 import type { BlobStore } from '../ports/blob-store.js';
 import type { JobPayload } from '../ports/job-queue.js';
-import { type CompareResult, compareClouds } from '../processing/comparisons/compare-clouds.js';
-import { type PointCloudResult, processPointCloud } from '../processing/point-cloud-processor.js';
+import type { CompareResult } from '../processing/comparisons/compare-clouds.js';
+import type { PointCloudResult } from '../processing/point-cloud-processor.js';
 import { ProcessingError } from '../processing/processing-error.js';
 import { gzipTile } from '../processing/tiles/tile-encoding.js';
 import type { ComparisonLifecycle, ComparisonOutput } from '../services/comparisons/comparison-lifecycle.js';
@@ -64,6 +64,12 @@ async function compare(
   await fs.mkdir(tilesDir);
   const progress = (from: number, to: number) => (fraction: number) =>
     void context.heartbeat(from + fraction * (to - from)).catch(() => undefined);
+  // Imported on the first job, not at start-up: the processing libraries took about half a second
+  // of every start (docs/performance.md#start-up-the-causes-of-7-s).
+  const [{ compareClouds }, { processPointCloud }] = await Promise.all([
+    import('../processing/comparisons/compare-clouds.js'),
+    import('../processing/point-cloud-processor.js'),
+  ]);
   const compared = await compareClouds(
     { ...files, method: row.method, maxDistance: row.max_distance, tolerance: row.tolerance },
     outputDir,

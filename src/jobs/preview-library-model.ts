@@ -9,7 +9,7 @@ import { PREVIEW_LIBRARY_MODEL } from '../domain/processing/jobs.js';
 import type { Region } from '../domain/regions.js';
 import type { BlobStore } from '../ports/blob-store.js';
 import type { JobPayload } from '../ports/job-queue.js';
-import { convertModel, type ModelPreview } from '../processing/models/convert-model.js';
+import type { ModelPreview } from '../processing/models/convert-model.js';
 import { ProcessingError } from '../processing/processing-error.js';
 import type { ModelPreviewLifecycle } from '../services/library/model-preview-lifecycle.js';
 import { handleJob, type JobContext, type JobErrorLog, JobLostError, type JobRegistration } from './job-handler.js';
@@ -53,6 +53,9 @@ async function convert(
 ): Promise<ModelPreview> {
   const outputDir = path.join(workDir, 'output');
   await fs.mkdir(outputDir);
+  // Imported on the first job, not at start-up: the processing libraries took about half a second
+  // of every start (docs/performance.md#start-up-the-causes-of-7-s).
+  const { convertModel } = await import('../processing/models/convert-model.js');
   const preview = await convertModel(original, outputDir, {
     signal: context.signal,
     onProgress: (fraction) => void context.heartbeat(0.05 + fraction * 0.85).catch(() => undefined),

@@ -12,7 +12,7 @@ import type { Region } from '../domain/regions.js';
 import { inputKind } from '../domain/uploads/file-formats.js';
 import type { BlobStore } from '../ports/blob-store.js';
 import type { JobPayload } from '../ports/job-queue.js';
-import { type ProcessResult, processInput } from '../processing/process-input.js';
+import type { ProcessResult } from '../processing/process-input.js';
 import { ProcessingError } from '../processing/processing-error.js';
 import { gzipTile } from '../processing/tiles/tile-encoding.js';
 import type { ProcessingLifecycle, ProcessingOutput } from '../services/processing/processing-lifecycle.js';
@@ -86,9 +86,12 @@ async function processFile(
   workDir: string,
   context: JobContext,
 ): Promise<{ result: ProcessResult; outputDir: string }> {
+  // Imported on the first job, not at start-up: the processing libraries took about half a second
+  // of every start (docs/performance.md#start-up-the-causes-of-7-s).
   const outputDir = path.join(workDir, 'output');
   await fs.mkdir(outputDir);
   const kind = inputKind(input.format) ?? undefined;
+  const { processInput } = await import('../processing/process-input.js');
   const result = await processInput({ path: input.path, kind, byName: input.byName }, outputDir, {
     onProgress: (fraction: number) => void context.heartbeat(0.05 + fraction * 0.85).catch(() => undefined),
     signal: context.signal,

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { newNodeRow } from '../../src/adapters/db/repositories/node-rows.js';
+import { compileDeferredSchemas } from '../../src/http/schema-compilers.js';
 import { type ApiResponse, createTree, expectNoInternals, type OrgFixture, requestToken, snapshot } from '../support/fixtures.js';
 import { type TestPlatform, withPlatformAndOrg } from '../support/platform.js';
 import { refuser } from '../support/refusals.js';
@@ -36,6 +37,11 @@ describe('error responses', () => {
     const outside = await fetch(`${t.origin}/no-such-area`);
     expect(outside.status).toBe(404);
     expect(await outside.json()).toMatchObject({ statusCode: 404, error: 'Not Found' });
+  });
+
+  it('compiles every route schema it put off at start-up (docs/performance.md)', () => {
+    // A schema Ajv or fast-json-stringify cannot compile would otherwise show only on its route's first use.
+    expect(compileDeferredSchemas(t.app)).toBeGreaterThan(500);
   });
 
   it('answers an address with broken percent-encoding with 400 in the same shape', async () => {

@@ -1,14 +1,11 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import SQLite from 'better-sqlite3';
-import { Kysely, PostgresDialect, sql, type Transaction } from 'kysely';
-import pg from 'pg';
+import { Kysely, sql, type Transaction } from 'kysely';
 import type { Config } from '../../config/config.js';
 import { REGIONS, type Region } from '../../domain/regions.js';
-import { FUZZY_CLOSENESS } from '../../domain/search/trigrams.js';
 import type { PoolUse } from '../../ports/job-queue.js';
 import { migrateGlobal, migrateRegional } from './migrations/index.js';
-import { connectOrExplain, openPool, ResilientPool } from './postgres-pool.js';
 import type { GlobalSchema, RegionalSchema } from './schema.js';
 import { SqliteRoutingDriver, sqliteRoutingDialect } from './sqlite-driver.js';
 import { registerSqliteFunctions } from './sqlite-functions.js';
@@ -57,9 +54,6 @@ export interface OpenStoresOptions {
   onError?: (error: Error) => void;
 }
 
-// int8 (COUNT, SUM, bigint columns) as numbers: sizes stay far below 2^53.
-pg.types.setTypeParser(20, (value) => Number(value));
-
 function openSqlite<Schema>(file: string): Store<Schema> {
   fs.mkdirSync(path.dirname(file), { recursive: true });
   const open = () => {
@@ -90,40 +84,12 @@ function openSqlite<Schema>(file: string): Store<Schema> {
   };
 }
 
-async function openPostgres<Schema>(config: Config, schema: string, onError?: (error: Error) => void): Promise<Store<Schema>> {
-  const url = config.databaseUrl as string;
-  const bootstrap = await connectOrExplain(url);
-  try {
-    // IF NOT EXISTS is not safe against a concurrent creator (a unique violation): copies
-    // starting together take turns under a transaction-scoped advisory lock.
-    await bootstrap.query('BEGIN');
-    await bootstrap.query('SELECT pg_advisory_xact_lock(hashtext($1))', [`rdp-schema:${schema}`]);
-    await bootstrap.query(`CREATE SCHEMA IF NOT EXISTS "${schema}"`);
-    await bootstrap.query('COMMIT');
-  } finally {
-    await bootstrap.end();
-  }
-  const pool = openPool(
-    {
-      connectionString: url,
-      // The threshold of pg_trgm's `%` (a placeholder setting until the extension loads) is ours, not the server's.
-      options: `-c search_path="${schema}" -c pg_trgm.similarity_threshold=${FUZZY_CLOSENESS}`,
-      max: config.databasePoolSize,
-      application_name: 'rdp',
-    },
-    onError,
-  );
-  const db = new Kysely<Schema>({ dialect: new PostgresDialect({ pool: new ResilientPool(pool) }) });
-  return {
-    db,
-    dialect: 'postgres',
-    poolUse: () => ({ total: pool.totalCount, idle: pool.idleCount, waiting: pool.waitingCount }),
-    close: () => db.destroy(),
-  };
-}
-
 async function openStore<Schema>(config: Config, name: string, onError?: (error: Error) => void): Promise<Store<Schema>> {
-  if (config.databaseUrl) return openPostgres<Schema>(config, `${config.databaseSchemaPrefix}_${name}`, onError);
+  if (config.databaseUrl) {
+    // pg is imported only for PostgreSQL (docs/performance.md#start-up-the-causes-of-7-s).
+    const { openPostgres } = await import('./postgres-store.js');
+    return openPostgres<Schema>(config, `${config.databaseSchemaPrefix}_${name}`, onError);
+  }
   return openSqlite<Schema>(path.join(config.dataDir, `${name}.sqlite`));
 }
 
@@ -155,6 +121,7 @@ export async function openStores(config: Config, options: OpenStoresOptions = {}
 
 /** Drops the PostgreSQL schemas of every store and of the job queue: used by tests that made their own prefix. */
 export async function dropPostgresSchemas(url: string, prefix: string): Promise<void> {
+  const { default: pg } = await import('pg');
   const client = new pg.Client({ connectionString: url });
   client.on('error', () => undefined);
   await client.connect();

@@ -4,6 +4,10 @@ import pg from 'pg';
 import { ApiError } from '../../domain/errors.js';
 import { preparedName } from './prepared-statements.js';
 
+// int8 (COUNT, SUM, bigint columns) as numbers: sizes stay far below 2^53. Set here, where every
+// pool and client the platform makes comes from.
+pg.types.setTypeParser(20, (value) => Number(value));
+
 /**
  * PostgreSQL connections that die (a restart, a failover, pg_terminate_backend) must cost a
  * request at most, never the process (docs/design/processes.md#lost-connections). pg reports a

@@ -1,10 +1,7 @@
-import { Redis } from 'ioredis';
-import { RateLimiterMemory, RateLimiterRedis } from 'rate-limiter-flexible';
+import { RateLimiterMemory } from 'rate-limiter-flexible';
 import type { Config } from '../../config/config.js';
 import type { LimiterStore } from '../../ports/limiter-store.js';
-import { memoryTokenBuckets, redisTokenBuckets } from './token-buckets.js';
-
-const CONNECT_WAIT_MS = 2000;
+import { memoryTokenBuckets } from './token-buckets.js';
 
 export function memoryLimiterStore(): LimiterStore {
   return {
@@ -16,44 +13,9 @@ export function memoryLimiterStore(): LimiterStore {
   };
 }
 
-/**
- * Counters in Redis. Commands fail at once rather than queue while Redis is unreachable, and each
- * limiter then falls back to an in-memory one of the same size (its insurance): requests stay
- * limited per process instead of waiting or failing.
- */
-export async function redisLimiterStore(url: string, keyPrefix: string, onError: (error: Error) => void): Promise<LimiterStore> {
-  // Auto-pipelining sends the counts of concurrent requests in one write: fewer round trips under load.
-  const client = new Redis(url, { enableOfflineQueue: false, maxRetriesPerRequest: 1, enableAutoPipelining: true });
-  client.on('error', onError);
-  // Until the connection is ready every request would take the insurance: wait for it a moment.
-  await new Promise<void>((resolve) => {
-    const timer = setTimeout(resolve, CONNECT_WAIT_MS);
-    client.once('ready', () => {
-      clearTimeout(timer);
-      resolve();
-    });
-  });
-  return {
-    buckets: redisTokenBuckets(client, `${keyPrefix}:bucket`, memoryTokenBuckets()),
-    limiter: (namespace, points, duration) =>
-      new RateLimiterRedis({
-        storeClient: client,
-        keyPrefix: `${keyPrefix}:${namespace}`,
-        points,
-        duration,
-        rejectIfRedisNotReady: true,
-        insuranceLimiter: new RateLimiterMemory({ keyPrefix: namespace, points, duration }),
-      }),
-    shared: true,
-    ping: async () => {
-      await client.ping();
-    },
-    close: async () => {
-      await client.quit().catch(() => client.disconnect());
-    },
-  };
-}
-
+/** Redis's client is imported only when RDP_REDIS_URL is set (docs/performance.md#start-up-the-causes-of-7-s). */
 export async function openLimiterStore(config: Config, onError: (error: Error) => void): Promise<LimiterStore> {
-  return config.redisUrl ? redisLimiterStore(config.redisUrl, config.redisKeyPrefix, onError) : memoryLimiterStore();
+  if (!config.redisUrl) return memoryLimiterStore();
+  const { redisLimiterStore } = await import('./redis-limiter-store.js');
+  return redisLimiterStore(config.redisUrl, config.redisKeyPrefix, onError);
 }

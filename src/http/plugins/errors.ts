@@ -110,14 +110,25 @@ export function clientErrorHandler(this: FastifyInstance, error: NodeJS.ErrnoExc
  * and answered with the generic 500 body: no stack or SQL leaves the process.
  */
 export function registerErrorHandling(app: FastifyInstance): void {
-  const knownPaths = FindMyWay({ ignoreTrailingSlash: false });
+  // The routes' paths by method, put in a router of their own on the first unknown request:
+  // building it as each route was added took about 0.4 s of every start
+  // (docs/performance.md#start-up-the-causes-of-7-s).
+  const routes: [method: string, path: string][] = [];
+  let router: ReturnType<typeof FindMyWay> | undefined;
+  const knownPaths = () => {
+    if (router) return router;
+    router = FindMyWay({ ignoreTrailingSlash: false });
+    for (const [method, path] of routes) {
+      if (!router.hasRoute(method as 'GET', path)) router.on(method as 'GET', path, () => {});
+    }
+    return router;
+  };
   app.addHook('onRoute', (route) => {
     const methods = Array.isArray(route.method) ? route.method : [route.method];
     for (const method of methods) {
-      if (!(METHODS as readonly string[]).includes(method)) continue;
-      const path = route.url;
-      if (!knownPaths.hasRoute(method as 'GET', path)) knownPaths.on(method as 'GET', path, () => {});
+      if ((METHODS as readonly string[]).includes(method)) routes.push([method, route.url]);
     }
+    router = undefined;
   });
 
   // PostgreSQL text cannot hold NUL: a %00 in a path or query value would reach the store and
@@ -149,7 +160,7 @@ export function registerErrorHandling(app: FastifyInstance): void {
       return reply.code(204).header('content-length', '0').send();
     }
     const path = request.url.split('?')[0] ?? '/';
-    const allowed = METHODS.filter((method) => knownPaths.find(method, path) !== null);
+    const allowed = METHODS.filter((method) => knownPaths().find(method, path) !== null);
     if (allowed.length > 0) {
       reply.header('allow', allowed.join(', '));
       return send(reply, new ApiError('MethodNotAllowed', `${request.method} is not allowed on this path`));
