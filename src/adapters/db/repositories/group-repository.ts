@@ -1,4 +1,5 @@
 import { type Kysely, sql, type Transaction } from 'kysely';
+import type { ListPage } from '../../../domain/listing/cursor.js';
 import type { GroupWithCount } from '../../../domain/records/regional.js';
 import type { Dialect } from '../database.js';
 import type { GroupMemberRow, GroupRow, RegionalSchema } from '../schema.js';
@@ -46,14 +47,23 @@ export class GroupRepository {
     return db.selectFrom('groups').selectAll().where('org_id', '=', orgId).where('name_key', '=', nameKey).executeTakeFirst();
   }
 
-  async list(orgId: string, filter: GroupFilter, limit: number, offset: number): Promise<GroupWithCount[]> {
+  /** By name (without case), then id: after a cursor's key ([name_key, id]) or by offset. */
+  async list(orgId: string, filter: GroupFilter, page: ListPage): Promise<GroupWithCount[]> {
     let query = this.withCount(this.db).where('g.org_id', '=', orgId);
     const { divisionId, nameKey } = filter;
     if (divisionId !== undefined) {
       query = query.where((eb) => eb.or([eb('g.division_id', '=', divisionId), eb('g.division_id', 'is', null)]));
     }
     if (nameKey !== undefined) query = query.where('g.name_key', '=', nameKey);
-    const rows = await query.orderBy('g.name_key').orderBy('g.id').limit(limit).offset(offset).execute();
+    const [afterName, afterId] = page.after ?? [];
+    if (afterName !== undefined && afterId !== undefined)
+      query = query.where(sql<boolean>`(g.name_key, g.id) > (${afterName}, ${afterId})`);
+    const rows = await query
+      .orderBy('g.name_key')
+      .orderBy('g.id')
+      .limit(page.limit)
+      .offset(page.after ? 0 : page.offset)
+      .execute();
     return rows.map((row) => ({ ...row, member_count: Number(row.member_count) }));
   }
 

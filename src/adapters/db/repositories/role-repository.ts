@@ -1,4 +1,5 @@
-import type { Kysely, Transaction } from 'kysely';
+import { type Kysely, sql, type Transaction } from 'kysely';
+import type { ListPage } from '../../../domain/listing/cursor.js';
 import type { Dialect } from '../database.js';
 import type { RegionalSchema, RoleRow } from '../schema.js';
 import { isUniqueViolation } from '../unique-violation.js';
@@ -12,16 +13,22 @@ export class RoleRepository {
     private readonly dialect: Dialect,
   ) {}
 
-  /** Administrative roles first, then custom roles by name. */
-  async list(orgId: string): Promise<RoleRow[]> {
-    return this.db
-      .selectFrom('roles')
-      .selectAll()
-      .where('org_id', '=', orgId)
-      .orderBy('kind')
-      .orderBy('name_key')
-      .orderBy('id')
-      .execute();
+  /**
+   * Administrative roles first, then custom roles by name: every role, or a page after a cursor's
+   * key ([kind, name_key, id]) or by offset.
+   */
+  async list(orgId: string, page?: ListPage): Promise<RoleRow[]> {
+    let query = this.db.selectFrom('roles').selectAll().where('org_id', '=', orgId);
+    const [afterKind, afterName, afterId] = page?.after ?? [];
+    if (afterKind !== undefined && afterName !== undefined && afterId !== undefined)
+      query = query.where(sql<boolean>`(kind, name_key, id) > (${afterKind}, ${afterName}, ${afterId})`);
+    query = query.orderBy('kind').orderBy('name_key').orderBy('id');
+    return page
+      ? query
+          .limit(page.limit)
+          .offset(page.after ? 0 : page.offset)
+          .execute()
+      : query.execute();
   }
 
   async find(orgId: string, id: string, db: Db = this.db): Promise<RoleRow | undefined> {

@@ -1,4 +1,5 @@
-import type { Kysely, Transaction } from 'kysely';
+import { type Kysely, sql, type Transaction } from 'kysely';
+import type { ListPage } from '../../../domain/listing/cursor.js';
 import type { GroupQuery } from '../../../domain/scim/filters.js';
 import type { GroupRow, RegionalSchema } from '../schema.js';
 import { chunks } from './chunks.js';
@@ -36,13 +37,17 @@ export class ScimGroupRepository {
     return this.scimGroups(db, orgId, { id: groupId }).selectAll('g').executeTakeFirst();
   }
 
-  async list(orgId: string, where: GroupQuery, limit: number, offset: number): Promise<GroupRow[]> {
-    return this.scimGroups(this.db, orgId, where)
-      .selectAll('g')
+  /** In the order they were made, by id within an instant: after a cursor's key ([created_at, id]) or by offset. */
+  async list(orgId: string, where: GroupQuery, page: ListPage): Promise<GroupRow[]> {
+    let query = this.scimGroups(this.db, orgId, where).selectAll('g');
+    const [afterCreated, afterId] = page.after ?? [];
+    if (afterCreated !== undefined && afterId !== undefined)
+      query = query.where(sql<boolean>`(g.created_at, g.id) > (${afterCreated}, ${afterId})`);
+    return query
       .orderBy('g.created_at')
       .orderBy('g.id')
-      .limit(limit)
-      .offset(offset)
+      .limit(page.limit)
+      .offset(page.after ? 0 : page.offset)
       .execute();
   }
 
