@@ -18,17 +18,28 @@ export class RoleRepository {
    * key ([kind, name_key, id]) or by offset.
    */
   async list(orgId: string, page?: ListPage): Promise<RoleRow[]> {
-    let query = this.db.selectFrom('roles').selectAll().where('org_id', '=', orgId);
-    const [afterKind, afterName, afterId] = page?.after ?? [];
-    if (afterKind !== undefined && afterName !== undefined && afterId !== undefined)
-      query = query.where(sql<boolean>`(kind, name_key, id) > (${afterKind}, ${afterName}, ${afterId})`);
-    query = query.orderBy('kind').orderBy('name_key').orderBy('id');
-    return page
-      ? query
-          .limit(page.limit)
-          .offset(page.after ? 0 : page.offset)
-          .execute()
-      : query.execute();
+    const filtered = () => {
+      let query = this.db.selectFrom('roles').where('org_id', '=', orgId);
+      const [afterKind, afterName, afterId] = page?.after ?? [];
+      if (afterKind !== undefined && afterName !== undefined && afterId !== undefined)
+        query = query.where(sql<boolean>`(kind, name_key, id) > (${afterKind}, ${afterName}, ${afterId})`);
+      return query.orderBy('kind').orderBy('name_key').orderBy('id');
+    };
+    if (!page) return filtered().selectAll().execute();
+    // An offset's page is chosen along roles_list_order alone (docs/performance.md, "Lists at depth").
+    const skip = page.after ? 0 : page.offset;
+    if (skip === 0) return filtered().selectAll().limit(page.limit).execute();
+    return (
+      this.db
+        .selectFrom(filtered().select('id').limit(page.limit).offset(skip).as('page'))
+        // A role's key is (org_id, id): both, or each page id scans the organization's roles.
+        .innerJoin('roles as r', (join) => join.on('r.org_id', '=', orgId).onRef('r.id', '=', 'page.id'))
+        .selectAll('r')
+        .orderBy('r.kind')
+        .orderBy('r.name_key')
+        .orderBy('r.id')
+        .execute()
+    );
   }
 
   async find(orgId: string, id: string, db: Db = this.db): Promise<RoleRow | undefined> {

@@ -39,15 +39,22 @@ export class ScimGroupRepository {
 
   /** In the order they were made, by id within an instant: after a cursor's key ([created_at, id]) or by offset. */
   async list(orgId: string, where: GroupQuery, page: ListPage): Promise<GroupRow[]> {
-    let query = this.scimGroups(this.db, orgId, where).selectAll('g');
-    const [afterCreated, afterId] = page.after ?? [];
-    if (afterCreated !== undefined && afterId !== undefined)
-      query = query.where(sql<boolean>`(g.created_at, g.id) > (${afterCreated}, ${afterId})`);
-    return query
-      .orderBy('g.created_at')
-      .orderBy('g.id')
-      .limit(page.limit)
-      .offset(page.after ? 0 : page.offset)
+    const filtered = () => {
+      let query = this.scimGroups(this.db, orgId, where);
+      const [afterCreated, afterId] = page.after ?? [];
+      if (afterCreated !== undefined && afterId !== undefined)
+        query = query.where(sql<boolean>`(g.created_at, g.id) > (${afterCreated}, ${afterId})`);
+      return query.orderBy('g.created_at').orderBy('g.id').limit(page.limit);
+    };
+    // An offset's page is chosen along groups_scim_order alone (docs/performance.md, "Lists at depth").
+    const skip = page.after ? 0 : page.offset;
+    if (skip === 0) return filtered().selectAll('g').execute();
+    return this.db
+      .selectFrom(filtered().select('g.id').offset(skip).as('page'))
+      .innerJoin('groups as s', 's.id', 'page.id')
+      .selectAll('s')
+      .orderBy('s.created_at')
+      .orderBy('s.id')
       .execute();
   }
 
