@@ -127,6 +127,8 @@ async function bundleBody(bundleId: string, expand: Set<string>): Promise<Row | 
       id: row.id,
       bundleId: row.bundle_id,
       state: row.state,
+      // A running processing's progress is its job's (the queue's read); the benchmark's has finished.
+      progress: null,
       cost: row.cost,
       failureReason: row.failure_reason,
       derivativeId: row.derivative_node_id,
@@ -186,6 +188,7 @@ const processingSchema = {
     id: { type: 'string' },
     bundleId: { type: 'string' },
     state: { type: 'string' },
+    progress: nullable('number'),
     cost: { type: 'integer' },
     failureReason: nullable('string'),
     derivativeId: nullable('string'),
