@@ -41,7 +41,7 @@ import * as regional0026 from './regional-0026-input-triangles.js';
 import * as regional0027 from './regional-0027-comparisons.js';
 import * as regional0028 from './regional-0028-comparison-bytes.js';
 import * as regional0029 from './regional-0029-embed-session-purpose.js';
-import * as regional0030 from './regional-0030-list-order-indexes.js';
+import * as regional0032 from './regional-0032-list-order-indexes.js';
 
 /** A migration that may need to know the dialect (column types, collations, indexes). */
 export interface DialectMigration {
@@ -134,6 +134,6 @@ export function migrateRegional(store: AnyStore): Promise<void> {
     '0027-comparisons': regional0027,
     '0028-comparison-bytes': regional0028,
     '0029-embed-session-purpose': regional0029,
-    '0030-list-order-indexes': regional0030,
+    '0032-list-order-indexes': regional0032,
   });
 }
