@@ -10,6 +10,7 @@ import { fetchToken } from './support/bench-store.js';
 import { type ChildServer, startChildServer } from './support/child-server.js';
 import { pairedMedians, type Target } from './support/latency.js';
 import { type ListStore, seedListStore } from './support/list-store.js';
+import { seedPeopleLists } from './support/people-list-store.js';
 import { log, ms, quick, runMain, type SummaryRow, times } from './support/report.js';
 
 /**
@@ -20,10 +21,14 @@ import { log, ms, quick, runMain, type SummaryRow, times } from './support/repor
  * - the same trash page in an organization of 1,000,000 nodes against 200,000, both served at
  *   once (RDP_BENCH_LISTS_MILLION=1; otherwise 400,000, which builds in a fraction of the time);
  * - /v1/users and SCIM /Users of 10,000 people: a page 9,000 in, by offset and by cursor, against
- *   the first page.
+ *   the first page;
+ * - the same for /v1/groups, /v1/roles, a node's memberships, /v1/invitations and SCIM /Groups,
+ *   10,000 of each (bench/support/people-list-store.ts).
+ * RDP_BENCH_LISTS_ONLY=depth measures the pages at depth alone, on a small tree.
  * SQLite; PostgreSQL too with RDP_BENCH_DATABASE_URL.
  */
-const SIZE = quick ? 50_000 : 200_000;
+const DEPTH_ONLY = process.env.RDP_BENCH_LISTS_ONLY === 'depth';
+const SIZE = process.env.RDP_BENCH_LISTS_ONLY === 'depth' ? 2_000 : quick ? 50_000 : 200_000;
 const LARGE = process.env.RDP_BENCH_LISTS_MILLION === '1' ? 1_000_000 : quick ? 100_000 : 400_000;
 const PEOPLE = 10_000;
 const DEEP = 9_000;
@@ -52,6 +57,7 @@ async function openStore(label: string, nodes: number, people: number, databaseU
     const platform = await openPlatform(loadConfig({ ...env, RDP_LOG_LEVEL: 'silent' }));
     try {
       const store = await seedListStore(platform, nodes, people);
+      if (people > 0) await seedPeopleLists(platform, store.orgId, people);
       // Fresh bulk-loaded tables have no statistics yet: settle them as in steady state.
       if (databaseUrl)
         for (const s of [platform.stores.global, platform.region('eu').store]) await sql`VACUUM ANALYZE`.execute(s.db);
@@ -163,7 +169,7 @@ async function peopleLists(label: string, main: Served, store: ListStore): Promi
   );
   const [deepOffset, firstA] = await pairedMedians(users(`&offset=${DEEP}`), users(''), REQUESTS);
   rows.push(
-    row(`/v1/users offset ${DEEP} / first page (${label})`, deepOffset / firstA, undefined, `${ms(deepOffset)} vs ${ms(firstA)}`),
+    row(`/v1/users offset ${DEEP} / first page (${label})`, deepOffset / firstA, 1.5, `${ms(deepOffset)} vs ${ms(firstA)}`),
   );
   const [deepCursor, firstB] = await pairedMedians(users(`&cursor=${encodeURIComponent(userCursor)}`), users(''), REQUESTS);
   rows.push(
@@ -184,7 +190,7 @@ async function peopleLists(label: string, main: Served, store: ListStore): Promi
     row(
       `SCIM /Users startIndex ${DEEP + 1} / first page (${label})`,
       scimOffset / scimFirstA,
-      undefined,
+      1.5,
       `${ms(scimOffset)} vs ${ms(scimFirstA)}`,
     ),
   );
@@ -200,9 +206,86 @@ async function peopleLists(label: string, main: Served, store: ListStore): Promi
   return rows;
 }
 
+/** A page `DEEP` rows in, by offset and by cursor, against the first page, for each people list. */
+async function depthRatios(label: string, main: Served, store: ListStore): Promise<SummaryRow[]> {
+  const rows: SummaryRow[] = [];
+  const lists = [
+    { name: '/v1/groups', path: '/v1/groups' },
+    { name: '/v1/roles', path: '/v1/roles' },
+    { name: 'memberships', path: `/v1/nodes/${store.orgId}/memberships` },
+    { name: '/v1/invitations', path: '/v1/invitations' },
+  ];
+  for (const list of lists) {
+    const url = (query: string) => `${main.api}${list.path}?limit=${PAGE}${query}`;
+    const target = (query: string): Target => ({ url: url(query), headers: main.admin });
+    const cursor = await cursorAt(
+      (after) => `${main.api}${list.path}?limit=500${after ? `&cursor=${encodeURIComponent(after)}` : ''}`,
+      main.admin,
+      500,
+      async (response) => {
+        await response.arrayBuffer();
+        return response.headers.get('next-cursor') ?? undefined;
+      },
+    );
+    const [deepOffset, firstA] = await pairedMedians(target(`&offset=${DEEP}`), target(''), REQUESTS);
+    rows.push(
+      row(`${list.name} offset ${DEEP} / first page (${label})`, deepOffset / firstA, 1.5, `${ms(deepOffset)} vs ${ms(firstA)}`),
+    );
+    const [deepCursor, firstB] = await pairedMedians(target(`&cursor=${encodeURIComponent(cursor)}`), target(''), REQUESTS);
+    rows.push(
+      row(
+        `${list.name} cursor at ${DEEP} / first page (${label})`,
+        deepCursor / firstB,
+        1.5,
+        `${ms(deepCursor)} vs ${ms(firstB)}`,
+      ),
+    );
+  }
+  const scimHeaders = { authorization: `Bearer ${store.scimToken}` };
+  const groups = `${main.server.origin}/scim/v2/Groups`;
+  const scim = (query: string): Target => ({ url: `${groups}?count=${PAGE}${query}`, headers: scimHeaders });
+  const scimCursor = await cursorAt(
+    (after) => `${groups}?count=200&cursor=${encodeURIComponent(after ?? '')}`,
+    scimHeaders,
+    200,
+    async (response) => ((await response.json()) as { nextCursor?: string }).nextCursor,
+  );
+  const [scimOffset, scimFirstA] = await pairedMedians(scim(`&startIndex=${DEEP + 1}`), scim(''), REQUESTS);
+  rows.push(
+    row(
+      `SCIM /Groups startIndex ${DEEP + 1} / first page (${label})`,
+      scimOffset / scimFirstA,
+      1.5,
+      `${ms(scimOffset)} vs ${ms(scimFirstA)}`,
+    ),
+  );
+  const [scimDeep, scimFirstB] = await pairedMedians(scim(`&cursor=${encodeURIComponent(scimCursor)}`), scim(''), REQUESTS);
+  rows.push(
+    row(
+      `SCIM /Groups cursor at ${DEEP} / first page (${label})`,
+      scimDeep / scimFirstB,
+      1.5,
+      `${ms(scimDeep)} vs ${ms(scimFirstB)}`,
+    ),
+  );
+  return rows;
+}
+
 async function onStore(label: string, databaseUrl: string | undefined): Promise<SummaryRow[]> {
   log(`${label}:`);
   const main = await openStore(`${label}-${SIZE}`, SIZE, PEOPLE, databaseUrl);
+  if (DEPTH_ONLY) {
+    try {
+      const served = await serve(main);
+      try {
+        return [...(await peopleLists(label, served, main.store)), ...(await depthRatios(label, served, main.store))];
+      } finally {
+        await served.server.stop();
+      }
+    } finally {
+      await main.cleanup();
+    }
+  }
   try {
     const large = await openStore(`${label}-${LARGE}`, LARGE, 0, databaseUrl);
     try {
@@ -216,6 +299,7 @@ async function onStore(label: string, databaseUrl: string | undefined): Promise<
           await servedLarge.server.stop();
         }
         rows.push(...(await peopleLists(label, served, main.store)));
+        rows.push(...(await depthRatios(label, served, main.store)));
         return rows;
       } finally {
         await served.server.stop();

@@ -196,7 +196,7 @@ export async function openPlatform(config: Config, clock: Clock = systemClock, o
       invitations: new InvitationRepository(store.db),
       embedSessions: new EmbedSessionRepository(store.db),
       uploads: new UploadRepository(store.db, store.dialect),
-      bundles: new BundleRepository(store.db),
+      bundles: new BundleRepository(store.db, store.dialect),
       libraryModels: new LibraryModelRepository(store.db, store.dialect),
       comparisons: new ComparisonRepository(store.db),
       audit: new AuditRepository(store.db),

@@ -7,8 +7,10 @@ import { reportReady } from '../support/child-server.js';
  * The baseline of the bundle fetch: bare Fastify answering GET /v1/bundles/:bundleId?expand=...
  * with the same JSON body as the platform, from the same store, with the reads that body needs,
  * each prepared once: the bundle with its node, its processings, its input's files, its
- * derivative outputs and its thumbnail's type and ETag; one after the other, as the platform
- * reads them. Absolute addresses start with RDP_BENCH_API_URL, the platform's base address of
+ * derivative outputs and its thumbnail's type and ETag. By default in one statement, as the
+ * platform reads them since issue 29 (each expansion a subquery aggregated to JSON:
+ * bundle-view-rows.ts); RDP_BENCH_BARE_BUNDLE_READS=five reads them one after the other, as the
+ * platform did before. Absolute addresses start with RDP_BENCH_API_URL, the platform's base address of
  * the region. No token, no access check. better-sqlite3 on RDP_BENCH_REGION_FILE, or a pg pool
  * of RDP_DATABASE_POOL_SIZE (default 10, as the platform's) on RDP_BENCH_BARE_DATABASE_URL in schema
  * RDP_BENCH_REGION_SCHEMA.
@@ -28,7 +30,51 @@ const QUERIES = {
     WHERE l.kind = 'derivative' AND l.from_id = $1 AND n.trashed_at IS NULL`,
   thumbnail: 'SELECT content_type, etag FROM node_thumbnails WHERE node_id = $1',
 };
-type Query = keyof typeof QUERIES;
+type Query = keyof typeof QUERIES | 'joined';
+
+const FIVE_READS = process.env.RDP_BENCH_BARE_BUNDLE_READS === 'five';
+const postgres = Boolean(process.env.RDP_BENCH_BARE_DATABASE_URL);
+/** An aggregate of a subquery's rows as a JSON array, and of its one row as an object, in the store's own functions. */
+const array = (columns: string[], from: string) =>
+  postgres
+    ? `(SELECT coalesce(json_agg(agg), '[]') FROM (SELECT ${columns.join(', ')} ${from}) agg)`
+    : `(SELECT coalesce(json_group_array(json_object(${columns.map((c) => `'${c.split(/[. ]/).at(-1)}', agg.${c.split(/[. ]/).at(-1)}`).join(', ')})), '[]') FROM (SELECT ${columns.join(', ')} ${from}) agg)`;
+const object = (columns: string[], from: string) =>
+  postgres
+    ? `(SELECT to_json(obj) FROM (SELECT ${columns.join(', ')} ${from}) obj)`
+    : `(SELECT json_object(${columns.map((c) => `'${c}', obj.${c}`).join(', ')}) FROM (SELECT ${columns.join(', ')} ${from}) obj)`;
+const JOINED = `SELECT n.id, n.name, n.parent_id, n.created_at, n.updated_at AS node_updated_at, n.is_processing, n.is_failed,
+    n.size_bytes, b.state, b.dbu_path, b.input_session_id, b.input_format, b.input_bytes, b.updated_at,
+    ${array(
+      [
+        'p.id',
+        'p.bundle_id',
+        'p.state',
+        'p.cost',
+        'p.failure_reason',
+        'p.derivative_node_id',
+        'p.created_at',
+        'p.started_at',
+        'p.finished_at',
+        'd.kind AS derivative_kind',
+        'd.trashed_at AS derivative_trashed_at',
+      ],
+      'FROM processings p LEFT JOIN nodes d ON d.id = p.derivative_node_id WHERE p.bundle_id = b.node_id ORDER BY p.created_at, p.id',
+    )} AS processings,
+    ${array(
+      ['f.id', 'f.name', 'f.stored_bytes', 'f.declared_bytes', 'f.state', 'f.etag', 'f.format'],
+      'FROM stored_objects f WHERE f.session_id = b.input_session_id ORDER BY f.created_at, f.id',
+    )} AS files,
+    ${array(
+      ['o.id', 'o.name', 'o.kind'],
+      "FROM node_links l JOIN nodes o ON o.id = l.to_id WHERE l.kind = 'derivative' AND l.from_id = b.node_id AND o.trashed_at IS NULL",
+    )} AS outputs,
+    ${object(['content_type', 'etag'], 'FROM node_thumbnails WHERE node_id = b.node_id')} AS thumbnail
+  FROM bundles b JOIN nodes n ON n.id = b.node_id
+  WHERE b.node_id = $1 AND n.kind = 'dataBundle' AND n.trashed_at IS NULL`;
+const TEXTS: Record<Query, string> = { ...QUERIES, joined: JOINED };
+/** SQLite answers JSON as text; pg has parsed it. */
+const parsed = (value: unknown) => (typeof value === 'string' ? JSON.parse(value) : value);
 
 function openReader(): (query: Query, id: string) => Promise<Row[]> {
   const databaseUrl = process.env.RDP_BENCH_BARE_DATABASE_URL;
@@ -39,11 +85,11 @@ function openReader(): (query: Query, id: string) => Promise<Row[]> {
       max: Number(process.env.RDP_DATABASE_POOL_SIZE ?? 10),
     });
     // A named statement is prepared once per connection, as the platform's would be.
-    return async (query, id) => (await pool.query({ name: query, text: QUERIES[query], values: [id] })).rows;
+    return async (query, id) => (await pool.query({ name: query, text: TEXTS[query], values: [id] })).rows;
   }
   const db = new SQLite(process.env.RDP_BENCH_REGION_FILE as string, { readonly: true });
   const prepared = Object.fromEntries(
-    Object.entries(QUERIES).map(([name, text]) => [name, db.prepare(text.replaceAll('$1', '?'))]),
+    Object.entries(TEXTS).map(([name, text]) => [name, db.prepare(text.replaceAll('$1', '?'))]),
   ) as Record<Query, SQLite.Statement>;
   return async (query, id) => prepared[query].all(id) as Row[];
 }
@@ -60,8 +106,9 @@ function fileState(state: string): string {
 }
 
 async function bundleBody(bundleId: string, expand: Set<string>): Promise<Row | undefined> {
-  const [bundle] = await read('bundle', bundleId);
+  const [bundle] = await read(FIVE_READS ? 'bundle' : 'joined', bundleId);
   if (!bundle) return undefined;
+  const joined = !FIVE_READS;
   const body: Row = {
     id: bundle.id,
     name: bundle.name,
@@ -76,10 +123,12 @@ async function bundleBody(bundleId: string, expand: Set<string>): Promise<Row | 
     updatedAt: [bundle.updated_at, bundle.node_updated_at].sort()[1],
   };
   if (expand.has('processings')) {
-    body.processings = (await read('processings', bundleId)).map((row) => ({
+    body.processings = (joined ? (parsed(bundle.processings) as Row[]) : await read('processings', bundleId)).map((row) => ({
       id: row.id,
       bundleId: row.bundle_id,
       state: row.state,
+      // A running processing's progress is its job's (the queue's read); the benchmark's has finished.
+      progress: null,
       cost: row.cost,
       failureReason: row.failure_reason,
       derivativeId: row.derivative_node_id,
@@ -90,8 +139,12 @@ async function bundleBody(bundleId: string, expand: Set<string>): Promise<Row | 
     }));
   }
   if (expand.has('components')) {
-    const files = bundle.input_session_id ? await read('files', bundle.input_session_id) : [];
-    const outputs = await read('outputs', bundleId);
+    const files: Row[] = joined
+      ? parsed(bundle.files)
+      : bundle.input_session_id
+        ? await read('files', bundle.input_session_id)
+        : [];
+    const outputs: Row[] = joined ? parsed(bundle.outputs) : await read('outputs', bundleId);
     body.components = [
       ...(bundle.input_session_id
         ? [
@@ -120,7 +173,7 @@ async function bundleBody(bundleId: string, expand: Set<string>): Promise<Row | 
     ];
   }
   if (expand.has('thumbnail')) {
-    const [thumbnail] = await read('thumbnail', bundleId);
+    const thumbnail = joined ? parsed(bundle.thumbnail) : (await read('thumbnail', bundleId))[0];
     body.thumbnail = thumbnail
       ? { url: `${apiUrl}/v1/nodes/${bundleId}/thumbnail`, contentType: thumbnail.content_type, etag: thumbnail.etag }
       : null;
@@ -135,6 +188,7 @@ const processingSchema = {
     id: { type: 'string' },
     bundleId: { type: 'string' },
     state: { type: 'string' },
+    progress: nullable('number'),
     cost: { type: 'integer' },
     failureReason: nullable('string'),
     derivativeId: nullable('string'),

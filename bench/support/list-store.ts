@@ -63,7 +63,7 @@ export async function seedListStore(platform: Platform, nodes: number, people = 
   const admin = adminService(platform);
   const org = await admin.createOrganization({ name: 'List Bench Ltd', region: 'eu' });
   const viewer = (await admin.listRoles(org.id)).find((role) => role.name === 'Viewer')?.id as string;
-  const adminClient = await client(admin, org.id, 'Bench admin', ['read:hierarchy', 'read:user']);
+  const adminClient = await client(admin, org.id, 'Bench admin', ['read:hierarchy', 'read:user', 'read:basic']);
   await admin.grantMembership({ nodeId: org.id, principalId: adminClient.userId, roleId: ORGANIZATION_ADMINISTRATOR_ROLE_ID });
   const userClient = await client(admin, org.id, 'Bench user', ['read:hierarchy']);
 

@@ -244,7 +244,6 @@ export function regionServices(platform: Platform, region: Region): RegionServic
     jobs,
     nodes,
     bundles: context.bundles,
-    thumbnails: context.nodes,
     outbox: context.outbox,
   });
   const metadataTypes = new MetadataTypeRepository(context.store.db, context.store.dialect);

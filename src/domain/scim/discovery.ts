@@ -15,7 +15,7 @@ export function serviceProviderConfig(baseUrl: string) {
     patch: { supported: true },
     bulk: { supported: false, maxOperations: 0, maxPayloadSize: 0 },
     filter: { supported: true, maxResults: MAX_RESULTS },
-    // RFC 9865: /Users pages by cursor too; index paging stays the default.
+    // RFC 9865: /Users and /Groups page by cursor too; index paging stays the default.
     pagination: {
       cursor: true,
       index: true,

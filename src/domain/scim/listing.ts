@@ -1,3 +1,4 @@
+import { type CursorKey, decodeCursor } from '../listing/cursor.js';
 import { attributeKey, LIST_RESPONSE_SCHEMA } from './attributes.js';
 import { badRequest } from './scim-error.js';
 
@@ -33,6 +34,18 @@ export function parsePaging(startIndex: string | undefined, count: string | unde
   }
   const paging = { startIndex: Math.max(1, start ?? 1), count: Math.min(Math.max(0, size), MAX_RESULTS) };
   return cursor === undefined ? paging : { ...paging, cursor };
+}
+
+/**
+ * The sort key ([created, id]) a cursor of this SCIM list holds, or 400 invalidCursor (RFC 9865)
+ * in SCIM's error shape.
+ */
+export function decodeScimCursor(raw: string, list: string, scope: readonly string[]): CursorKey {
+  try {
+    return decodeCursor(raw, list, scope, 2);
+  } catch {
+    throw badRequest('invalidCursor', 'The cursor is not one this list returned for this filter');
+  }
 }
 
 /** With cursor paging, the answer carries nextCursor (when a page may follow) instead of startIndex. */

@@ -22,12 +22,18 @@ export default async function groupRoutes(app: ScimApp) {
     projectAttributes(resource, GROUP_SCHEMA, selection(request));
 
   app.get('/Groups', hidden, async (request) => {
-    const paging = parsePaging(queryValue(request, 'startIndex'), queryValue(request, 'count'));
-    const { total, records } = await groups.list(request.scim, queryValue(request, 'filter'), paging, withMembers(request));
+    const paging = parsePaging(queryValue(request, 'startIndex'), queryValue(request, 'count'), queryValue(request, 'cursor'));
+    const { total, records, nextCursor } = await groups.list(
+      request.scim,
+      queryValue(request, 'filter'),
+      paging,
+      withMembers(request),
+    );
     return listResponse(
       records.map((record) => shown(request, toGroupResource(record, request.scim.baseUrl))),
       total,
       paging,
+      nextCursor,
     );
   });
 

@@ -11,6 +11,7 @@ import type { GroupRow, NodeRow, RegionalSchema } from '../../adapters/db/schema
 import { isUniqueViolation } from '../../adapters/db/unique-violation.js';
 import type { Principal } from '../../domain/access/principal.js';
 import { ApiError, validationError } from '../../domain/errors.js';
+import type { ListPage } from '../../domain/listing/cursor.js';
 import {
   checkGroupRemoval,
   checkGroupUpdate,
@@ -165,11 +166,11 @@ export class GroupService {
     return { ...row, member_count: 0 };
   }
 
-  async list(principal: Principal, filter: { divisionId?: string; name?: string }, limit: number, offset: number) {
+  async list(principal: Principal, filter: { divisionId?: string; name?: string }, page: ListPage) {
     const query: GroupFilter = {};
     if (filter.divisionId !== undefined) query.divisionId = (await this.division(principal, filter.divisionId)).node.id;
     if (filter.name !== undefined) query.nameKey = groupNameKey(filter.name);
-    return this.groups.list(principal.orgId, query, limit, offset);
+    return this.groups.list(principal.orgId, query, page);
   }
 
   async get(principal: Principal, groupId: string): Promise<GroupWithCount> {

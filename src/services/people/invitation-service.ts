@@ -13,6 +13,7 @@ import type { InvitationRow } from '../../adapters/db/schema.js';
 import { hashToken, randomToken } from '../../crypto/secrets.js';
 import type { Principal } from '../../domain/access/principal.js';
 import { ApiError } from '../../domain/errors.js';
+import type { ListPage } from '../../domain/listing/cursor.js';
 import type { NodeKind } from '../../domain/nodes/hierarchy.js';
 import { issuerOf } from '../../domain/oauth/issuer.js';
 import {
@@ -184,13 +185,12 @@ export class InvitationService {
   }
 
   /** The organization's invitations (manage on its node), or one node's (manage on that node). */
-  async list(principal: Principal, filter: InvitationFilter, limit: number, offset: number): Promise<InvitationRow[]> {
+  async list(principal: Principal, filter: InvitationFilter, page: ListPage): Promise<InvitationRow[]> {
     const node = await this.nodes.authorize(principal, filter.nodeId ?? principal.orgId, 'manage');
     return this.invitations.list(
       principal.orgId,
       { ...filter, ...(filter.nodeId !== undefined ? { nodeId: node.id } : {}) },
-      limit,
-      offset,
+      page,
     );
   }
 

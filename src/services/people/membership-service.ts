@@ -2,6 +2,7 @@ import type { MembershipRepository } from '../../adapters/db/repositories/member
 import type { OrganizationMemberRepository } from '../../adapters/db/repositories/organization-member-repository.js';
 import type { MembershipRow } from '../../adapters/db/schema.js';
 import type { Principal } from '../../domain/access/principal.js';
+import type { ListPage } from '../../domain/listing/cursor.js';
 import type { NodeAccess } from '../node-service.js';
 import type { MembershipChanges } from './membership-changes.js';
 
@@ -39,10 +40,10 @@ export class MembershipService {
   async list(
     principal: Principal,
     nodeId: string,
-    options: { limit: number; offset: number; expandPrincipal: boolean },
+    options: { page: ListPage; expandPrincipal: boolean },
   ): Promise<ListedMembership[]> {
     const node = await this.nodes.authorize(principal, nodeId, 'manage');
-    const rows = await this.memberships.listOnNode(node.id, options.limit, options.offset);
+    const rows = await this.memberships.listOnNode(node.id, options.page);
     if (!options.expandPrincipal) return rows;
 
     const userIds = rows.filter((row) => row.principal_type !== 'group').map((row) => row.principal_id);

@@ -6,6 +6,7 @@ import type { RoleRepository } from '../../adapters/db/repositories/role-reposit
 import type { RegionalSchema, RoleRow } from '../../adapters/db/schema.js';
 import type { Principal } from '../../domain/access/principal.js';
 import { ApiError } from '../../domain/errors.js';
+import type { ListPage } from '../../domain/listing/cursor.js';
 import { checkRoleEditable, checkRoleUnused } from '../../domain/people/role-rules.js';
 import { normalizePermissions } from '../../domain/people/roles.js';
 import type { Clock } from '../../ports/clock.js';
@@ -38,8 +39,9 @@ export class RoleService {
     this.transaction = options.transaction;
   }
 
-  async list(principal: Principal): Promise<RoleRow[]> {
-    return this.roles.list(principal.orgId);
+  /** Every role, or a page of them. */
+  async list(principal: Principal, page?: ListPage): Promise<RoleRow[]> {
+    return this.roles.list(principal.orgId, page);
   }
 
   async create(principal: Principal, input: { name: string; permissions: string[] }): Promise<RoleRow> {

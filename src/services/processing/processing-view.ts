@@ -5,7 +5,13 @@ import type { ProcessingRow } from '../../adapters/db/schema.js';
  * (domain/nodes/content-urls.ts), when it made a point cloud that is served; `progress` is its
  * job's last reported progress while it runs.
  */
-export function processingView(row: ProcessingRow, tilesetUrl: string | null = null, progress: number | null = null) {
+/** The columns of a processing its body shows. */
+export type ProcessingViewRow = Pick<
+  ProcessingRow,
+  'id' | 'bundle_id' | 'state' | 'cost' | 'failure_reason' | 'derivative_node_id' | 'created_at' | 'started_at' | 'finished_at'
+>;
+
+export function processingView(row: ProcessingViewRow, tilesetUrl: string | null = null, progress: number | null = null) {
   return {
     id: row.id,
     bundleId: row.bundle_id,

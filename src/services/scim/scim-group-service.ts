@@ -4,15 +4,18 @@ import type { OrganizationMemberRepository } from '../../adapters/db/repositorie
 import type { ScimUserRepository } from '../../adapters/db/repositories/scim-user-repository.js';
 import type { GroupRow, RegionalSchema } from '../../adapters/db/schema.js';
 import { isUniqueViolation } from '../../adapters/db/unique-violation.js';
+import { encodeCursor } from '../../domain/listing/cursor.js';
 import { groupNameKey } from '../../domain/people/group-rules.js';
 import { parseGroupFilter } from '../../domain/scim/filters.js';
 import { applyGroupPatch, type ScimGroupFields, type ScimGroupRecord } from '../../domain/scim/group-resource.js';
-import type { Paging } from '../../domain/scim/listing.js';
+import { decodeScimCursor, type Paging } from '../../domain/scim/listing.js';
 import type { PatchOperation } from '../../domain/scim/patch.js';
 import { badRequest, conflict, notFound } from '../../domain/scim/scim-error.js';
 import { displayNameOf } from '../../domain/scim/user-resource.js';
 import type { Clock } from '../../ports/clock.js';
 import { type ScimContext, scimActor } from './scim-context.js';
+
+const SCIM_GROUPS = 'scim-groups';
 
 const nameTaken = (name: string) => conflict(`A group named ${name} exists in the organization`);
 const noGroup = () => notFound('No SCIM group with this id in the organization');
@@ -69,13 +72,22 @@ export class ScimGroupService {
     }));
   }
 
+  /**
+   * A page in the order the groups were made, by startIndex or by cursor (RFC 9865): a cursor
+   * holds the last group's (created, id), bound to the organization and the filter.
+   */
   async list(context: ScimContext, filter: string | undefined, paging: Paging, withMembers: boolean) {
+    const scope = [context.orgId, filter ?? ''];
+    const after = paging.cursor ? decodeScimCursor(paging.cursor, SCIM_GROUPS, scope) : undefined;
     const query = parseGroupFilter(filter);
     if (query.none) return { total: 0, records: [] };
     const { scimGroups: groups } = context.region;
     const total = await groups.count(context.orgId, query.where);
-    const rows = paging.count === 0 ? [] : await groups.list(context.orgId, query.where, paging.count, paging.startIndex - 1);
-    return { total, records: await this.records(context, rows, withMembers) };
+    const page = { limit: paging.count, offset: paging.startIndex - 1, after };
+    const rows = paging.count === 0 ? [] : await groups.list(context.orgId, query.where, page);
+    const last = paging.cursor !== undefined && rows.length === paging.count ? rows[rows.length - 1] : undefined;
+    const nextCursor = last ? encodeCursor(SCIM_GROUPS, scope, [last.created_at, last.id]) : undefined;
+    return { total, records: await this.records(context, rows, withMembers), nextCursor };
   }
 
   async get(context: ScimContext, groupId: string, withMembers = true): Promise<ScimGroupRecord> {

@@ -10,11 +10,11 @@ import type { ScimUserRepository } from '../../adapters/db/repositories/scim-use
 import type { UserRepository } from '../../adapters/db/repositories/user-repository.js';
 import type { GlobalSchema } from '../../adapters/db/schema.js';
 import { isUniqueViolation } from '../../adapters/db/unique-violation.js';
-import { type CursorKey, decodeCursor, encodeCursor } from '../../domain/listing/cursor.js';
+import { encodeCursor } from '../../domain/listing/cursor.js';
 import { emailDomain, isDomainAllowed } from '../../domain/people/invitation-rules.js';
 import { checkSeatFree } from '../../domain/people/user-rules.js';
 import { parseUserFilter } from '../../domain/scim/filters.js';
-import type { Paging } from '../../domain/scim/listing.js';
+import { decodeScimCursor, type Paging } from '../../domain/scim/listing.js';
 import type { PatchOperation } from '../../domain/scim/patch.js';
 import { badRequest, conflict, notFound } from '../../domain/scim/scim-error.js';
 import { applyUserPatch, type ScimUserFields, type ScimUserRecord } from '../../domain/scim/user-resource.js';
@@ -24,15 +24,6 @@ import { type ScimContext, scimActor } from './scim-context.js';
 type Seats = { used: number; limit: number | null };
 
 const SCIM_USERS = 'scim-users';
-
-/** A cursor of this list, or 400 invalidCursor (RFC 9865) in SCIM's error shape. */
-function decodeScimCursor(raw: string, scope: string[]): CursorKey {
-  try {
-    return decodeCursor(raw, SCIM_USERS, scope, 2);
-  } catch {
-    throw badRequest('invalidCursor', 'The cursor is not one this list returned for this filter');
-  }
-}
 
 function fieldsOf(row: OrganizationMember): ScimUserFields {
   return {
@@ -106,7 +97,7 @@ export class ScimUserService {
    */
   async list(context: ScimContext, filter: string | undefined, paging: Paging) {
     const scope = [context.orgId, filter ?? ''];
-    const after = paging.cursor ? decodeScimCursor(paging.cursor, scope) : undefined;
+    const after = paging.cursor ? decodeScimCursor(paging.cursor, SCIM_USERS, scope) : undefined;
     const query = parseUserFilter(filter);
     if (query.none) return { total: 0, records: [] };
     // Service users never show: SCIM's users are people.

@@ -1,6 +1,11 @@
 import { randomUUID } from 'node:crypto';
 import type { BundleRepository } from '../../adapters/db/repositories/bundle-repository.js';
-import type { NodeRepository } from '../../adapters/db/repositories/node-repository.js';
+import type {
+  BundleExpansion,
+  BundleInputFile,
+  BundleOutput,
+  BundleWithExpansions,
+} from '../../adapters/db/repositories/bundle-view-rows.js';
 import type { NodeTreeRepository } from '../../adapters/db/repositories/node-tree-repository.js';
 import type { UploadRepository } from '../../adapters/db/repositories/upload-repository.js';
 import type { BundleRow, NodeRow, ProcessingRow, StoredObjectRow, UploadSessionRow } from '../../adapters/db/schema.js';
@@ -18,7 +23,11 @@ import type { WebhookOutbox } from '../webhooks/webhook-outbox.js';
 import { meshInputTriangles } from './mesh-input-triangles.js';
 import { type CompletedUpload, type UploadService, uploadTarget } from './upload-service.js';
 
-export type BundleExpansion = 'processings' | 'components' | 'thumbnail';
+export type { BundleExpansion };
+
+/** What a bundle's body expands, as findWithExpansions read it. */
+type Expanded = Pick<BundleWithExpansions, 'processings' | 'inputs' | 'outputs' | 'thumbnail'>;
+const NOTHING_EXPANDED: Expanded = { processings: [], inputs: [], outputs: [], thumbnail: null };
 
 const largest = (files: StoredObjectRow[]) =>
   files.reduce<StoredObjectRow | undefined>(
@@ -35,7 +44,7 @@ export function mainInputFile(files: StoredObjectRow[]): StoredObjectRow | undef
   return largest(files.filter((file) => inputKind(file.format) !== null)) ?? largest(files);
 }
 
-function fileView(row: StoredObjectRow) {
+function fileView(row: BundleInputFile) {
   return {
     id: row.id,
     name: row.name,
@@ -53,8 +62,8 @@ function fileView(row: StoredObjectRow) {
  */
 function components(
   bundle: BundleRow,
-  inputs: StoredObjectRow[],
-  outputs: NodeRow[],
+  inputs: BundleInputFile[],
+  outputs: BundleOutput[],
   formats: Map<string, string | null>,
   apiUrl: string,
 ) {
@@ -113,7 +122,7 @@ export interface BundleServiceOptions {
   uploadExpirySeconds: number;
   /** A running processing's progress, as its job last reported it. */
   jobs: Pick<JobQueue, 'get'>;
-  nodes: Pick<NodeService, 'create' | 'authorize'>;
+  nodes: Pick<NodeService, 'create' | 'authorize' | 'authorizeBeside'>;
   uploads: Pick<UploadService, 'lockQuota' | 'checkQuota' | 'open' | 'reserve' | 'complete' | 'readHead' | 'readChunks'>;
   /** The largest mesh input finalize takes, all its session's files counted (RDP_MESH_MAX_INPUT_BYTES). */
   meshMaxInputBytes: number;
@@ -129,8 +138,7 @@ export interface BundleServiceOptions {
     | 'finalizeObject'
   >;
   bundles: BundleRepository;
-  tree: Pick<NodeTreeRepository, 'transaction' | 'readTransaction' | 'links'>;
-  thumbnails: Pick<NodeRepository, 'getThumbnail'>;
+  tree: Pick<NodeTreeRepository, 'transaction'>;
   outbox: Pick<WebhookOutbox, 'record'>;
 }
 
@@ -192,12 +200,22 @@ export class BundleService {
     return { node: { ...seen, is_processing, is_failed, size_bytes, updated_at: node_updated_at }, bundle };
   }
 
+  /**
+   * The bundle and its expansions in one statement, read beside the access check: two statements
+   * in all (docs/performance.md, "Bundle fetch"), and the body only once the check has passed.
+   */
   async get(principal: Principal, bundleId: string, expand: Set<BundleExpansion>) {
-    const { node, bundle } = await this.authorized(principal, bundleId, 'read');
-    return this.view(node, bundle, expand);
+    const { node: seen, read: found } = await this.nodes.authorizeBeside(principal, bundleId, 'read', () =>
+      this.bundles.findWithExpansions(bundleId, expand),
+    );
+    if (seen.kind !== 'dataBundle' || found?.node_id !== seen.id) throw new ApiError('NotFound', 'Data bundle not found');
+    const { is_processing, is_failed, size_bytes, node_updated_at, processings, inputs, outputs, thumbnail, ...bundle } = found;
+    // The node's state as of the bundle's read, as authorized() takes it.
+    const node = { ...seen, is_processing, is_failed, size_bytes, updated_at: node_updated_at };
+    return this.view(node, bundle, expand, { processings, inputs, outputs, thumbnail });
   }
 
-  private async view(node: NodeRow, bundle: BundleRow, expand: Set<BundleExpansion>) {
+  private async view(node: NodeRow, bundle: BundleRow, expand: Set<BundleExpansion>, expanded: Expanded = NOTHING_EXPANDED) {
     const body: Record<string, unknown> = {
       id: node.id,
       name: node.name,
@@ -210,7 +228,7 @@ export class BundleService {
       createdAt: node.created_at,
       updatedAt: [bundle.updated_at, node.updated_at].sort()[1],
     };
-    const processings = expand.has('processings') || expand.has('components') ? await this.bundles.processingsOf(node.id) : [];
+    const { processings } = expanded;
     if (expand.has('processings')) {
       body.processings = await Promise.all(
         processings.map(async (row) =>
@@ -230,13 +248,11 @@ export class BundleService {
       );
     }
     if (expand.has('components')) {
-      const inputs = bundle.input_session_id ? await this.storedObjects.objectsOfSession(bundle.input_session_id) : [];
-      const { derivatives: outputs } = await this.tree.readTransaction((tx) => this.tree.links(tx, node.id));
       const formats = new Map(processings.map((row) => [row.derivative_node_id ?? '', row.derivative_format]));
-      body.components = components(bundle, inputs, outputs, formats, this.apiUrl());
+      body.components = components(bundle, expanded.inputs, expanded.outputs, formats, this.apiUrl());
     }
     if (expand.has('thumbnail')) {
-      const thumbnail = await this.options.thumbnails.getThumbnail(node.id);
+      const { thumbnail } = expanded;
       body.thumbnail = thumbnail
         ? { url: nodeThumbnailUrl(this.apiUrl(), node.id), contentType: thumbnail.content_type, etag: thumbnail.etag }
         : null;
@@ -245,7 +261,7 @@ export class BundleService {
   }
 
   /** A running processing's progress, as its job last reported it (the queue's read, only while it runs). */
-  private async jobProgress(row: ProcessingRow): Promise<number | null> {
+  private async jobProgress(row: Pick<ProcessingRow, 'state' | 'job_id'>): Promise<number | null> {
     if (row.state !== 'running' || !row.job_id) return null;
     return (await this.options.jobs.get(row.job_id))?.progress ?? null;
   }

@@ -978,7 +978,7 @@ export interface paths {
         };
         /**
          * List the organization's roles
-         * @description Administrative roles first (given on the organization node only), then custom roles by name.
+         * @description Administrative roles first (given on the organization node only), then custom roles by name. Every role unless limit, offset or cursor is given.
          */
         get: operations["listRoles"];
         put?: never;
@@ -5379,6 +5379,8 @@ export interface operations {
                 limit?: number;
                 /** @description How many items to skip; default 0 */
                 offset?: number;
+                /** @description Continue after the page that answered this value in its Next-Cursor header (a full page carries one). Not with offset; only with the filters of that first request. */
+                cursor?: string;
             };
             header?: never;
             path?: never;
@@ -6006,6 +6008,8 @@ export interface operations {
                 limit?: number;
                 /** @description How many items to skip; default 0 */
                 offset?: number;
+                /** @description Continue after the page that answered this value in its Next-Cursor header (a full page carries one). Not with offset; only with the filters of that first request. */
+                cursor?: string;
             };
             header?: never;
             path?: never;
@@ -7393,6 +7397,8 @@ export interface operations {
                 limit?: number;
                 /** @description How many items to skip; default 0 */
                 offset?: number;
+                /** @description Continue after the page that answered this value in its Next-Cursor header (a full page carries one). Not with offset; only with the filters of that first request. */
+                cursor?: string;
             };
             header?: never;
             path: {
@@ -8927,7 +8933,14 @@ export interface operations {
     };
     listRoles: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description Page size; values above 500 are clamped to 500; absent: every role */
+                limit?: number;
+                /** @description How many items to skip; default 0 */
+                offset?: number;
+                /** @description Continue after the page that answered this value in its Next-Cursor header (a full page carries one). Not with offset; only with the filters of that first request. */
+                cursor?: string;
+            };
             header?: never;
             path?: never;
             cookie?: never;
@@ -8941,6 +8954,15 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Role"][];
+                };
+            };
+            /** @description ValidationError: the message names the failing field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description not_authenticated or invalid_token: request a new token */

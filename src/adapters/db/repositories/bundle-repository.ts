@@ -1,6 +1,8 @@
 import type { Kysely, Transaction } from 'kysely';
 import type { BundleStatus } from '../../../domain/processing/bundle-lifecycle.js';
+import type { Dialect } from '../database.js';
 import type { BundleRow, ProcessingRow, RegionalSchema } from '../schema.js';
+import { type BundleExpansion, type BundleWithExpansions, findBundleWithExpansions } from './bundle-view-rows.js';
 
 type Db = Kysely<RegionalSchema> | Transaction<RegionalSchema>;
 
@@ -13,7 +15,15 @@ export type ProcessingWithDerivative = ProcessingRow & {
 
 /** Data bundles and their processings in one region. */
 export class BundleRepository {
-  constructor(readonly db: Kysely<RegionalSchema>) {}
+  constructor(
+    readonly db: Kysely<RegionalSchema>,
+    private readonly dialect: Dialect,
+  ) {}
+
+  /** The bundle, its node's state and the expansions asked for, in one statement (bundle-view-rows.ts). */
+  async findWithExpansions(nodeId: string, expand: ReadonlySet<BundleExpansion>): Promise<BundleWithExpansions | undefined> {
+    return findBundleWithExpansions(this.db, this.dialect, nodeId, expand);
+  }
 
   async insert(tx: Db, row: BundleRow): Promise<void> {
     await tx.insertInto('bundles').values(row).execute();

@@ -1,4 +1,5 @@
 import { type Kysely, sql, type Transaction } from 'kysely';
+import type { ListPage } from '../../../domain/listing/cursor.js';
 import type { GroupWithCount } from '../../../domain/records/regional.js';
 import type { Dialect } from '../database.js';
 import type { GroupMemberRow, GroupRow, RegionalSchema } from '../schema.js';
@@ -46,14 +47,37 @@ export class GroupRepository {
     return db.selectFrom('groups').selectAll().where('org_id', '=', orgId).where('name_key', '=', nameKey).executeTakeFirst();
   }
 
-  async list(orgId: string, filter: GroupFilter, limit: number, offset: number): Promise<GroupWithCount[]> {
-    let query = this.withCount(this.db).where('g.org_id', '=', orgId);
+  /**
+   * By name (without case), then id: after a cursor's key ([name_key, id]) or by offset. An
+   * offset's page is chosen along groups_list_order alone, then only its rows are read and
+   * counted (docs/performance.md, "Lists at depth").
+   */
+  async list(orgId: string, filter: GroupFilter, page: ListPage): Promise<GroupWithCount[]> {
     const { divisionId, nameKey } = filter;
-    if (divisionId !== undefined) {
-      query = query.where((eb) => eb.or([eb('g.division_id', '=', divisionId), eb('g.division_id', 'is', null)]));
-    }
-    if (nameKey !== undefined) query = query.where('g.name_key', '=', nameKey);
-    const rows = await query.orderBy('g.name_key').orderBy('g.id').limit(limit).offset(offset).execute();
+    const filtered = (db: Db) => {
+      let query = db.selectFrom('groups as g').where('g.org_id', '=', orgId);
+      if (divisionId !== undefined) {
+        query = query.where((eb) => eb.or([eb('g.division_id', '=', divisionId), eb('g.division_id', 'is', null)]));
+      }
+      if (nameKey !== undefined) query = query.where('g.name_key', '=', nameKey);
+      const [afterName, afterId] = page.after ?? [];
+      if (afterName !== undefined && afterId !== undefined)
+        query = query.where(sql<boolean>`(g.name_key, g.id) > (${afterName}, ${afterId})`);
+      return query.orderBy('g.name_key').orderBy('g.id').limit(page.limit);
+    };
+    const skip = page.after ? 0 : page.offset;
+    const memberCount = sql<number>`(SELECT count(*) FROM group_members gm WHERE gm.group_id = g.id)`.as('member_count');
+    // The page's ids drive the join: the rows before it are never read, nor their members counted.
+    const rows = await (skip > 0
+      ? this.db
+          .selectFrom(filtered(this.db).select('g.id').offset(skip).as('page'))
+          .innerJoin('groups as g', 'g.id', 'page.id')
+          .selectAll('g')
+          .select(memberCount)
+          .orderBy('g.name_key')
+          .orderBy('g.id')
+      : filtered(this.db).selectAll('g').select(memberCount)
+    ).execute();
     return rows.map((row) => ({ ...row, member_count: Number(row.member_count) }));
   }
 

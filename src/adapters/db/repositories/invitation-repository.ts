@@ -1,4 +1,5 @@
-import type { Kysely, Transaction } from 'kysely';
+import { type Kysely, sql, type Transaction } from 'kysely';
+import type { ListPage } from '../../../domain/listing/cursor.js';
 import type { InvitationRow, InvitationState, RegionalSchema } from '../schema.js';
 import { isUniqueViolation } from '../unique-violation.js';
 
@@ -81,11 +82,29 @@ export class InvitationRepository {
     return this.db.selectFrom('invitations').selectAll().where('token_hash', '=', tokenHash).executeTakeFirst();
   }
 
-  /** Newest first; `sending` rows are not invitations yet and are never listed. */
-  async list(orgId: string, filter: InvitationFilter, limit: number, offset: number): Promise<InvitationRow[]> {
-    let query = this.db.selectFrom('invitations').selectAll().where('org_id', '=', orgId).where('state', '!=', 'sending');
-    if (filter.nodeId !== undefined) query = query.where('node_id', '=', filter.nodeId);
-    if (filter.state !== undefined) query = query.where('state', '=', filter.state);
-    return query.orderBy('created_at', 'desc').orderBy('id', 'desc').limit(limit).offset(offset).execute();
+  /**
+   * Newest first, by id within an instant: after a cursor's key ([created_at, id]) or by offset;
+   * `sending` rows are not invitations yet and are never listed.
+   */
+  async list(orgId: string, filter: InvitationFilter, page: ListPage): Promise<InvitationRow[]> {
+    const filtered = () => {
+      let query = this.db.selectFrom('invitations').where('org_id', '=', orgId).where('state', '!=', 'sending');
+      if (filter.nodeId !== undefined) query = query.where('node_id', '=', filter.nodeId);
+      if (filter.state !== undefined) query = query.where('state', '=', filter.state);
+      const [afterCreated, afterId] = page.after ?? [];
+      if (afterCreated !== undefined && afterId !== undefined)
+        query = query.where(sql<boolean>`(created_at, id) < (${afterCreated}, ${afterId})`);
+      return query.orderBy('created_at', 'desc').orderBy('id', 'desc').limit(page.limit);
+    };
+    // An offset's page is chosen along invitations_list_order alone (docs/performance.md, "Lists at depth").
+    const skip = page.after ? 0 : page.offset;
+    if (skip === 0) return filtered().selectAll().execute();
+    return this.db
+      .selectFrom(filtered().select('id').offset(skip).as('page'))
+      .innerJoin('invitations as i', 'i.id', 'page.id')
+      .selectAll('i')
+      .orderBy('i.created_at', 'desc')
+      .orderBy('i.id', 'desc')
+      .execute();
   }
 }

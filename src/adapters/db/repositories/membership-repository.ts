@@ -1,4 +1,5 @@
-import type { Kysely, Transaction } from 'kysely';
+import { type Kysely, sql, type Transaction } from 'kysely';
+import type { ListPage } from '../../../domain/listing/cursor.js';
 import { NODE_LISTING_COLUMNS, type NodeListing } from '../../../domain/records/regional.js';
 import type { Dialect } from '../database.js';
 import type { GroupRow, MembershipRow, RegionalSchema } from '../schema.js';
@@ -25,16 +26,29 @@ export class MembershipRepository {
     private readonly dialect: Dialect,
   ) {}
 
-  /** The memberships held on the node itself (not those reaching it from above), oldest first. */
-  async listOnNode(nodeId: string, limit: number, offset: number): Promise<MembershipRow[]> {
+  /**
+   * The memberships held on the node itself (not those reaching it from above), oldest first, by
+   * principal within an instant: after a cursor's key ([created_at, principal_id]) or by offset.
+   */
+  async listOnNode(nodeId: string, page: ListPage): Promise<MembershipRow[]> {
+    const filtered = () => {
+      let query = this.db.selectFrom('memberships').where('node_id', '=', nodeId);
+      const [afterCreated, afterPrincipal] = page.after ?? [];
+      if (afterCreated !== undefined && afterPrincipal !== undefined)
+        query = query.where(sql<boolean>`(created_at, principal_id) > (${afterCreated}, ${afterPrincipal})`);
+      return query.orderBy('created_at').orderBy('principal_id').limit(page.limit);
+    };
+    // An offset's page is chosen along memberships_node_order alone (docs/performance.md, "Lists at depth").
+    const skip = page.after ? 0 : page.offset;
+    if (skip === 0) return filtered().selectAll().execute();
     return this.db
-      .selectFrom('memberships')
-      .selectAll()
-      .where('node_id', '=', nodeId)
-      .orderBy('created_at')
-      .orderBy('principal_id')
-      .limit(limit)
-      .offset(offset)
+      .selectFrom(filtered().select('principal_id').offset(skip).as('page'))
+      .innerJoin('memberships as m', (join) =>
+        join.on('m.node_id', '=', nodeId).onRef('m.principal_id', '=', 'page.principal_id'),
+      )
+      .selectAll('m')
+      .orderBy('m.created_at')
+      .orderBy('m.principal_id')
       .execute();
   }
 

@@ -1,4 +1,5 @@
-import type { Kysely, Transaction } from 'kysely';
+import { type Kysely, sql, type Transaction } from 'kysely';
+import type { ListPage } from '../../../domain/listing/cursor.js';
 import type { Dialect } from '../database.js';
 import type { RegionalSchema, RoleRow } from '../schema.js';
 import { isUniqueViolation } from '../unique-violation.js';
@@ -12,16 +13,33 @@ export class RoleRepository {
     private readonly dialect: Dialect,
   ) {}
 
-  /** Administrative roles first, then custom roles by name. */
-  async list(orgId: string): Promise<RoleRow[]> {
-    return this.db
-      .selectFrom('roles')
-      .selectAll()
-      .where('org_id', '=', orgId)
-      .orderBy('kind')
-      .orderBy('name_key')
-      .orderBy('id')
-      .execute();
+  /**
+   * Administrative roles first, then custom roles by name: every role, or a page after a cursor's
+   * key ([kind, name_key, id]) or by offset.
+   */
+  async list(orgId: string, page?: ListPage): Promise<RoleRow[]> {
+    const filtered = () => {
+      let query = this.db.selectFrom('roles').where('org_id', '=', orgId);
+      const [afterKind, afterName, afterId] = page?.after ?? [];
+      if (afterKind !== undefined && afterName !== undefined && afterId !== undefined)
+        query = query.where(sql<boolean>`(kind, name_key, id) > (${afterKind}, ${afterName}, ${afterId})`);
+      return query.orderBy('kind').orderBy('name_key').orderBy('id');
+    };
+    if (!page) return filtered().selectAll().execute();
+    // An offset's page is chosen along roles_list_order alone (docs/performance.md, "Lists at depth").
+    const skip = page.after ? 0 : page.offset;
+    if (skip === 0) return filtered().selectAll().limit(page.limit).execute();
+    return (
+      this.db
+        .selectFrom(filtered().select('id').limit(page.limit).offset(skip).as('page'))
+        // A role's key is (org_id, id): both, or each page id scans the organization's roles.
+        .innerJoin('roles as r', (join) => join.on('r.org_id', '=', orgId).onRef('r.id', '=', 'page.id'))
+        .selectAll('r')
+        .orderBy('r.kind')
+        .orderBy('r.name_key')
+        .orderBy('r.id')
+        .execute()
+    );
   }
 
   async find(orgId: string, id: string, db: Db = this.db): Promise<RoleRow | undefined> {

@@ -1,4 +1,5 @@
-import type { Kysely, Transaction } from 'kysely';
+import { type Kysely, sql, type Transaction } from 'kysely';
+import type { ListPage } from '../../../domain/listing/cursor.js';
 import type { GroupQuery } from '../../../domain/scim/filters.js';
 import type { GroupRow, RegionalSchema } from '../schema.js';
 import { chunks } from './chunks.js';
@@ -36,13 +37,24 @@ export class ScimGroupRepository {
     return this.scimGroups(db, orgId, { id: groupId }).selectAll('g').executeTakeFirst();
   }
 
-  async list(orgId: string, where: GroupQuery, limit: number, offset: number): Promise<GroupRow[]> {
-    return this.scimGroups(this.db, orgId, where)
-      .selectAll('g')
-      .orderBy('g.created_at')
-      .orderBy('g.id')
-      .limit(limit)
-      .offset(offset)
+  /** In the order they were made, by id within an instant: after a cursor's key ([created_at, id]) or by offset. */
+  async list(orgId: string, where: GroupQuery, page: ListPage): Promise<GroupRow[]> {
+    const filtered = () => {
+      let query = this.scimGroups(this.db, orgId, where);
+      const [afterCreated, afterId] = page.after ?? [];
+      if (afterCreated !== undefined && afterId !== undefined)
+        query = query.where(sql<boolean>`(g.created_at, g.id) > (${afterCreated}, ${afterId})`);
+      return query.orderBy('g.created_at').orderBy('g.id').limit(page.limit);
+    };
+    // An offset's page is chosen along groups_scim_order alone (docs/performance.md, "Lists at depth").
+    const skip = page.after ? 0 : page.offset;
+    if (skip === 0) return filtered().selectAll('g').execute();
+    return this.db
+      .selectFrom(filtered().select('g.id').offset(skip).as('page'))
+      .innerJoin('groups as s', 's.id', 'page.id')
+      .selectAll('s')
+      .orderBy('s.created_at')
+      .orderBy('s.id')
       .execute();
   }
 

@@ -1,5 +1,6 @@
 import { Type } from '@sinclair/typebox';
-import { clampLimit, Paging } from '../paging.js';
+import type { GroupWithCount } from '../../../domain/records/regional.js';
+import { type CursorList, clampLimit, Paging, pagePosition, setNextCursor } from '../paging.js';
 import type { RegionApp } from '../region-app-type.js';
 import { created, errors } from '../responses.js';
 import {
@@ -12,6 +13,9 @@ import {
   UpdateGroupBody,
 } from './group-schemas.js';
 import { toUserBody } from './user-schemas.js';
+
+/** The groups list's order (name without case, then id): what a cursor holds. */
+const GROUPS: CursorList<GroupWithCount> = { name: 'groups', keyLength: 2, keyOf: (row) => [row.name_key, row.id] };
 
 const WHO_MAY_CHANGE = 'Needs manage on the owning division, or on the organization node for an organization group.';
 
@@ -51,14 +55,17 @@ export default async function groupRoutes(app: RegionApp) {
         response: { 200: Type.Array(Group), ...errors(400, 401, 403) },
       },
     },
-    async (request) => {
-      const { divisionId, name, limit, offset } = request.query;
+    async (request, reply) => {
+      const { divisionId, name } = request.query;
+      const { principal } = request;
+      const scope = [principal.orgId, divisionId ?? '', name?.toLowerCase() ?? ''];
+      const page = pagePosition(GROUPS, scope, request.query);
       const groups = await app.services.groups.list(
-        request.principal,
+        principal,
         { ...(divisionId !== undefined ? { divisionId } : {}), ...(name !== undefined ? { name } : {}) },
-        clampLimit(limit),
-        offset ?? 0,
+        page,
       );
+      setNextCursor(reply, GROUPS, scope, page, groups);
       return groups.map(toGroupBody);
     },
   );

@@ -1,6 +1,6 @@
 import { type Static, Type } from '@sinclair/typebox';
 import type { GroupWithCount } from '../../../domain/records/regional.js';
-import { Paging } from '../paging.js';
+import { CursorPaging } from '../paging.js';
 
 // NUL characters are refused for every JSON body by http/plugins/json-body.ts.
 export const GroupName = Type.String({
@@ -58,7 +58,7 @@ export const ListGroupsQuery = Type.Object(
     name: Type.Optional(
       Type.String({ minLength: 1, maxLength: 255, description: 'The group with exactly this name (without regard to case)' }),
     ),
-    ...Paging,
+    ...CursorPaging,
   },
   { additionalProperties: false },
 );

@@ -1,6 +1,7 @@
 import { Type } from '@sinclair/typebox';
+import type { InvitationRow } from '../../../adapters/db/schema.js';
 import { NodeIdParams } from '../nodes/node-schemas.js';
-import { clampLimit } from '../paging.js';
+import { type CursorList, pagePosition, setNextCursor } from '../paging.js';
 import type { RegionApp } from '../region-app-type.js';
 import { created, errors } from '../responses.js';
 import {
@@ -11,6 +12,9 @@ import {
   InviteBody,
   toInvitationBody,
 } from './invitation-schemas.js';
+
+/** The invitations list's order (newest first, then id): what a cursor holds. */
+const INVITATIONS: CursorList<InvitationRow> = { name: 'invitations', keyLength: 2, keyOf: (row) => [row.created_at, row.id] };
 
 export default async function invitationRoutes(app: RegionApp) {
   const responses = { 201: InvitationSchema, ...errors(400, 401, 403, 404, 409, 422, 503) };
@@ -68,14 +72,17 @@ export default async function invitationRoutes(app: RegionApp) {
         response: { 200: Type.Array(InvitationSchema), ...errors(400, 401, 403, 404) },
       },
     },
-    async (request) => {
-      const { nodeId, state, limit, offset } = request.query;
+    async (request, reply) => {
+      const { nodeId, state } = request.query;
+      const { principal } = request;
+      const scope = [principal.orgId, nodeId ?? '', state ?? ''];
+      const page = pagePosition(INVITATIONS, scope, request.query);
       const rows = await app.services.invitations.list(
-        request.principal,
+        principal,
         { ...(nodeId !== undefined ? { nodeId } : {}), ...(state !== undefined ? { state } : {}) },
-        clampLimit(limit),
-        offset ?? 0,
+        page,
       );
+      setNextCursor(reply, INVITATIONS, scope, page, rows);
       return rows.map(toInvitationBody);
     },
   );

@@ -1,6 +1,6 @@
 import { type Static, Type } from '@sinclair/typebox';
 import type { InvitationRow } from '../../../domain/records/regional.js';
-import { Paging } from '../paging.js';
+import { CursorPaging } from '../paging.js';
 
 export const InviteBody = Type.Object(
   {
@@ -37,7 +37,7 @@ export const InvitationListQuery = Type.Object(
   {
     nodeId: Type.Optional(Type.String({ minLength: 1, maxLength: 64, description: "Only this node's invitations" })),
     state: Type.Optional(InvitationState),
-    ...Paging,
+    ...CursorPaging,
   },
   { additionalProperties: false },
 );

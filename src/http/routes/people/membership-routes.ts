@@ -1,7 +1,7 @@
 import { Type } from '@sinclair/typebox';
 import type { ListedMembership } from '../../../services/people/membership-service.js';
 import { NodeIdParams } from '../nodes/node-schemas.js';
-import { clampLimit, Paging } from '../paging.js';
+import { type CursorList, CursorPaging, pagePosition, setNextCursor } from '../paging.js';
 import type { RegionApp } from '../region-app-type.js';
 import { errors } from '../responses.js';
 
@@ -31,7 +31,7 @@ const ListQuery = Type.Object(
     expand: Type.Optional(
       Type.Literal('principal', { description: "principal: add each principal's name (and e-mail address)" }),
     ),
-    ...Paging,
+    ...CursorPaging,
   },
   { additionalProperties: false },
 );
@@ -39,6 +39,13 @@ const SetBody = Type.Object(
   { roleId: Type.String({ minLength: 1, maxLength: 64, description: 'An administrative role id or a custom role id' }) },
   { additionalProperties: false },
 );
+
+/** The memberships list's order (oldest first, then principal): what a cursor holds. */
+const MEMBERSHIPS: CursorList<ListedMembership> = {
+  name: 'memberships',
+  keyLength: 2,
+  keyOf: (row) => [row.created_at, row.principal_id],
+};
 
 const ROLE_CODES =
   'CustomRoleNotFound, AdminsitrativeRoleNotFound, AdministrativeRoleInvalidNode, CustomRoleNotAssignableToDataNode';
@@ -72,13 +79,16 @@ export default async function membershipRoutes(app: RegionApp) {
         response: { 200: Type.Array(Membership), ...errors(400, 401, 403, 404) },
       },
     },
-    async (request) => {
-      const { expand, limit, offset } = request.query;
-      const rows = await app.services.memberships.list(request.principal, request.params.nodeId, {
-        limit: clampLimit(limit),
-        offset: offset ?? 0,
-        expandPrincipal: expand === 'principal',
+    async (request, reply) => {
+      const { principal, params } = request;
+      // expand adds fields, not rows: a cursor holds across it.
+      const scope = [principal.orgId, params.nodeId];
+      const page = pagePosition(MEMBERSHIPS, scope, request.query);
+      const rows = await app.services.memberships.list(principal, params.nodeId, {
+        page,
+        expandPrincipal: request.query.expand === 'principal',
       });
+      setNextCursor(reply, MEMBERSHIPS, scope, page, rows);
       return rows.map(toMembershipBody);
     },
   );

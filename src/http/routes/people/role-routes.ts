@@ -2,6 +2,7 @@ import { type Static, Type } from '@sinclair/typebox';
 import { PERMISSIONS } from '../../../domain/access/permissions.js';
 import type { RoleRow } from '../../../domain/records/regional.js';
 import { Name } from '../nodes/node-schemas.js';
+import { type CursorList, CursorPaging, MAX_PAGE, MAX_PAGING_VALUE, pagePosition, setNextCursor } from '../paging.js';
 import type { RegionApp } from '../region-app-type.js';
 import { created, errors } from '../responses.js';
 
@@ -28,6 +29,22 @@ const UpdateBody = Type.Object(
   { name: Type.Optional(Name), permissions: Type.Optional(Permissions) },
   { additionalProperties: false, minProperties: 1 },
 );
+/** Paging is optional here: limit has no default, so a request without it still answers every role. */
+const RolesQuery = Type.Object(
+  {
+    ...CursorPaging,
+    limit: Type.Optional(
+      Type.Integer({
+        minimum: 1,
+        maximum: MAX_PAGING_VALUE,
+        description: `Page size; values above ${MAX_PAGE} are clamped to ${MAX_PAGE}; absent: every role`,
+      }),
+    ),
+  },
+  { additionalProperties: false },
+);
+/** The roles list's order (kind, name without case, then id): what a cursor holds. */
+const ROLES: CursorList<RoleRow> = { name: 'roles', keyLength: 3, keyOf: (row) => [row.kind, row.name_key, row.id] };
 const RoleIdParams = Type.Object({ roleId: Type.String({ minLength: 1, maxLength: 64 }) });
 
 function toRoleBody(row: RoleRow): RoleBody {
@@ -53,11 +70,23 @@ export default async function roleRoutes(app: RegionApp) {
         tags: ['Roles'],
         operationId: 'listRoles',
         summary: "List the organization's roles",
-        description: 'Administrative roles first (given on the organization node only), then custom roles by name.',
-        response: { 200: Type.Array(Role), ...errors(401, 403) },
+        description:
+          'Administrative roles first (given on the organization node only), then custom roles by name. Every role unless limit, offset or cursor is given.',
+        querystring: RolesQuery,
+        response: { 200: Type.Array(Role), ...errors(400, 401, 403) },
       },
     },
-    async (request) => (await app.services.roles.list(request.principal)).map(toRoleBody),
+    async (request, reply) => {
+      const { principal, query } = request;
+      // Without paging fields, every role, as before cursors (the console's role pickers read them all).
+      if (query.limit === undefined && query.offset === undefined && query.cursor === undefined)
+        return (await app.services.roles.list(principal)).map(toRoleBody);
+      const scope = [principal.orgId];
+      const page = pagePosition(ROLES, scope, query);
+      const rows = await app.services.roles.list(principal, page);
+      setNextCursor(reply, ROLES, scope, page, rows);
+      return rows.map(toRoleBody);
+    },
   );
 
   app.post(
