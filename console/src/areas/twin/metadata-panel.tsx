@@ -1,4 +1,5 @@
 import { ok } from '@reality-data-platform/sdk/browser';
+import { useEffect, useRef } from 'preact/hooks';
 import { LoadingOrError } from '../../ui/loading-or-error.js';
 import { useSession } from '../../ui/session-context.js';
 import { useResource } from '../../ui/use-resource.js';
@@ -34,8 +35,16 @@ export function MetadataPanel(props: {
           params: { path: { contextId: context.ctx, objectId: selection.id } },
         }),
       ),
-    [context.ctx, selection.id, props.version],
+    [context.ctx, selection.id],
   );
+  // Another version of the object (a type given elsewhere, a save) reads the metadata again while
+  // the panel keeps showing what it has: a choice the person is making in it is not thrown away.
+  const shownVersion = useRef(props.version);
+  useEffect(() => {
+    if (shownVersion.current === props.version) return;
+    shownVersion.current = props.version;
+    metadata.reload();
+  }, [props.version]);
   const attachments = useResource(
     () =>
       ok(
