@@ -6,7 +6,7 @@ import { createDeployment, type DeployedProcess, type Deployment, eventually, pr
 import { ApiClient, type ApiResponse } from '../support/fixtures.js';
 import { type NginxFront, nginxAvailable, startNginx } from '../support/nginx-front.js';
 import { usingPostgres } from '../support/platform.js';
-import { releaseAdmin, serviceToken } from '../support/release-data.js';
+import { releaseOrganization, serviceToken } from '../support/release-data.js';
 import { countedLoad, type LoadTally } from './support/scale-out-helpers.js';
 
 /**
@@ -92,24 +92,11 @@ describe.skipIf(!usingPostgres || !nginxAvailable)(`a rolling upgrade from ${pre
   it('loses no request and no write while each copy is replaced by the current code', async () => {
     // The organization made with the release's own command line, as its operator did.
     const cliEnv = { ...deployment.env, RDP_DATA_DIR: path.join(copies[0]?.dir ?? releaseDir, 'release-cli') };
-    const org = await releaseAdmin(releaseDir, cliEnv, 'org', 'create', '--name', 'Rolling', '--region', REGION);
-    const service = await releaseAdmin(
+    const { org, service } = await releaseOrganization(
       releaseDir,
       cliEnv,
-      ...['app', 'create', '--org', org.id, '--name', 'Writer', '--flow', 'client-credentials'],
-      ...['--scopes', 'read:basic read:hierarchy write:hierarchy'],
-    );
-    await releaseAdmin(
-      releaseDir,
-      cliEnv,
-      'membership',
-      'grant',
-      '--node',
-      org.id,
-      '--principal',
-      service.serviceUserId,
-      '--role',
-      'organization-administrator',
+      'Rolling',
+      'read:basic read:hierarchy write:hierarchy',
     );
     const token = await serviceToken(front.origin, { service });
     const base = `${front.origin}/${REGION}/reality`;

@@ -140,27 +140,14 @@ export async function makeReleaseData(
   env: Record<string, string>,
   options: { twins: boolean },
 ): Promise<ReleaseData> {
-  const org = await releaseAdmin(cwd, env, 'org', 'create', '--name', 'Upgrade Works', '--region', 'eu');
+  const { org, service } = await releaseOrganization(
+    cwd,
+    env,
+    'Upgrade Works',
+    'read:basic read:hierarchy write:hierarchy read:user write:user',
+  );
   const email = `ada-${randomBytes(4).toString('hex')}@example.test`;
   const person = await releaseAdmin(cwd, env, 'user', 'create', '--email', email, '--password', PASSWORD, '--org', org.id);
-  const service = await releaseAdmin(
-    cwd,
-    env,
-    ...['app', 'create', '--org', org.id, '--name', 'Upgrade integration', '--flow', 'client-credentials'],
-    ...['--scopes', 'read:basic read:hierarchy write:hierarchy read:user write:user'],
-  );
-  await releaseAdmin(
-    cwd,
-    env,
-    'membership',
-    'grant',
-    '--node',
-    org.id,
-    '--principal',
-    service.serviceUserId,
-    '--role',
-    'organization-administrator',
-  );
   const codeApp = await releaseAdmin(
     cwd,
     env,
@@ -206,6 +193,32 @@ export async function makeReleaseData(
     viewerRoleId,
     pointOfInterestId,
   };
+}
+
+/**
+ * An organization in region eu and a client-credentials application whose service user
+ * administers it, made with the release's own command line as its operator did.
+ */
+export async function releaseOrganization(cwd: string, env: Record<string, string>, name: string, scopes: string) {
+  const org = await releaseAdmin(cwd, env, 'org', 'create', '--name', name, '--region', 'eu');
+  const service = await releaseAdmin(
+    cwd,
+    env,
+    ...['app', 'create', '--org', org.id, '--name', `${name} integration`, '--flow', 'client-credentials'],
+    ...['--scopes', scopes],
+  );
+  const grant = [
+    'membership',
+    'grant',
+    '--node',
+    org.id,
+    '--principal',
+    service.serviceUserId,
+    '--role',
+    'organization-administrator',
+  ];
+  await releaseAdmin(cwd, env, ...grant);
+  return { org: org as { id: string; apiUrl: string }, service: service as { clientId: string; clientSecret: string } };
 }
 
 /** The SHA-256 of what `url` answers with `token`, and its status. */
