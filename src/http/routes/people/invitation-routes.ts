@@ -1,5 +1,5 @@
 import { Type } from '@sinclair/typebox';
-import type { InvitationRow } from '../../../adapters/db/schema.js';
+import type { InvitationRow } from '../../../domain/records/regional.js';
 import { NodeIdParams } from '../nodes/node-schemas.js';
 import { type CursorList, pagePosition, setNextCursor } from '../paging.js';
 import type { RegionApp } from '../region-app-type.js';
