@@ -3,6 +3,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ApiClient, clientCredentialsToken, createOrg, createTree, type OrgFixture } from '../support/fixtures.js';
+import { serviceApp } from '../support/people-users.js';
 import { startPlatform, type TestPlatform, usingPostgres } from '../support/platform.js';
 import { runRdp } from '../support/rdp-cli.js';
 import { clientOn, downloaded, someBytes, type WrittenFile, writeSiteFile } from '../support/site-file-writes.js';
@@ -32,18 +33,9 @@ describe.skipIf(usingPostgres)('backups of the embedded default', () => {
     t = await startPlatform({ RDP_UPLOAD_PART_SIZE_BYTES: String(5 * MIB) });
     org = await createOrg(t);
     ({ folderId } = await createTree(org));
-    const app = await t.admin.createApplication({
-      orgId: org.orgId,
-      name: 'Backup checker',
-      flow: 'client-credentials',
-      scopes: ['read:basic', 'read:hierarchy', 'write:hierarchy'],
-    });
-    await t.admin.grantMembership({
-      nodeId: org.orgId,
-      principalId: app.serviceUserId as string,
-      roleId: org.roles['Organization Administrator'] as string,
-    });
-    credentials = { clientId: app.clientId, clientSecret: app.clientSecret as string };
+    // The organization's administrator as a client-credentials application (test/support/people-users.ts).
+    const app = await serviceApp(t, org, 'Organization Administrator');
+    credentials = { clientId: app.clientId, clientSecret: app.clientSecret };
     // The writers' requests must not meet the organization's request budget (a 429 is no failure of the backup's).
     await t.admin.setOrganizationRateLimit(org.orgId, { bucket: 1_000_000, refillPerSecond: 1_000_000 });
     admin = new ApiClient(

@@ -7,6 +7,7 @@ import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BUCKET, motoAvailable, type S3Peer, startMoto } from '../blobs/support/s3-peers.js';
 import { ApiClient, clientCredentialsToken, createOrg, createTree, type OrgFixture } from '../support/fixtures.js';
+import { serviceApp } from '../support/people-users.js';
 import { databaseUrlOf, dropDatabase, nameBeside } from '../support/pg-template.js';
 import { startPlatform, type TestPlatform, usingPostgres } from '../support/platform.js';
 import { runRdp } from '../support/rdp-cli.js';
@@ -62,18 +63,9 @@ describe.skipIf(!usingPostgres || !motoAvailable || tools.length > 0)('backups o
     t = await startPlatform({ ...s3Env(peer, BUCKET), RDP_UPLOAD_PART_SIZE_BYTES: String(5 * MIB) });
     org = await createOrg(t);
     const { folderId } = await createTree(org);
-    const app = await t.admin.createApplication({
-      orgId: org.orgId,
-      name: 'Backup checker',
-      flow: 'client-credentials',
-      scopes: ['read:basic', 'read:hierarchy', 'write:hierarchy'],
-    });
-    await t.admin.grantMembership({
-      nodeId: org.orgId,
-      principalId: app.serviceUserId as string,
-      roleId: org.roles['Organization Administrator'] as string,
-    });
-    credentials = { clientId: app.clientId, clientSecret: app.clientSecret as string };
+    // The organization's administrator as a client-credentials application (test/support/people-users.ts).
+    const app = await serviceApp(t, org, 'Organization Administrator');
+    credentials = { clientId: app.clientId, clientSecret: app.clientSecret };
     const admin = new ApiClient(
       t.regionUrl(org.region),
       await clientCredentialsToken(t, app.clientId, app.clientSecret as string),
