@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { BlobDeletionRow } from '../adapters/db/schema.js';
-import { nodeServices } from '../composition/region-services.js';
+import { nodeServices, regionLifecycles } from '../composition/region-services.js';
 import { STALE_SENDING_MS } from '../domain/people/invitation-rules.js';
 import type { Platform, RegionContext } from '../platform.js';
 import type { BlobStore } from '../ports/blob-store.js';
@@ -124,9 +124,18 @@ export async function removeStaleInvitations(platform: HousekeepingRegions<'invi
   return removed;
 }
 
+/** Finishes, in every region this process opened, the processing launches a stopped process left pending (docs/uploads.md, "Processing"). */
+export async function finishInterruptedLaunches(platform: Platform): Promise<number> {
+  let finished = 0;
+  for (const context of platform.openedRegions()) {
+    finished += await regionLifecycles(platform, context).processings.finishInterruptedLaunches();
+  }
+  return finished;
+}
+
 /**
  * One run of the housekeeping, step by step: the trash purge, the expired grants, expired
- * uploads, stale invitations, and the retention of jobs/retention.ts (the webhook log's old
+ * uploads, stale invitations, interrupted processing launches, and the retention of jobs/retention.ts (the webhook log's old
  * deliveries, ended embed sessions and uploads, old audit events). Each step is idempotent (the
  * trash transactional per entry), so several processes may run it: the blob deletions, the one
  * step that calls out (to S3), are claimed by one copy each; the others are database statements
@@ -138,6 +147,7 @@ export async function runHousekeeping(platform: Platform, log: HousekeepingLog):
     ['expired grants', () => purgeExpiredGrants(platform)],
     ['uploads', () => collectUploads(platform, log)],
     ['stale invitations', () => removeStaleInvitations(platform)],
+    ['interrupted launches', () => finishInterruptedLaunches(platform)],
     ['webhook log', () => purgeWebhookLog(platform)],
     ['embed sessions', () => purgeEmbedSessions(platform)],
     ['expired uploads', () => purgeExpiredUploads(platform)],

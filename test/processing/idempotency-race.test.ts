@@ -1,4 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { INTERRUPTED_LAUNCH_MS } from '../../src/domain/processing/bundle-lifecycle.js';
+import { runHousekeeping } from '../../src/jobs/housekeeping.js';
 import { createOrg, createTree, type OrgFixture } from '../support/fixtures.js';
 import { startPlatform, type TestPlatform } from '../support/platform.js';
 import { bundleWithInput } from '../support/uploads.js';
@@ -32,7 +34,11 @@ describe('a repeated Idempotency-Key during the first submission', () => {
   const submit = (key: string) =>
     org.admin.request('POST', `/v1/bundles/${bundleId}/processing`, { cost }, { 'idempotency-key': key });
 
-  it('never answers 202 for a submission that is then undone', async () => {
+  /**
+   * Holds the next submission inside its enqueue, as a process stopping between its commit and
+   * the queueing would: `inEnqueue` resolves once it is there, `release` lets it go on.
+   */
+  function holdNextEnqueue() {
     const jobs = t.platform.jobs;
     const enqueue = jobs.enqueue.bind(jobs);
     let reached!: () => void;
@@ -44,10 +50,16 @@ describe('a repeated Idempotency-Key during the first submission', () => {
       release = resolve;
     });
     jobs.enqueue = (async (...args: Parameters<typeof enqueue>) => {
+      jobs.enqueue = enqueue;
       reached();
       await released;
       return enqueue(...args);
     }) as typeof jobs.enqueue;
+    return { inEnqueue, release, restore: () => (jobs.enqueue = enqueue) };
+  }
+
+  it('never answers 202 for a submission that is then undone', async () => {
+    const { inEnqueue, release, restore } = holdNextEnqueue();
     try {
       const first = submit('race-1');
       await inEnqueue;
@@ -59,7 +71,7 @@ describe('a repeated Idempotency-Key during the first submission', () => {
       expect(firstAnswer.body.error).toBe('InsufficientProcessingCapacity');
       expect({ status: repeat.status, error: repeat.body.error }).toEqual({ status: 409, error: 'IdempotencyKeyInUse' });
     } finally {
-      jobs.enqueue = enqueue;
+      restore();
     }
     // Nothing stayed: the bundle lists no processing, and the key starts afresh (refused again here).
     const bundle = await org.admin.get(`/v1/bundles/${bundleId}?expand=processings`);
@@ -67,5 +79,40 @@ describe('a repeated Idempotency-Key during the first submission', () => {
     expect(bundle.body.processings).toEqual([]);
     const again = await submit('race-1');
     expect(again.body.error).toBe('InsufficientProcessingCapacity');
+  });
+
+  it('finishes, in the housekeeper, a launch its process left pending', async () => {
+    const silent = { warn() {}, error() {} };
+    const { inEnqueue, release, restore } = holdNextEnqueue();
+    try {
+      // The first submission stops between its commit and its job's queueing, and stays stopped.
+      const first = submit('interrupted-1');
+      await inEnqueue;
+      const retry = await submit('interrupted-1');
+      expect({ status: retry.status, error: retry.body.error }).toEqual({ status: 409, error: 'IdempotencyKeyInUse' });
+
+      // A launch pending for less than INTERRUPTED_LAUNCH_MS may still be under way: left alone.
+      await runHousekeeping(t.platform, silent);
+      expect((await submit('interrupted-1')).body.error).toBe('IdempotencyKeyInUse');
+
+      t.clock.advance(INTERRUPTED_LAUNCH_MS + 1000);
+      await runHousekeeping(t.platform, silent);
+      const replayed = await submit('interrupted-1');
+      expect(replayed.status).toBe(202);
+      expect(replayed.headers.get('idempotent-replayed')).toBe('true');
+      const bundle = await org.admin.get(`/v1/bundles/${bundleId}?expand=processings`);
+      expect(bundle.body.state).toBe('processing');
+      expect(bundle.body.processings).toMatchObject([{ id: replayed.body.id, state: 'queued' }]);
+      expect(await t.platform.jobs.countByState()).toMatchObject({ queued: 1 });
+
+      // Should the stopped one come back, it finds its job queued (by the processing's id), not a second one.
+      release();
+      const firstAnswer = await first;
+      expect(firstAnswer.status).toBe(202);
+      expect(firstAnswer.body.id).toBe(replayed.body.id);
+      expect(await t.platform.jobs.countByState()).toMatchObject({ queued: 1 });
+    } finally {
+      restore();
+    }
   });
 });

@@ -39,6 +39,13 @@ export function submit(current: BundleState | undefined): ProcessingStep<'queued
   return { processing: 'queued', bundle: bundleStatus('processing') };
 }
 
+/**
+ * A launch still pending this long after its submission was interrupted (its process stopped
+ * between the commit and the queueing, which takes milliseconds): the housekeeper finishes it
+ * (docs/uploads.md, "Processing").
+ */
+export const INTERRUPTED_LAUNCH_MS = 5 * 60_000;
+
 /** A submission whose job could not be queued is undone: the bundle is back in the state it had. */
 export function undoSubmission(before: BundleState): BundleStatus {
   return bundleStatus(before);

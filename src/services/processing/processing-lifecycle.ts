@@ -9,6 +9,7 @@ import { isUniqueViolation } from '../../adapters/db/unique-violation.js';
 import { ApiError } from '../../domain/errors.js';
 import {
   fail,
+  INTERRUPTED_LAUNCH_MS,
   isFinished,
   ProcessingInputGone,
   RUNNING,
@@ -171,9 +172,33 @@ export class ProcessingLifecycle {
       }
       throw new ApiError('FailedToLaunchProcessing', 'The processing job could not be queued; retry');
     }
-    // From now on a repeat of the key is answered with this processing: its job is queued, it stays.
-    await tree.transaction((tx) => bundles.updateProcessing(tx, row.id, { launch_pending: 0 }));
+    await this.launched(row.id);
     return { replayed: false, processing: { ...row, launch_pending: 0 } };
+  }
+
+  /** From now on a repeat of the key is answered with this processing: its job is queued, it stays. */
+  private async launched(processingId: string): Promise<void> {
+    await this.options.tree.transaction((tx) => this.options.bundles.updateProcessing(tx, processingId, { launch_pending: 0 }));
+  }
+
+  /**
+   * Finishes the launches a stopped process left pending (INTERRUPTED_LAUNCH_MS after their
+   * submission): each job is queued by the processing's id, which finds the one the process may
+   * have queued before it stopped, and without the capacity check, which the submission passed at
+   * its commit. Returns how many were finished; the housekeeper calls it (docs/uploads.md).
+   */
+  async finishInterruptedLaunches(limit = 100): Promise<number> {
+    const before = new Date(this.options.clock.now().getTime() - INTERRUPTED_LAUNCH_MS).toISOString();
+    const pending = await this.options.bundles.pendingLaunches(before, limit);
+    for (const processing of pending) {
+      await this.options.jobs.enqueue(
+        PROCESS_BUNDLE,
+        { region: this.options.region, processingId: processing.id },
+        { singletonKey: processing.id },
+      );
+      await this.launched(processing.id);
+    }
+    return pending.length;
   }
 
   /**

@@ -44,6 +44,7 @@ import * as regional0029 from './regional-0029-embed-session-purpose.js';
 import * as regional0030 from './regional-0030-retention-indexes.js';
 import * as regional0031 from './regional-0031-processing-launch.js';
 import * as regional0032 from './regional-0032-list-order-indexes.js';
+import * as regional0034 from './regional-0034-interrupted-launches.js';
 
 /** A migration that may need to know the dialect (column types, collations, indexes). */
 export interface DialectMigration {
@@ -139,5 +140,6 @@ export function migrateRegional(store: AnyStore): Promise<void> {
     '0030-retention-indexes': regional0030,
     '0031-processing-launch': regional0031,
     '0032-list-order-indexes': regional0032,
+    '0034-interrupted-launches': regional0034,
   });
 }

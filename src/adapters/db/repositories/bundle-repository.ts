@@ -146,6 +146,18 @@ export class BundleRepository {
     return (await count('processings')) + (await count('comparisons'));
   }
 
+  /** Processings whose launch is still pending, submitted before `before`, oldest first (a partial index holds only these). */
+  async pendingLaunches(before: string, limit: number): Promise<ProcessingRow[]> {
+    return this.db
+      .selectFrom('processings')
+      .selectAll()
+      .where('launch_pending', '=', 1)
+      .where('created_at', '<', before)
+      .orderBy('created_at')
+      .limit(limit)
+      .execute();
+  }
+
   async deleteProcessing(tx: Db, id: string): Promise<void> {
     await tx.deleteFrom('processings').where('id', '=', id).execute();
   }
