@@ -4,5 +4,6 @@ export interface Release {
   commit: string;
 }
 export declare const EARLIER_RELEASES: Release[];
+export declare const TESTED_RELEASES: Release[];
 export declare function releasesDir(): string;
 export declare function prepareRelease(release: Release): Promise<string>;

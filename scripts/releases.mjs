@@ -2,7 +2,7 @@
 // current code: its sources at the release's commit, its own dependencies (npm ci of its lock
 // file) and its build, in a folder kept for the next run. The upgrade test starts them on fresh
 // data and then starts the current code on that data (docs/operations.md, "Upgrades").
-// `node scripts/releases.mjs` prepares every earlier release (CI does it once, before both stores' runs).
+// `node scripts/releases.mjs` prepares the releases the tests start from (CI does it once, before both stores' runs).
 import { execFile, spawn } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { cp, mkdir, rename, rm, writeFile } from 'node:fs/promises';
@@ -17,7 +17,14 @@ const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 export const EARLIER_RELEASES = [
   { tag: 'v0.1.0', commit: 'f8510a51e53e9ff9c77747c9955cd6e44b6894c5' },
   { tag: 'v0.2.0', commit: 'e4dfec4c042ee442a62c100b77133ec1a1671aa5' },
+  { tag: 'v0.3.0', commit: '5a4c6793d28557ea874437a52c22dacad32b919d' },
 ];
+
+/**
+ * The releases the upgrade tests start from: the oldest and the latest (docs/upgrades.md). The
+ * ones between were each tested while they were the latest.
+ */
+export const TESTED_RELEASES = [...new Set([EARLIER_RELEASES[0], EARLIER_RELEASES[EARLIER_RELEASES.length - 1]])];
 
 /** Where prepared releases are kept: RDP_RELEASES_DIR, else a folder under the system's temporary one. */
 export function releasesDir() {
@@ -86,7 +93,7 @@ export async function prepareRelease(release) {
 }
 
 if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
-  for (const release of EARLIER_RELEASES) {
+  for (const release of TESTED_RELEASES) {
     const started = Date.now();
     const dir = await prepareRelease(release);
     console.log(`${release.tag} ready in ${dir} (${((Date.now() - started) / 1000).toFixed(0)} s)`);

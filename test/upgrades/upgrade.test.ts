@@ -3,7 +3,7 @@ import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { EARLIER_RELEASES, prepareRelease } from '../../scripts/releases.mjs';
+import { prepareRelease, TESTED_RELEASES } from '../../scripts/releases.mjs';
 import { ApiClient } from '../support/fixtures.js';
 import { createEmptyDatabase, dropDatabase } from '../support/pg-template.js';
 import { freePort } from '../support/ports.js';
@@ -19,7 +19,7 @@ import {
 import { type ServerProcess, startServer } from '../support/server-process.js';
 
 /**
- * Upgrades (docs/operations.md, "Upgrades"): each earlier release, built from its commit with its
+ * Upgrades (docs/operations.md, "Upgrades"): the oldest and the latest release, each built from its commit with its
  * own dependencies, makes data on fresh stores; the current code then starts on those stores,
  * migrates them and serves everything the release made (its tokens and passwords included) and
  * takes new writes. On SQLite and, with RDP_TEST_DATABASE_URL, on PostgreSQL.
@@ -27,7 +27,7 @@ import { type ServerProcess, startServer } from '../support/server-process.js';
 const onPostgres = process.env.RDP_TEST_DATABASE_URL;
 const sha256 = (bytes: Buffer) => createHash('sha256').update(bytes).digest('hex');
 
-describe.each(EARLIER_RELEASES)('an upgrade from $tag', (release) => {
+describe.each(TESTED_RELEASES)('an upgrade from $tag', (release) => {
   const cleanups: (() => Promise<unknown>)[] = [];
   afterAll(async () => {
     for (const cleanup of cleanups.reverse()) await cleanup();
