@@ -8,7 +8,7 @@ import { loadConfig } from '../src/config/config.js';
 import { openPlatform } from '../src/platform.js';
 import { fetchToken } from './support/bench-store.js';
 import { type ChildServer, startChildServer } from './support/child-server.js';
-import { pairedMedians, type Target } from './support/latency.js';
+import { pairedMedians, pairedMediansAfter, type Target } from './support/latency.js';
 import { type ListStore, seedListStore } from './support/list-store.js';
 import { seedPeopleLists } from './support/people-list-store.js';
 import { log, ms, quick, runMain, type SummaryRow, times } from './support/report.js';
@@ -24,6 +24,9 @@ import { log, ms, quick, runMain, type SummaryRow, times } from './support/repor
  *   the first page;
  * - the same for /v1/groups, /v1/roles, a node's memberships, /v1/invitations and SCIM /Groups,
  *   10,000 of each (bench/support/people-list-store.ts).
+ * A deep offset page starts from an anchor while its list is unchanged (docs/performance.md, "Lists
+ * at depth"); "after a change" measures it with the list's version raised before each request, as
+ * any change of the list raises it: the anchor is refused and the page read by plain offset.
  * RDP_BENCH_LISTS_ONLY=depth measures the pages at depth alone, on a small tree.
  * SQLite; PostgreSQL too with RDP_BENCH_DATABASE_URL.
  */
@@ -79,16 +82,57 @@ interface Served {
   api: string;
   admin: Record<string, string>;
   user: Record<string, string>;
+  /** Raises a list's version (list_versions) through a connection of the benchmark's own. */
+  change(store: 'global' | 'region_eu', listKey: string): Promise<void>;
+}
+
+/** A connection per store of the served platform that raises list versions, as any change of a list does. */
+async function versionChanger(env: Record<string, string>) {
+  const upsert =
+    'INSERT INTO list_versions (list_key, version) VALUES ($1, 1) ON CONFLICT (list_key) DO UPDATE SET version = list_versions.version + 1';
+  const url = env.RDP_DATABASE_URL;
+  if (url) {
+    const { default: pg } = await import('pg');
+    const clients = new Map<string, InstanceType<typeof pg.Client>>();
+    for (const store of ['global', 'region_eu']) {
+      const client = new pg.Client({ connectionString: url });
+      await client.connect();
+      await client.query(`SET search_path TO "${env.RDP_DATABASE_SCHEMA_PREFIX}_${store}"`);
+      clients.set(store, client);
+    }
+    return {
+      change: async (store: string, listKey: string) => void (await clients.get(store)?.query(upsert, [listKey])),
+      close: async () => void (await Promise.all([...clients.values()].map((client) => client.end()))),
+    };
+  }
+  const { default: SQLite } = await import('better-sqlite3');
+  const files = new Map(
+    ['global', 'region_eu'].map((store) => [store, new SQLite(path.join(env.RDP_DATA_DIR as string, `${store}.sqlite`))]),
+  );
+  return {
+    change: async (store: string, listKey: string) => void files.get(store)?.prepare(upsert.replace('$1', '?')).run(listKey),
+    close: async () => {
+      for (const file of files.values()) file.close();
+    },
+  };
 }
 
 async function serve(opened: Opened): Promise<Served> {
   const server = await startChildServer('bench/servers/platform-server.ts', { RDP_LOG_LEVEL: 'warn', ...opened.env });
   const bearer = async (client: ListStore['admin']) => ({ authorization: `Bearer ${await fetchToken(server.origin, client)}` });
+  const changer = await versionChanger(opened.env);
   return {
-    server,
+    server: {
+      ...server,
+      stop: async () => {
+        await changer.close();
+        await server.stop();
+      },
+    },
     api: `${server.origin}/eu/reality`,
     admin: await bearer(opened.store.admin),
     user: await bearer(opened.store.user),
+    change: changer.change,
   };
 }
 
@@ -175,6 +219,16 @@ async function peopleLists(label: string, main: Served, store: ListStore): Promi
   rows.push(
     row(`/v1/users cursor at ${DEEP} / first page (${label})`, deepCursor / firstB, 1.2, `${ms(deepCursor)} vs ${ms(firstB)}`),
   );
+  const changeUsers = () => main.change('global', `users:${store.orgId}`);
+  const [coldOffset, firstC] = await pairedMediansAfter(changeUsers, users(`&offset=${DEEP}`), users(''), REQUESTS);
+  rows.push(
+    row(
+      `/v1/users offset ${DEEP} after a change / first page (${label})`,
+      coldOffset / firstC,
+      1.5,
+      `${ms(coldOffset)} vs ${ms(firstC)}`,
+    ),
+  );
 
   const scimHeaders = { authorization: `Bearer ${store.scimToken}` };
   const scimUrl = `${main.server.origin}/scim/v2/Users?count=${PAGE}`;
@@ -203,6 +257,15 @@ async function peopleLists(label: string, main: Served, store: ListStore): Promi
       `${ms(scimDeep)} vs ${ms(scimFirstB)}`,
     ),
   );
+  const [scimCold, scimFirstC] = await pairedMediansAfter(changeUsers, scim(`&startIndex=${DEEP + 1}`), scim(''), REQUESTS);
+  rows.push(
+    row(
+      `SCIM /Users startIndex ${DEEP + 1} after a change / first page (${label})`,
+      scimCold / scimFirstC,
+      1.5,
+      `${ms(scimCold)} vs ${ms(scimFirstC)}`,
+    ),
+  );
   return rows;
 }
 
@@ -210,10 +273,10 @@ async function peopleLists(label: string, main: Served, store: ListStore): Promi
 async function depthRatios(label: string, main: Served, store: ListStore): Promise<SummaryRow[]> {
   const rows: SummaryRow[] = [];
   const lists = [
-    { name: '/v1/groups', path: '/v1/groups' },
-    { name: '/v1/roles', path: '/v1/roles' },
-    { name: 'memberships', path: `/v1/nodes/${store.orgId}/memberships` },
-    { name: '/v1/invitations', path: '/v1/invitations' },
+    { name: '/v1/groups', path: '/v1/groups', listKey: `groups:${store.orgId}` },
+    { name: '/v1/roles', path: '/v1/roles', listKey: `roles:${store.orgId}` },
+    { name: 'memberships', path: `/v1/nodes/${store.orgId}/memberships`, listKey: `memberships:${store.orgId}` },
+    { name: '/v1/invitations', path: '/v1/invitations', listKey: `invitations:${store.orgId}` },
   ];
   for (const list of lists) {
     const url = (query: string) => `${main.api}${list.path}?limit=${PAGE}${query}`;
@@ -238,6 +301,16 @@ async function depthRatios(label: string, main: Served, store: ListStore): Promi
         deepCursor / firstB,
         1.5,
         `${ms(deepCursor)} vs ${ms(firstB)}`,
+      ),
+    );
+    const change = () => main.change('region_eu', list.listKey);
+    const [cold, firstC] = await pairedMediansAfter(change, target(`&offset=${DEEP}`), target(''), REQUESTS);
+    rows.push(
+      row(
+        `${list.name} offset ${DEEP} after a change / first page (${label})`,
+        cold / firstC,
+        1.5,
+        `${ms(cold)} vs ${ms(firstC)}`,
       ),
     );
   }
@@ -266,6 +339,16 @@ async function depthRatios(label: string, main: Served, store: ListStore): Promi
       scimDeep / scimFirstB,
       1.5,
       `${ms(scimDeep)} vs ${ms(scimFirstB)}`,
+    ),
+  );
+  const changeGroups = () => main.change('region_eu', `groups:${store.orgId}`);
+  const [scimCold, scimFirstC] = await pairedMediansAfter(changeGroups, scim(`&startIndex=${DEEP + 1}`), scim(''), REQUESTS);
+  rows.push(
+    row(
+      `SCIM /Groups startIndex ${DEEP + 1} after a change / first page (${label})`,
+      scimCold / scimFirstC,
+      1.5,
+      `${ms(scimCold)} vs ${ms(scimFirstC)}`,
     ),
   );
   return rows;

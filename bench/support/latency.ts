@@ -71,3 +71,28 @@ export async function latenciesDuring<T>(
     await Promise.all(loops);
   }
 }
+
+/**
+ * As pairedMedians, with `before` run (untimed) before every request to `a`: what `a` costs right
+ * after that change, against `b`.
+ */
+export async function pairedMediansAfter(
+  before: () => Promise<void>,
+  a: Target,
+  b: Target,
+  requests: number,
+): Promise<[number, number]> {
+  for (let i = 0; i < 10; i += 1) {
+    await before();
+    await timedRequest(a.url, { headers: a.headers });
+    await timedRequest(b.url, { headers: b.headers });
+  }
+  const first: number[] = [];
+  const second: number[] = [];
+  for (let i = 0; i < requests; i += 1) {
+    await before();
+    first.push(await timedRequest(a.url, { headers: a.headers }));
+    second.push(await timedRequest(b.url, { headers: b.headers }));
+  }
+  return [percentile(first, 50), percentile(second, 50)];
+}

@@ -115,6 +115,8 @@ export interface UserOrganizationRow {
   /** Provisioned by the organization's identity provider over SCIM, with its id for the user. */
   scim_managed: Generated<number>;
   scim_external_id: string | null;
+  /** A copy of the user's address, kept by triggers (global-0015): the order of /v1/users. */
+  email?: string | null;
   created_at: string;
   updated_at: string | null;
 }

@@ -13,6 +13,7 @@ import * as global0010 from './global-0010-job-workers.js';
 import * as global0012 from './global-0012-list-indexes.js';
 import * as global0013 from './global-0013-command-line-client.js';
 import * as global0014 from './global-0014-console-client.js';
+import * as global0015 from './global-0015-people-list-order.js';
 import * as regional0001 from './regional-0001-init.js';
 import * as regional0002 from './regional-0002-name-search.js';
 import * as regional0003 from './regional-0003-browse-order.js';
@@ -44,6 +45,7 @@ import * as regional0029 from './regional-0029-embed-session-purpose.js';
 import * as regional0030 from './regional-0030-retention-indexes.js';
 import * as regional0031 from './regional-0031-processing-launch.js';
 import * as regional0032 from './regional-0032-list-order-indexes.js';
+import * as regional0033 from './regional-0033-list-versions.js';
 import * as regional0034 from './regional-0034-interrupted-launches.js';
 
 /** A migration that may need to know the dialect (column types, collations, indexes). */
@@ -104,6 +106,7 @@ export function migrateGlobal(store: AnyStore): Promise<void> {
     '0012-list-indexes': global0012,
     '0013-command-line-client': global0013,
     '0014-console-client': global0014,
+    '0015-people-list-order': global0015,
   });
 }
 
@@ -140,6 +143,7 @@ export function migrateRegional(store: AnyStore): Promise<void> {
     '0030-retention-indexes': regional0030,
     '0031-processing-launch': regional0031,
     '0032-list-order-indexes': regional0032,
+    '0033-list-versions': regional0033,
     '0034-interrupted-launches': regional0034,
   });
 }

@@ -1,12 +1,17 @@
 import { type Kysely, sql, type Transaction } from 'kysely';
-import type { ListPage } from '../../../domain/listing/cursor.js';
+import type { CursorKey, ListPage } from '../../../domain/listing/cursor.js';
 import type { GroupWithCount } from '../../../domain/records/regional.js';
 import type { Dialect } from '../database.js';
 import type { GroupMemberRow, GroupRow, RegionalSchema } from '../schema.js';
+import { type AnchorStart, atListVersion, keyBound, listVersion, OffsetAnchors } from './offset-anchors.js';
 
 type Db = Kysely<RegionalSchema> | Transaction<RegionalSchema>;
 
 export type { GroupWithCount };
+
+/** The groups list's order: name without case, then id. */
+const GROUP_ORDER = ['g.name_key', 'g.id'];
+const groupKey = (row: GroupRow): CursorKey => [row.name_key, row.id];
 
 export interface GroupFilter {
   /** The division's own groups and the organization groups (which belong to every division). */
@@ -17,6 +22,9 @@ export interface GroupFilter {
 
 /** Groups of a region and their members (group_members). No rules here: GroupService applies them. */
 export class GroupRepository {
+  /** Where deep offset pages of the groups list start (docs/performance.md, "Lists at depth"). */
+  readonly anchors = new OffsetAnchors();
+
   constructor(
     readonly db: Kysely<RegionalSchema>,
     private readonly dialect: Dialect,
@@ -50,35 +58,41 @@ export class GroupRepository {
   /**
    * By name (without case), then id: after a cursor's key ([name_key, id]) or by offset. An
    * offset's page is chosen along groups_list_order alone, then only its rows are read and
-   * counted (docs/performance.md, "Lists at depth").
+   * counted, and a deep one starts from the nearest anchor (docs/performance.md, "Lists at depth").
    */
   async list(orgId: string, filter: GroupFilter, page: ListPage): Promise<GroupWithCount[]> {
     const { divisionId, nameKey } = filter;
-    const filtered = (db: Db) => {
-      let query = db.selectFrom('groups as g').where('g.org_id', '=', orgId);
+    const listKey = `groups:${orgId}`;
+    const filtered = (after?: CursorKey, from?: AnchorStart) => {
+      let query = this.db.selectFrom('groups as g').where('g.org_id', '=', orgId);
       if (divisionId !== undefined) {
         query = query.where((eb) => eb.or([eb('g.division_id', '=', divisionId), eb('g.division_id', 'is', null)]));
       }
       if (nameKey !== undefined) query = query.where('g.name_key', '=', nameKey);
-      const [afterName, afterId] = page.after ?? [];
-      if (afterName !== undefined && afterId !== undefined)
-        query = query.where(sql<boolean>`(g.name_key, g.id) > (${afterName}, ${afterId})`);
+      if (after) query = query.where(keyBound(GROUP_ORDER, '>', after));
+      if (from) query = query.where(keyBound(GROUP_ORDER, '>=', from.key)).where(atListVersion(listKey, from.version));
       return query.orderBy('g.name_key').orderBy('g.id').limit(page.limit);
     };
-    const skip = page.after ? 0 : page.offset;
     const memberCount = sql<number>`(SELECT count(*) FROM group_members gm WHERE gm.group_id = g.id)`.as('member_count');
-    // The page's ids drive the join: the rows before it are never read, nor their members counted.
-    const rows = await (skip > 0
-      ? this.db
-          .selectFrom(filtered(this.db).select('g.id').offset(skip).as('page'))
-          .innerJoin('groups as g', 'g.id', 'page.id')
-          .selectAll('g')
-          .select(memberCount)
-          .orderBy('g.name_key')
-          .orderBy('g.id')
-      : filtered(this.db).selectAll('g').select(memberCount)
-    ).execute();
-    return rows.map((row) => ({ ...row, member_count: Number(row.member_count) }));
+    const counted = (rows: GroupWithCount[]) => rows.map((row) => ({ ...row, member_count: Number(row.member_count) }));
+    if (page.after || page.offset === 0) return counted(await filtered(page.after).selectAll('g').select(memberCount).execute());
+    const version = listVersion(listKey);
+    const scope = ['groups', orgId, divisionId ?? '', nameKey ?? ''];
+    const rows = await this.anchors.page<GroupWithCount>(scope, page.offset, groupKey, (from, skip) => {
+      const start = filtered(undefined, from);
+      if (skip === 0) return start.selectAll('g').select(memberCount).select(version).execute();
+      // The page's ids drive the join: the rows before it are never read, nor their members counted.
+      return this.db
+        .selectFrom(start.select('g.id').offset(skip).as('page'))
+        .innerJoin('groups as g', 'g.id', 'page.id')
+        .selectAll('g')
+        .select(memberCount)
+        .select(version)
+        .orderBy('g.name_key')
+        .orderBy('g.id')
+        .execute();
+    });
+    return counted(rows);
   }
 
   async insert(tx: Db, row: GroupRow): Promise<void> {

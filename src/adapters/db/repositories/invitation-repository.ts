@@ -1,9 +1,14 @@
-import { type Kysely, sql, type Transaction } from 'kysely';
-import type { ListPage } from '../../../domain/listing/cursor.js';
+import type { Kysely, Transaction } from 'kysely';
+import type { CursorKey, ListPage } from '../../../domain/listing/cursor.js';
 import type { InvitationRow, InvitationState, RegionalSchema } from '../schema.js';
 import { isUniqueViolation } from '../unique-violation.js';
+import { type AnchorStart, atListVersion, keyBound, listVersion, OffsetAnchors } from './offset-anchors.js';
 
 type Db = Kysely<RegionalSchema> | Transaction<RegionalSchema>;
+
+/** The invitations list's order, newest first: when made, then id. */
+const INVITATION_ORDER = ['created_at', 'id'];
+const invitationKey = (row: InvitationRow): CursorKey => [row.created_at, row.id];
 
 export interface InvitationFilter {
   nodeId?: string;
@@ -12,6 +17,9 @@ export interface InvitationFilter {
 
 /** Invitations of a region's organizations, and the membership their acceptance gives. */
 export class InvitationRepository {
+  /** Where deep offset pages of the invitations list start (docs/performance.md, "Lists at depth"). */
+  readonly anchors = new OffsetAnchors();
+
   constructor(readonly db: Kysely<RegionalSchema>) {}
 
   transaction<T>(work: (tx: Transaction<RegionalSchema>) => Promise<T>): Promise<T> {
@@ -87,24 +95,31 @@ export class InvitationRepository {
    * `sending` rows are not invitations yet and are never listed.
    */
   async list(orgId: string, filter: InvitationFilter, page: ListPage): Promise<InvitationRow[]> {
-    const filtered = () => {
+    const listKey = `invitations:${orgId}`;
+    const filtered = (after?: CursorKey, from?: AnchorStart) => {
       let query = this.db.selectFrom('invitations').where('org_id', '=', orgId).where('state', '!=', 'sending');
       if (filter.nodeId !== undefined) query = query.where('node_id', '=', filter.nodeId);
       if (filter.state !== undefined) query = query.where('state', '=', filter.state);
-      const [afterCreated, afterId] = page.after ?? [];
-      if (afterCreated !== undefined && afterId !== undefined)
-        query = query.where(sql<boolean>`(created_at, id) < (${afterCreated}, ${afterId})`);
+      if (after) query = query.where(keyBound(INVITATION_ORDER, '<', after));
+      if (from) query = query.where(keyBound(INVITATION_ORDER, '<=', from.key)).where(atListVersion(listKey, from.version));
       return query.orderBy('created_at', 'desc').orderBy('id', 'desc').limit(page.limit);
     };
-    // An offset's page is chosen along invitations_list_order alone (docs/performance.md, "Lists at depth").
-    const skip = page.after ? 0 : page.offset;
-    if (skip === 0) return filtered().selectAll().execute();
-    return this.db
-      .selectFrom(filtered().select('id').offset(skip).as('page'))
-      .innerJoin('invitations as i', 'i.id', 'page.id')
-      .selectAll('i')
-      .orderBy('i.created_at', 'desc')
-      .orderBy('i.id', 'desc')
-      .execute();
+    if (page.after || page.offset === 0) return filtered(page.after).selectAll().execute();
+    // An offset's page is chosen along invitations_list_order alone, from the nearest anchor
+    // (docs/performance.md, "Lists at depth").
+    const version = listVersion(listKey);
+    const scope = ['invitations', orgId, filter.nodeId ?? '', filter.state ?? ''];
+    return this.anchors.page<InvitationRow>(scope, page.offset, invitationKey, (from, skip) => {
+      const start = filtered(undefined, from);
+      if (skip === 0) return start.selectAll().select(version).execute();
+      return this.db
+        .selectFrom(start.select('id').offset(skip).as('page'))
+        .innerJoin('invitations as i', 'i.id', 'page.id')
+        .selectAll('i')
+        .select(version)
+        .orderBy('i.created_at', 'desc')
+        .orderBy('i.id', 'desc')
+        .execute();
+    });
   }
 }

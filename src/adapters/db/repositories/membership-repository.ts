@@ -1,11 +1,16 @@
-import { type Kysely, sql, type Transaction } from 'kysely';
-import type { ListPage } from '../../../domain/listing/cursor.js';
+import type { Kysely, Transaction } from 'kysely';
+import type { CursorKey, ListPage } from '../../../domain/listing/cursor.js';
 import { NODE_LISTING_COLUMNS, type NodeListing } from '../../../domain/records/regional.js';
 import type { Dialect } from '../database.js';
 import type { GroupRow, MembershipRow, RegionalSchema } from '../schema.js';
+import { type AnchorStart, atListVersion, keyBound, listVersion, OffsetAnchors } from './offset-anchors.js';
 
 type Db = Kysely<RegionalSchema> | Transaction<RegionalSchema>;
 type Tx = Transaction<RegionalSchema>;
+
+/** The order of a node's memberships: when given, then the principal. */
+const MEMBERSHIP_ORDER = ['created_at', 'principal_id'];
+const membershipKey = (row: MembershipRow): CursorKey => [row.created_at, row.principal_id];
 
 /** A role a principal holds on an active node, directly or through a group, with the node's listing columns. */
 export interface HeldRoleRow extends NodeListing {
@@ -21,6 +26,9 @@ export interface HeldRoleRow extends NodeListing {
  * NodeRepository), and the few facts about groups a membership needs.
  */
 export class MembershipRepository {
+  /** Where deep offset pages of a node's memberships start (docs/performance.md, "Lists at depth"). */
+  readonly anchors = new OffsetAnchors();
+
   constructor(
     readonly db: Kysely<RegionalSchema>,
     private readonly dialect: Dialect,
@@ -31,25 +39,36 @@ export class MembershipRepository {
    * principal within an instant: after a cursor's key ([created_at, principal_id]) or by offset.
    */
   async listOnNode(nodeId: string, page: ListPage): Promise<MembershipRow[]> {
-    const filtered = () => {
+    const listKey = `memberships:${nodeId}`;
+    const filtered = (after?: CursorKey, from?: AnchorStart) => {
       let query = this.db.selectFrom('memberships').where('node_id', '=', nodeId);
-      const [afterCreated, afterPrincipal] = page.after ?? [];
-      if (afterCreated !== undefined && afterPrincipal !== undefined)
-        query = query.where(sql<boolean>`(created_at, principal_id) > (${afterCreated}, ${afterPrincipal})`);
+      if (after) query = query.where(keyBound(MEMBERSHIP_ORDER, '>', after));
+      if (from) query = query.where(keyBound(MEMBERSHIP_ORDER, '>=', from.key)).where(atListVersion(listKey, from.version));
       return query.orderBy('created_at').orderBy('principal_id').limit(page.limit);
     };
-    // An offset's page is chosen along memberships_node_order alone (docs/performance.md, "Lists at depth").
-    const skip = page.after ? 0 : page.offset;
-    if (skip === 0) return filtered().selectAll().execute();
-    return this.db
-      .selectFrom(filtered().select('principal_id').offset(skip).as('page'))
-      .innerJoin('memberships as m', (join) =>
-        join.on('m.node_id', '=', nodeId).onRef('m.principal_id', '=', 'page.principal_id'),
-      )
-      .selectAll('m')
-      .orderBy('m.created_at')
-      .orderBy('m.principal_id')
-      .execute();
+    if (page.after || page.offset === 0) return filtered(page.after).selectAll().execute();
+    // An offset's page is chosen along memberships_node_order alone, from the nearest anchor
+    // (docs/performance.md, "Lists at depth").
+    const version = listVersion(listKey);
+    return this.anchors.page<MembershipRow>(['memberships', nodeId], page.offset, membershipKey, (from, skip) => {
+      const start = filtered(undefined, from);
+      if (skip === 0) return start.selectAll().select(version).execute();
+      return (
+        this.db
+          .selectFrom(start.select(['node_id', 'principal_id']).offset(skip).as('page'))
+          // The page leads (CROSS JOIN): otherwise SQLite walks the node's memberships in the list's
+          // order to spare a sort of the page's 100. Joined on the page's node_id, PostgreSQL probes
+          // the primary key for each instead of hashing the node's memberships.
+          .crossJoin('memberships as m')
+          .whereRef('m.node_id', '=', 'page.node_id')
+          .whereRef('m.principal_id', '=', 'page.principal_id')
+          .selectAll('m')
+          .select(version)
+          .orderBy('m.created_at')
+          .orderBy('m.principal_id')
+          .execute()
+      );
+    });
   }
 
   /**

@@ -1,9 +1,10 @@
-import { type ExpressionBuilder, type Kysely, sql, type Transaction } from 'kysely';
-import type { ListPage } from '../../../domain/listing/cursor.js';
+import type { ExpressionBuilder, Kysely, RawBuilder, Transaction } from 'kysely';
+import type { CursorKey, ListPage } from '../../../domain/listing/cursor.js';
 import type { OrganizationMember } from '../../../domain/records/global.js';
 import type { Dialect } from '../database.js';
 import type { GlobalSchema, UserOrganizationRow, UserRow } from '../schema.js';
 import { chunks } from './chunks.js';
+import { type AnchorStart, atListVersion, keyBound, listVersion, OffsetAnchors } from './offset-anchors.js';
 
 type Db = Kysely<GlobalSchema> | Transaction<GlobalSchema>;
 
@@ -21,6 +22,19 @@ export interface MemberFilter {
 /** The users API lists by e-mail; SCIM by when each joined, so pages stay put as people are added. */
 export type MemberOrder = 'email' | 'joined';
 
+/** What a member is made of beside its user's row: its place in the organization. */
+const MEMBER_COLUMNS = [
+  'uo.is_admin',
+  'uo.scim_managed',
+  'uo.scim_external_id',
+  'uo.deactivated_at as member_deactivated_at',
+  'uo.created_at as joined_at',
+  'uo.updated_at as member_updated_at',
+] as const;
+
+const emailKey = (row: OrganizationMember): CursorKey => [row.email, row.id];
+const joinedKey = (row: OrganizationMember): CursorKey => [row.joined_at, row.id];
+
 /**
  * Active in the organization: the user is (a service user whose application is gone is not),
  * and so is its place there.
@@ -34,6 +48,9 @@ function isActive(eb: ExpressionBuilder<GlobalSchema & { uo: UserOrganizationRow
  * their deactivation there, and its seats. A seat is an active link of a person (kind user).
  */
 export class OrganizationMemberRepository {
+  /** Where deep offset pages of /v1/users and SCIM /Users start (docs/performance.md, "Lists at depth"). */
+  readonly anchors = new OffsetAnchors();
+
   constructor(
     readonly db: Kysely<GlobalSchema>,
     private readonly dialect: Dialect,
@@ -56,16 +73,7 @@ export class OrganizationMemberRepository {
   }
 
   private members(db: Db, orgId: string, filter: MemberFilter = {}, placesFirst = false) {
-    return this.filtered(db, orgId, filter, placesFirst)
-      .selectAll('u')
-      .select([
-        'uo.is_admin',
-        'uo.scim_managed',
-        'uo.scim_external_id',
-        'uo.deactivated_at as member_deactivated_at',
-        'uo.created_at as joined_at',
-        'uo.updated_at as member_updated_at',
-      ]);
+    return this.filtered(db, orgId, filter, placesFirst).selectAll('u').select(MEMBER_COLUMNS);
   }
 
   async find(orgId: string, userId: string, db: Db = this.db): Promise<OrganizationMember | undefined> {
@@ -85,25 +93,70 @@ export class OrganizationMemberRepository {
 
   /**
    * A page in the order asked for, by id within equal values: after a cursor's key ([email or
-   * joined, id]) or by offset. Both columns of a key come from one table, so that a cursor's next
-   * page starts by an index range (users by e-mail; the organization's places in the order they
-   * joined, global-0012) rather than filtering what it walks. In join order the places lead
-   * (CROSS JOIN fixes SQLite's join order; PostgreSQL plans it as the inner join it is): SQLite
-   * otherwise scans every user and sorts the organization's.
+   * joined, id]) or by offset. Both orders are ranges of an index of the organization's places:
+   * `(org_id, email, user_id)` (the address copied beside each place, global-0015) and
+   * `(org_id, created_at, user_id)` (global-0012), so a page starts by an index range and walks
+   * the organization's people only. The places lead the join (CROSS JOIN fixes SQLite's join
+   * order; PostgreSQL plans it as the inner join it is). A page by offset is chosen along that
+   * index first, from the nearest anchor (docs/performance.md, "Lists at depth").
    */
   async list(orgId: string, filter: MemberFilter, page: ListPage, order: MemberOrder = 'email'): Promise<OrganizationMember[]> {
-    const [column, id] = order === 'email' ? (['u.email', 'u.id'] as const) : (['uo.created_at', 'uo.user_id'] as const);
-    let query = this.members(this.db, orgId, filter, order === 'joined');
-    const [after, afterId] = page.after ?? [];
-    if (after !== undefined && afterId !== undefined) {
-      query = query.where(sql<boolean>`(${sql.ref(column)}, ${sql.ref(id)}) > (${after}, ${afterId})`);
-    }
-    return query
-      .orderBy(column)
-      .orderBy(id)
-      .limit(page.limit)
-      .offset(page.after ? 0 : page.offset)
-      .execute();
+    const sortKey = order === 'email' ? (['uo.email', 'uo.user_id'] as const) : (['uo.created_at', 'uo.user_id'] as const);
+    const listKey = `users:${orgId}`;
+    const bound = <Query extends { where(condition: RawBuilder<boolean>): Query }>(
+      query: Query,
+      after?: CursorKey,
+      from?: AnchorStart,
+    ): Query => {
+      if (after) return query.where(keyBound(sortKey, '>', after));
+      if (from) return query.where(keyBound(sortKey, '>=', from.key)).where(atListVersion(listKey, from.version));
+      return query;
+    };
+    const inOrder = (after?: CursorKey, from?: AnchorStart) =>
+      bound(this.members(this.db, orgId, filter, true), after, from)
+        .orderBy(sortKey[0])
+        .orderBy(sortKey[1])
+        .limit(page.limit);
+    if (page.after || page.offset === 0) return inOrder(page.after).execute();
+    const version = listVersion(listKey);
+    const scope = ['members', order, orgId, filter.id ?? '', filter.email ?? '', filter.externalId ?? '', filter.kind ?? ''];
+    scope.push(filter.active === undefined ? '' : String(filter.active));
+    return this.anchors.page<OrganizationMember>(scope, page.offset, order === 'email' ? emailKey : joinedKey, (from, skip) => {
+      if (skip === 0) return inOrder(undefined, from).select(version).execute();
+      // The page's places are chosen along the index alone (with the users only when a filter
+      // reads them), then joined to their users.
+      const chosen = bound(this.placesFiltered(orgId, filter), undefined, from)
+        .select('uo.user_id')
+        .orderBy(sortKey[0])
+        .orderBy(sortKey[1])
+        .limit(page.limit)
+        .offset(skip);
+      // The page leads (CROSS JOIN): otherwise SQLite walks the organization's places in the
+      // list's order to spare a sort of the page's rows.
+      return this.db
+        .selectFrom(chosen.as('page'))
+        .crossJoin('user_organizations as uo')
+        .crossJoin('users as u')
+        .where('uo.org_id', '=', orgId)
+        .whereRef('uo.user_id', '=', 'page.user_id')
+        .whereRef('u.id', '=', 'uo.user_id')
+        .selectAll('u')
+        .select(MEMBER_COLUMNS)
+        .select(version)
+        .orderBy(sortKey[0])
+        .orderBy(sortKey[1])
+        .execute();
+    });
+  }
+
+  /** The organization's places that pass the filter, joined to their users only when it reads them. */
+  private placesFiltered(orgId: string, filter: MemberFilter) {
+    if (filter.kind !== undefined || filter.active !== undefined) return this.filtered(this.db, orgId, filter, true);
+    let query = this.db.selectFrom('user_organizations as uo').where('uo.org_id', '=', orgId);
+    if (filter.id !== undefined) query = query.where('uo.user_id', '=', filter.id);
+    if (filter.email !== undefined) query = query.where('uo.email', '=', filter.email.toLowerCase());
+    if (filter.externalId !== undefined) query = query.where('uo.scim_external_id', '=', filter.externalId);
+    return query;
   }
 
   /** From the organization's places (SQLite would otherwise scan every user of every organization). */

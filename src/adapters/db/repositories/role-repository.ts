@@ -1,13 +1,21 @@
-import { type Kysely, sql, type Transaction } from 'kysely';
-import type { ListPage } from '../../../domain/listing/cursor.js';
+import type { Kysely, Transaction } from 'kysely';
+import type { CursorKey, ListPage } from '../../../domain/listing/cursor.js';
 import type { Dialect } from '../database.js';
 import type { RegionalSchema, RoleRow } from '../schema.js';
 import { isUniqueViolation } from '../unique-violation.js';
+import { type AnchorStart, atListVersion, keyBound, listVersion, OffsetAnchors } from './offset-anchors.js';
 
 type Db = Kysely<RegionalSchema> | Transaction<RegionalSchema>;
 
+/** The roles list's order: administrative first, then by name without case, then id. */
+const ROLE_ORDER = ['kind', 'name_key', 'id'];
+const roleKey = (row: RoleRow): CursorKey => [row.kind, row.name_key, row.id];
+
 /** An organization's roles (administrative and custom) in its region. Rules live in the services. */
 export class RoleRepository {
+  /** Where deep offset pages of the roles list start (docs/performance.md, "Lists at depth"). */
+  readonly anchors = new OffsetAnchors();
+
   constructor(
     readonly db: Kysely<RegionalSchema>,
     private readonly dialect: Dialect,
@@ -18,28 +26,37 @@ export class RoleRepository {
    * key ([kind, name_key, id]) or by offset.
    */
   async list(orgId: string, page?: ListPage): Promise<RoleRow[]> {
-    const filtered = () => {
+    const listKey = `roles:${orgId}`;
+    const filtered = (after?: CursorKey, from?: AnchorStart) => {
       let query = this.db.selectFrom('roles').where('org_id', '=', orgId);
-      const [afterKind, afterName, afterId] = page?.after ?? [];
-      if (afterKind !== undefined && afterName !== undefined && afterId !== undefined)
-        query = query.where(sql<boolean>`(kind, name_key, id) > (${afterKind}, ${afterName}, ${afterId})`);
+      if (after) query = query.where(keyBound(ROLE_ORDER, '>', after));
+      if (from) query = query.where(keyBound(ROLE_ORDER, '>=', from.key)).where(atListVersion(listKey, from.version));
       return query.orderBy('kind').orderBy('name_key').orderBy('id');
     };
     if (!page) return filtered().selectAll().execute();
-    // An offset's page is chosen along roles_list_order alone (docs/performance.md, "Lists at depth").
-    const skip = page.after ? 0 : page.offset;
-    if (skip === 0) return filtered().selectAll().limit(page.limit).execute();
-    return (
-      this.db
-        .selectFrom(filtered().select('id').limit(page.limit).offset(skip).as('page'))
-        // A role's key is (org_id, id): both, or each page id scans the organization's roles.
-        .innerJoin('roles as r', (join) => join.on('r.org_id', '=', orgId).onRef('r.id', '=', 'page.id'))
-        .selectAll('r')
-        .orderBy('r.kind')
-        .orderBy('r.name_key')
-        .orderBy('r.id')
-        .execute()
-    );
+    if (page.after || page.offset === 0) return filtered(page.after).selectAll().limit(page.limit).execute();
+    // An offset's page is chosen along roles_list_order alone, from the nearest anchor
+    // (docs/performance.md, "Lists at depth").
+    const version = listVersion(listKey);
+    return this.anchors.page<RoleRow>(['roles', orgId], page.offset, roleKey, (from, skip) => {
+      const start = filtered(undefined, from).limit(page.limit);
+      if (skip === 0) return start.selectAll().select(version).execute();
+      return (
+        this.db
+          .selectFrom(start.select(['org_id', 'id']).offset(skip).as('page'))
+          // The page leads (CROSS JOIN): otherwise SQLite walks the organization's roles in the
+          // list's order to spare a sort of the page's 100. A role's key is (org_id, id).
+          .crossJoin('roles as r')
+          .whereRef('r.org_id', '=', 'page.org_id')
+          .whereRef('r.id', '=', 'page.id')
+          .selectAll('r')
+          .select(version)
+          .orderBy('r.kind')
+          .orderBy('r.name_key')
+          .orderBy('r.id')
+          .execute()
+      );
+    });
   }
 
   async find(orgId: string, id: string, db: Db = this.db): Promise<RoleRow | undefined> {

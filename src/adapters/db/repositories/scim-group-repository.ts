@@ -1,10 +1,15 @@
-import { type Kysely, sql, type Transaction } from 'kysely';
-import type { ListPage } from '../../../domain/listing/cursor.js';
+import type { Kysely, Transaction } from 'kysely';
+import type { CursorKey, ListPage } from '../../../domain/listing/cursor.js';
 import type { GroupQuery } from '../../../domain/scim/filters.js';
 import type { GroupRow, RegionalSchema } from '../schema.js';
 import { chunks } from './chunks.js';
+import { type AnchorStart, atListVersion, keyBound, listVersion, OffsetAnchors, withoutVersion } from './offset-anchors.js';
 
 type Db = Kysely<RegionalSchema> | Transaction<RegionalSchema>;
+
+/** SCIM /Groups' order: when made, then id. */
+const SCIM_GROUP_ORDER = ['g.created_at', 'g.id'];
+const scimGroupKey = (row: GroupRow): CursorKey => [row.created_at, row.id];
 
 /**
  * What the SCIM surface needs of a region's groups beyond GroupRepository (which writes the group
@@ -12,6 +17,9 @@ type Db = Kysely<RegionalSchema> | Transaction<RegionalSchema>;
  * in batches, and a person's place in the organization's groups and nodes.
  */
 export class ScimGroupRepository {
+  /** Where deep offset pages of SCIM /Groups start (docs/performance.md, "Lists at depth"). */
+  readonly anchors = new OffsetAnchors();
+
   constructor(readonly db: Kysely<RegionalSchema>) {}
 
   private scimGroups(db: Db, orgId: string, where: GroupQuery) {
@@ -39,23 +47,33 @@ export class ScimGroupRepository {
 
   /** In the order they were made, by id within an instant: after a cursor's key ([created_at, id]) or by offset. */
   async list(orgId: string, where: GroupQuery, page: ListPage): Promise<GroupRow[]> {
-    const filtered = () => {
+    const listKey = `groups:${orgId}`;
+    const filtered = (after?: CursorKey, from?: AnchorStart) => {
       let query = this.scimGroups(this.db, orgId, where);
-      const [afterCreated, afterId] = page.after ?? [];
-      if (afterCreated !== undefined && afterId !== undefined)
-        query = query.where(sql<boolean>`(g.created_at, g.id) > (${afterCreated}, ${afterId})`);
+      if (after) query = query.where(keyBound(SCIM_GROUP_ORDER, '>', after));
+      if (from) query = query.where(keyBound(SCIM_GROUP_ORDER, '>=', from.key)).where(atListVersion(listKey, from.version));
       return query.orderBy('g.created_at').orderBy('g.id').limit(page.limit);
     };
-    // An offset's page is chosen along groups_scim_order alone (docs/performance.md, "Lists at depth").
-    const skip = page.after ? 0 : page.offset;
-    if (skip === 0) return filtered().selectAll('g').execute();
-    return this.db
-      .selectFrom(filtered().select('g.id').offset(skip).as('page'))
-      .innerJoin('groups as s', 's.id', 'page.id')
-      .selectAll('s')
-      .orderBy('s.created_at')
-      .orderBy('s.id')
-      .execute();
+    if (page.after || page.offset === 0) return filtered(page.after).selectAll('g').execute();
+    // An offset's page is chosen along groups_scim_order alone (docs/performance.md, "Lists at
+    // depth"), from the nearest anchor unless the filter names a member: list_versions counts
+    // changes of groups, not of their members.
+    const version = listVersion(listKey);
+    const read = (from: AnchorStart | undefined, skip: number) => {
+      const start = filtered(undefined, from);
+      if (skip === 0) return start.selectAll('g').select(version).execute();
+      return this.db
+        .selectFrom(start.select('g.id').offset(skip).as('page'))
+        .innerJoin('groups as s', 's.id', 'page.id')
+        .selectAll('s')
+        .select(version)
+        .orderBy('s.created_at')
+        .orderBy('s.id')
+        .execute();
+    };
+    if (where.memberId !== undefined) return withoutVersion(await read(undefined, page.offset));
+    const scope = ['scim-groups', orgId, where.id ?? '', where.displayName ?? '', where.externalId ?? ''];
+    return this.anchors.page<GroupRow>(scope, page.offset, scimGroupKey, read);
   }
 
   async count(orgId: string, where: GroupQuery): Promise<number> {
