@@ -219,7 +219,8 @@ function report(small: ScaleRun, large: ScaleRun, rounds: number): SummaryRow[] 
       measure: '1,000,000,000 points EXTRAPOLATED: time a point (worse of wall, CPU); memory; work files',
       ratio: `${times(billionSlowdown)}; ${mb(billion.peakBytes)}; ${times(billion.spillShare)}`,
       target: '<= 1.2x; < 1 GiB; < 1.5x',
-      met: billionSlowdown <= 1.2 && billion.peakBytes < GIB && billion.spillShare < 1.5,
+      // Quick sizes are start-up and a box or two: nothing to extend to a billion.
+      met: quick ? undefined : billionSlowdown <= 1.2 && billion.peakBytes < GIB && billion.spillShare < 1.5,
     },
   ];
 }
