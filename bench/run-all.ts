@@ -18,6 +18,7 @@ import { runMultipartComplete } from './multipart-complete.js';
 import { runOperationsOverhead } from './operations-overhead.js';
 import { runPermissionCheck } from './permission-check.js';
 import { runPointCloud } from './point-cloud.js';
+import { runPointCloudScaleIfAsked } from './point-cloud-scale.js';
 import { runRateLimit } from './rate-limit.js';
 import { runScale } from './scale.js';
 import { runScaleOut } from './scale-out.js';
@@ -35,7 +36,8 @@ import { runWebhooks } from './webhooks.js';
 /**
  * Every benchmark in turn, then one table of ratios. `npm run bench -- --quick` (or
  * RDP_BENCH_QUICK=1) makes short runs on smaller stores; RDP_BENCH_DATABASE_URL adds PostgreSQL
- * to every benchmark that touches a store. The exit status reports errors only, never a slow number.
+ * to every benchmark that touches a store; RDP_BENCH_SCALE_POINTS=50M,200M adds the long
+ * point-cloud scale bench (bench/point-cloud-scale.ts). The exit status reports errors only, never a slow number.
  */
 export async function runAll(): Promise<SummaryRow[]> {
   log(`Reality Data Platform benchmarks${quick ? ' (quick)' : ''}: ratios against baselines measured in the same run`);
@@ -60,6 +62,7 @@ export async function runAll(): Promise<SummaryRow[]> {
     runBundle,
     runJobs,
     runPointCloud,
+    runPointCloudScaleIfAsked,
     runModelPreview,
     runMeshTiles,
     runComparisons,

@@ -5,8 +5,10 @@ import { openPointCloud } from '../../src/processing/point-clouds/open-point-clo
 /**
  * One measured run in a process of its own, so its peak memory is the processor's alone:
  * `read` streams every batch and sums a coordinate (the baseline), `process` tiles the file.
- * Reports { points, ms, peakBytes } over IPC. The peak is this process's own VmHWM: the
- * ru_maxrss of a forked child starts from its parent's, so it would show the parent's peak.
+ * Reports { points, ms, cpuMs, peakBytes, spillPeakBytes } over IPC: cpuMs is the process's
+ * CPU time, its threads' included; spillPeakBytes the most its spill files held at once (the
+ * tiler's own count, 0 for a read). The peak is this process's own VmHWM: the ru_maxrss of a
+ * forked child starts from its parent's, so it would show the parent's peak.
  */
 const [mode, input, outputDir] = process.argv.slice(2);
 
@@ -20,7 +22,9 @@ function ownPeakBytes(): number {
 
 async function main(): Promise<void> {
   const started = performance.now();
+  const cpuStarted = process.cpuUsage();
   let points = 0;
+  let spillPeakBytes = 0;
   if (mode === 'read') {
     const reader = await openPointCloud(input!);
     let checksum = 0;
@@ -30,12 +34,15 @@ async function main(): Promise<void> {
     }
     if (!Number.isFinite(checksum)) throw new Error('unreadable coordinates');
   } else if (mode === 'process') {
-    points = (await processPointCloud(input!, outputDir!)).pointCount;
+    const result = await processPointCloud(input!, outputDir!);
+    points = result.pointCount;
+    spillPeakBytes = result.spillPeakBytes;
   } else {
     throw new Error(`unknown mode ${mode}`);
   }
   const ms = performance.now() - started;
-  process.send?.({ points, ms, peakBytes: ownPeakBytes() });
+  const cpu = process.cpuUsage(cpuStarted);
+  process.send?.({ points, ms, cpuMs: (cpu.user + cpu.system) / 1000, peakBytes: ownPeakBytes(), spillPeakBytes });
 }
 
 main().catch((error) => {

@@ -21,7 +21,8 @@ import { renderThumbnail } from './thumbnail.js';
 import { boxOfBounds } from './tiles/octree-box.js';
 import { buildOctree } from './tiles/octree-builder.js';
 import { type OctreeSettings, type OctreeTask, StreamSplitter, type TaskResult } from './tiles/octree-task.js';
-import { PointRecords, SpillWriter } from './tiles/spill-file.js';
+import { PointRecords, SEGMENT_POINTS, SpillWriter } from './tiles/spill-file.js';
+import { createSpillMeter, spillPeak } from './tiles/spill-meter.js';
 import { TileWorkers } from './tiles/tile-workers.js';
 import { tilesetOf } from './tiles/tileset.js';
 
@@ -34,6 +35,11 @@ export interface PointCloudOptions {
   tilePoints?: number;
   /** Most points of one box held in memory while tiling, per thread (default 250,000). */
   memoryPoints?: number;
+  /**
+   * Most points in one spill file (default 1,048,576, 32 MB): a pass over a box's points removes
+   * each file once read, so the spills hold about one copy of the points (docs/performance.md, "Scale").
+   */
+  segmentPoints?: number;
   /**
    * Worker threads that tile (default: the machine's cores, at most 4). A cloud that fits in
    * `memoryPoints`, or 0 threads, is tiled on the calling thread. The tiles are the same either way.
@@ -58,6 +64,8 @@ export interface PointCloudResult {
   thumbnailPath: string;
   /** On the globe (the tileset's root transform) or in the file's own frame, and why. */
   georeference: Georeference;
+  /** The most bytes the spill files held at once: the disk the tiling needs beside its input and tiles. */
+  spillPeakBytes: number;
 }
 
 const THUMBNAIL_SAMPLE = 40_000;
@@ -107,6 +115,8 @@ export async function processPointCloud(
     contentDir: path.join(outputDir, TILE_CONTENT_DIR),
     contentRoot: outputDir,
     spillDir,
+    spillMeter: createSpillMeter(),
+    segmentPoints: options.segmentPoints,
   };
   try {
     await mkdir(settings.contentDir, { recursive: true });
@@ -172,6 +182,7 @@ export async function processPointCloud(
       tilesetPath: TILESET_FILE,
       thumbnailPath: 'thumbnail.png',
       georeference,
+      spillPeakBytes: spillPeak(settings.spillMeter!),
     };
   } finally {
     await workers?.close();
@@ -192,8 +203,8 @@ interface DecodedPass {
   splitSettings: OctreeSettings;
   sample: ReservoirSample;
   hasColors: boolean;
-  /** The decoded points, when the root box was not known while decoding. */
-  decoded?: string;
+  /** The decoded points' files, when the root box was not known while decoding. */
+  decoded?: string[];
   /** The root box already split while decoding, in the box the file declares. */
   splitter?: StreamSplitter;
 }
@@ -219,7 +230,12 @@ async function decodeOnce(reader: PointCloudReader, settings: OctreeSettings, on
   const splitter = declaredBox
     ? await StreamSplitter.create({ count: declared!, box: declaredBox, address: 'r', depth: 0 }, splitSettings)
     : undefined;
-  const decoded = splitter ? undefined : await SpillWriter.create(path.join(splitDir, 'decoded.bin'));
+  const decoded = splitter
+    ? undefined
+    : await SpillWriter.create(path.join(splitDir, 'decoded.bin'), {
+        meter: settings.spillMeter,
+        segmentPoints: settings.segmentPoints ?? SEGMENT_POINTS,
+      });
   const pass: DecodedPass = {
     bounds: emptyBounds(),
     splitSettings,
@@ -247,7 +263,7 @@ async function decodeOnce(reader: PointCloudReader, settings: OctreeSettings, on
   } finally {
     await decoded?.close();
   }
-  if (decoded) pass.decoded = decoded.path;
+  if (decoded) pass.decoded = decoded.paths;
   splitSettings.withColors = pass.hasColors;
   splitSettings.withClassification = seen.classification;
   const intensityRange =
@@ -325,7 +341,7 @@ async function rootOf(
 ): Promise<{ task: OctreeTask } | { result: TaskResult }> {
   const { splitter } = pass;
   const root = { count, box: boxOfBounds(bounds), address: 'r', depth: 0 };
-  if (!splitter) return { task: { ...root, inputs: [pass.decoded!] } };
+  if (!splitter) return { task: { ...root, inputs: pass.decoded! } };
   const declared = splitter.box;
   const inside = [0, 1, 2].every(
     (axis) =>

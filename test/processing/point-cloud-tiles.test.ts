@@ -126,6 +126,38 @@ describe('point cloud to 3D Tiles', () => {
     expect(report.points).toBe(count);
   });
 
+  it('streams boxes two levels a pass through segmented spills into the same files as one in-memory build, the spills holding the points about once', async () => {
+    // A PLY declares no bounds, so the streamed root is the exact box the in-memory build uses.
+    const input = path.join(dir, 'segments.ply');
+    const count = 200_000;
+    await writePly(input, count, 'binary_little_endian');
+    // Small boxes in memory: boxes whose children are larger than that are split two levels
+    // down in one pass (two-level-split.ts).
+    const options = { tilePoints: 1000, memoryPoints: 4000, threads: 2 };
+    const inMemory = await processPointCloud(input, path.join(dir, 'segments-memory'), {
+      tilePoints: 1000,
+      memoryPoints: count,
+      threads: 0,
+    });
+    const whole = await processPointCloud(input, path.join(dir, 'segments-whole'), { ...options, segmentPoints: count });
+    const segmented = await processPointCloud(input, path.join(dir, 'segments-1000'), { ...options, segmentPoints: 1000 });
+    const loaded = await filesOf(path.join(dir, 'segments-memory'));
+    expect(loaded.size).toBeGreaterThan(200);
+    for (const out of ['segments-whole', 'segments-1000']) {
+      const files = await filesOf(path.join(dir, out));
+      expect([...files.keys()], out).toEqual([...loaded.keys()]);
+      for (const [name, bytes] of loaded) expect(files.get(name)?.equals(bytes), `${out}/${name}`).toBe(true);
+    }
+    // Decoding parks every point, 32 bytes each; a pass moves them on, holding at most a partly
+    // read segment a thread beyond them.
+    expect(inMemory.spillPeakBytes).toBe(count * 32);
+    expect(segmented.spillPeakBytes).toBeGreaterThanOrEqual(count * 32);
+    expect(segmented.spillPeakBytes).toBeLessThanOrEqual((count + options.threads * 1000) * 32);
+    // Removed only at the end of their pass, whole files hold a box's points twice meanwhile.
+    expect(whole.spillPeakBytes).toBeGreaterThan(segmented.spillPeakBytes + 10 * 1000 * 32);
+    expect((await checkTileset(path.join(dir, 'segments-1000'))).points).toBe(count);
+  });
+
   it('decodes LAZ chunks on the worker threads into the same tiles as one thread decoding them all', async () => {
     const input = path.join(dir, 'scan.laz');
     const count = 60_000;

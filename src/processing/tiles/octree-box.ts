@@ -49,3 +49,15 @@ export function geometricErrorOf(box: Box, tilePoints: number): number {
 export function isSampled(index: number, keep: number, total: number): boolean {
   return Math.floor(((index + 1) * keep) / total) > Math.floor((index * keep) / total);
 }
+
+/**
+ * The index isSampled keeps after its first `kept`: ceil((kept + 1) * total / keep) - 1, Infinity
+ * once all are kept. A stream compares each index with it, one division a kept point rather than
+ * two a point. The same indices: isSampled's floor steps by one where (index + 1) * keep / total
+ * reaches the next whole number, and both quotients are exact in doubles (their integers stay far
+ * below 2^53, and a quotient that is not whole is at least 1 / keep from one).
+ */
+export function nextSampled(kept: number, keep: number, total: number): number {
+  const share = Math.min(keep, total);
+  return kept < share ? Math.ceil(((kept + 1) * total) / share) - 1 : Number.POSITIVE_INFINITY;
+}

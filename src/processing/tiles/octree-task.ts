@@ -1,8 +1,10 @@
 import { rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import { type Box, childBox, geometricErrorOf, isSampled } from './octree-box.js';
-import { pointContentGlb } from './point-content.js';
-import { loadSpill, PointRecords, RECORD_DOUBLES, readSpill, SPILL_RECORD, SpillWriter } from './spill-file.js';
+import { type Box, childBox, geometricErrorOf, nextSampled } from './octree-box.js';
+import { writeContent } from './octree-content.js';
+import { loadSpill, PointRecords, RECORD_DOUBLES, readSpill, SEGMENT_POINTS, SPILL_RECORD, SpillWriter } from './spill-file.js';
+import { type SpillMeter, spillRemoved, spillWritten } from './spill-meter.js';
+import { childCounts, splitTwoLevels } from './two-level-split.js';
 
 /**
  * One unit of tiling work: the subtree of one box, whose points sit in spill files. A task
@@ -11,10 +13,19 @@ import { loadSpill, PointRecords, RECORD_DOUBLES, readSpill, SPILL_RECORD, Spill
  *
  * A box with more than `memoryPoints` is never loaded: its points stream past once, the
  * tile's subsample is kept and the rest go to eight spill files, one per child, which become
- * tasks of their own. A smaller box is loaded and its whole subtree built in memory. Each
+ * tasks of their own; where most of the children are that large too, the pass goes two levels
+ * down, the children's tiles made on the way and the grandchildren's spills the new tasks
+ * (two-level-split.ts). A smaller box is loaded and its whole subtree built in memory. Each
  * tile holds an even subsample of the points in its box (at most `tilePoints`) and its
  * children hold the rest (refine ADD: every point is in exactly one tile).
  */
+/**
+ * Boxes of more points than this many boxes in memory are looked at for a split two levels down
+ * (two-level-split.ts): a surface's box has four children of points, so a quarter of such a box
+ * is still too large to load.
+ */
+const TWO_LEVELS_FROM = 4;
+
 export interface OctreeSettings {
   tilePoints: number;
   memoryPoints: number;
@@ -29,6 +40,10 @@ export interface OctreeSettings {
   contentDir: string;
   contentRoot: string;
   spillDir: string;
+  /** Counts the bytes the spill files hold, on every thread (spill-meter.ts). */
+  spillMeter?: SpillMeter;
+  /** Records in one spill file (default SEGMENT_POINTS): a streamed box removes each once read. */
+  segmentPoints?: number;
   /** Georeferenced clouds: the point (file coordinates) the tileset's frame is relative to. */
   origin?: [number, number, number];
 }
@@ -51,10 +66,13 @@ export interface TileNode {
   children: TileNode[];
 }
 
-/** A finished node; a streamed one's children are still to be built from `childTasks`, in this order. */
+/**
+ * A finished node; a streamed one's children are still to be built from `childTasks`, in this
+ * order: tasks, or (split two levels down) children finished already with tasks of their own.
+ */
 export interface TaskResult {
   node: TileNode;
-  childTasks: OctreeTask[];
+  childTasks: (OctreeTask | TaskResult)[];
 }
 
 export async function runOctreeTask(
@@ -64,18 +82,25 @@ export async function runOctreeTask(
 ): Promise<TaskResult> {
   if (task.count <= settings.memoryPoints || task.depth >= settings.maxDepth) {
     const records = await loadSpill(task.inputs, task.count);
-    await removeAll(task.inputs);
+    await removeInputs(task, settings);
     const builder = new InMemoryBuilder(records, task.count, settings, onPoints);
     return { node: await builder.build(task.box, task.address, task.depth), childTasks: [] };
+  }
+  if (task.depth + 1 < settings.maxDepth && task.count > TWO_LEVELS_FROM * settings.memoryPoints) {
+    // Counting the children costs a read of the points: worth it where most will stream too.
+    const counts = await childCounts(task, settings.tilePoints);
+    const streamed = counts.filter((count) => count > settings.memoryPoints).reduce((sum, count) => sum + count, 0);
+    if (streamed >= task.count / 2) return splitTwoLevels(task, counts, settings, onPoints);
   }
   return splitStreamed(task, settings, onPoints);
 }
 
 async function splitStreamed(task: OctreeTask, settings: OctreeSettings, onPoints: (placed: number) => void) {
   const splitter = await StreamSplitter.create(task, settings);
-  for await (const { records, count } of readSpill(task.inputs)) await splitter.add(records, count);
+  // Each input segment goes once read: the spills hold about one copy of the points, not two.
+  for await (const { records, count } of readSpill(task.inputs, { meter: settings.spillMeter }))
+    await splitter.add(records, count);
   const result = await splitter.finish();
-  await removeAll(task.inputs);
   onPoints(result.node.pointCount);
   return result;
 }
@@ -89,6 +114,7 @@ export class StreamSplitter {
   private readonly kept: PointRecords;
   private keptCount = 0;
   private index = 0;
+  private nextKept: number;
 
   private constructor(
     private readonly task: Omit<OctreeTask, 'inputs'>,
@@ -96,11 +122,17 @@ export class StreamSplitter {
     private readonly children: SpillWriter[],
   ) {
     this.kept = new PointRecords(Math.min(settings.tilePoints, task.count));
+    this.nextKept = nextSampled(0, settings.tilePoints, task.count);
   }
 
   static async create(task: Omit<OctreeTask, 'inputs'>, settings: OctreeSettings): Promise<StreamSplitter> {
     const children = await Promise.all(
-      [0, 1, 2, 3, 4, 5, 6, 7].map((octant) => SpillWriter.create(path.join(settings.spillDir, `${task.address}${octant}.bin`))),
+      [0, 1, 2, 3, 4, 5, 6, 7].map((octant) =>
+        SpillWriter.create(path.join(settings.spillDir, `${task.address}${octant}.bin`), {
+          meter: settings.spillMeter,
+          segmentPoints: settings.segmentPoints ?? SEGMENT_POINTS,
+        }),
+      ),
     );
     return new StreamSplitter(task, settings, children);
   }
@@ -124,10 +156,14 @@ export class StreamSplitter {
     const total = this.task.count;
     const [cx, cy, cz] = this.task.box.center;
     const d = records.doubles;
-    for (let i = 0; i < count; i += 1, this.index += 1) {
-      if (this.index < total && isSampled(this.index, keep, total)) {
+    const first = this.index;
+    // Kept are the indices isSampled keeps (below `total`: nextSampled never passes it).
+    let kept = this.nextKept;
+    for (let i = 0; i < count; i += 1) {
+      if (first + i === kept) {
         this.kept.copyFrom(records, i, this.keptCount);
         this.keptCount += 1;
+        kept = nextSampled(this.keptCount, keep, total);
         continue;
       }
       const at = i * RECORD_DOUBLES;
@@ -135,6 +171,8 @@ export class StreamSplitter {
       const child = this.children[octant]!;
       if (child.add(records, i)) await child.flush();
     }
+    this.index = first + count;
+    this.nextKept = kept;
   }
 
   /** Closes the child spills and writes the tile: the node, and a task for each child that has points. */
@@ -146,12 +184,12 @@ export class StreamSplitter {
     const childTasks: OctreeTask[] = [];
     for (const [octant, child] of this.children.entries()) {
       if (child.count === 0) {
-        await rm(child.path, { force: true });
+        await child.discard();
         continue;
       }
       const childAddress = `${address}${octant}`;
       childTasks.push({
-        inputs: [child.path],
+        inputs: child.paths,
         count: child.count,
         box: childBox(box, octant),
         address: childAddress,
@@ -166,7 +204,8 @@ export class StreamSplitter {
   async abandon(keptPath: string): Promise<string[]> {
     await Promise.all(this.children.map((child) => child.close()));
     await writeFile(keptPath, this.kept.bytes.subarray(0, this.keptCount * SPILL_RECORD));
-    return [keptPath, ...this.children.map((child) => child.path)];
+    spillWritten(this.settings.spillMeter, this.keptCount * SPILL_RECORD);
+    return [keptPath, ...this.children.flatMap((child) => child.paths)];
   }
 }
 
@@ -216,11 +255,13 @@ class InMemoryBuilder {
     const octants = this.octants;
     const sizes = [0, 0, 0, 0, 0, 0, 0, 0];
     let kept = 0;
+    let sampled = nextSampled(0, keep, total);
     for (let n = 0; n < total; n += 1) {
       const i = start + n;
-      if (isSampled(n, keep, total)) {
+      if (n === sampled) {
         this.kept.copyFrom(from, i, kept);
         kept += 1;
+        sampled = nextSampled(kept, keep, total);
         octants[n] = 8;
         continue;
       }
@@ -255,19 +296,8 @@ class InMemoryBuilder {
   }
 }
 
-async function writeContent(
-  settings: OctreeSettings,
-  address: string,
-  box: Box,
-  records: PointRecords,
-  first: number,
-  count: number,
-): Promise<string> {
-  const file = path.join(settings.contentDir, `${address}.glb`);
-  await writeFile(file, pointContentGlb(box, records, first, count, settings, settings.origin));
-  return path.relative(settings.contentRoot, file).split(path.sep).join('/');
-}
-
-async function removeAll(paths: readonly string[]): Promise<void> {
-  await Promise.all(paths.map((file) => rm(file, { force: true })));
+/** A task's input files hold its points, every one once: `count` records. */
+async function removeInputs(task: OctreeTask, settings: OctreeSettings): Promise<void> {
+  await Promise.all(task.inputs.map((file) => rm(file, { force: true })));
+  spillRemoved(settings.spillMeter, task.count * SPILL_RECORD);
 }

@@ -1,5 +1,6 @@
-import { type FileHandle, open } from 'node:fs/promises';
+import { type FileHandle, open, rm } from 'node:fs/promises';
 import type { PointBatch } from '../point-clouds/point-cloud.js';
+import { type SpillMeter, spillRemoved, spillWritten } from './spill-meter.js';
 
 /**
  * Points parked on disk between passes, 32 bytes a point: x, y, z as doubles, then r, g, b and
@@ -67,23 +68,54 @@ export class PointRecords {
 const WRITE_POINTS = 16_384;
 
 /**
- * Appends records to a file through two buffers: while one is being written, the next fills,
- * so the producer waits only when it outruns the disk by a whole buffer.
+ * Records in one segment of a segmented spill by default (32 MB): small enough that a reader
+ * removing each segment once read keeps the spills near one copy of the points, large enough
+ * to stay few files.
+ */
+export const SEGMENT_POINTS = 64 * WRITE_POINTS;
+
+export interface SpillOptions {
+  /** Counts the bytes written (spill-meter.ts). */
+  meter?: SpillMeter;
+  /**
+   * Writes `path`, then `path.1`, `path.2`... of this many records each, so that a reader can
+   * remove what it has read (readSpill's `remove`) while the points go on elsewhere. Without
+   * it, one file.
+   */
+  segmentPoints?: number;
+  /** Records a write buffer holds (default 16,384, 512 KB), fewer where many spills are open at once. */
+  bufferPoints?: number;
+}
+
+/**
+ * Appends records to a file (or to segments, `paths`) through two buffers: while one is being
+ * written, the next fills, so the producer waits only when it outruns the disk by a whole buffer.
  */
 export class SpillWriter {
   count = 0;
-  private current = new PointRecords(WRITE_POINTS);
-  private spare: PointRecords | undefined = new PointRecords(WRITE_POINTS);
+  /** The files written, in order: one, or with `segmentPoints` one per that many records. */
+  readonly paths: string[];
+  /** Records a buffer holds: a segment is a whole number of buffers. */
+  private readonly capacity: number;
+  private current: PointRecords;
+  private spare: PointRecords | undefined;
   private buffered = 0;
+  private inFile = 0;
   private writing: Promise<void> | undefined;
 
   private constructor(
     readonly path: string,
-    private readonly file: FileHandle,
-  ) {}
+    private file: FileHandle,
+    private readonly options: SpillOptions,
+  ) {
+    this.paths = [path];
+    this.capacity = Math.min(options.bufferPoints ?? WRITE_POINTS, options.segmentPoints ?? WRITE_POINTS);
+    this.current = new PointRecords(this.capacity);
+    this.spare = new PointRecords(this.capacity);
+  }
 
-  static async create(path: string): Promise<SpillWriter> {
-    return new SpillWriter(path, await open(path, 'w'));
+  static async create(path: string, options: SpillOptions = {}): Promise<SpillWriter> {
+    return new SpillWriter(path, await open(path, 'w'), options);
   }
 
   /** Adds record `i` of `source`; true when the buffer is full and `flush` must run before the next add. */
@@ -91,19 +123,23 @@ export class SpillWriter {
     this.current.copyFrom(source, i, this.buffered);
     this.buffered += 1;
     this.count += 1;
-    return this.buffered === WRITE_POINTS;
+    return this.buffered === this.capacity;
   }
 
   /** Hands the full buffer to the disk and continues in the other one. */
   async flush(): Promise<void> {
     if (this.buffered === 0) return;
     await this.writing;
+    const { segmentPoints } = this.options;
+    if (segmentPoints && this.inFile > 0 && this.inFile + this.buffered > segmentPoints) await this.nextSegment();
+    this.inFile += this.buffered;
     const full = this.current;
     const length = this.buffered * SPILL_RECORD;
-    this.current = this.spare ?? new PointRecords(WRITE_POINTS);
+    this.current = this.spare ?? new PointRecords(this.capacity);
     this.spare = undefined;
     this.buffered = 0;
     this.writing = this.file.write(full.bytes, 0, length).then(() => {
+      spillWritten(this.options.meter, length);
       this.spare = full;
     });
   }
@@ -113,6 +149,21 @@ export class SpillWriter {
     await this.writing;
     await this.file.close();
   }
+
+  /** Removes the files once closed: their points went elsewhere, or there were none. */
+  async discard(): Promise<void> {
+    await Promise.all(this.paths.map((file) => rm(file, { force: true })));
+    spillRemoved(this.options.meter, this.count * SPILL_RECORD);
+  }
+
+  /** Called with no write under way: the segment is whole, the next one starts. */
+  private async nextSegment(): Promise<void> {
+    await this.file.close();
+    const path = `${this.path}.${this.paths.length}`;
+    this.file = await open(path, 'w');
+    this.paths.push(path);
+    this.inFile = 0;
+  }
 }
 
 /** Records per read while streaming a spill: 2 MB. */
@@ -120,21 +171,32 @@ const READ_POINTS = 65_536;
 
 /**
  * Streams the records of spill files in order, one reused buffer: each yield is valid until
- * the next one. Several files read one after the other are one stream.
+ * the next one. Several files read one after the other are one stream. With `remove`, each
+ * file is removed once its records have been taken (and its bytes taken off the meter), so a
+ * pass over a segmented spill frees the disk as it goes rather than at its end.
  */
-export async function* readSpill(paths: readonly string[]): AsyncGenerator<{ records: PointRecords; count: number }> {
+export async function* readSpill(
+  paths: readonly string[],
+  remove?: { meter?: SpillMeter },
+): AsyncGenerator<{ records: PointRecords; count: number }> {
   const records = new PointRecords(READ_POINTS);
   for (const path of paths) {
     const file = await open(path, 'r');
+    let bytes = 0;
     try {
       for (;;) {
         const { bytesRead } = await file.read(records.bytes, 0, READ_POINTS * SPILL_RECORD, null);
         const count = Math.floor(bytesRead / SPILL_RECORD);
         if (count === 0) break;
+        bytes += count * SPILL_RECORD;
         yield { records, count };
       }
     } finally {
       await file.close();
+    }
+    if (remove) {
+      await rm(path, { force: true });
+      spillRemoved(remove.meter, bytes);
     }
   }
 }
