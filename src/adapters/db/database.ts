@@ -17,7 +17,9 @@ export interface Store<Schema> {
   dialect: Dialect;
   /**
    * A number that changes whenever any connection, of this process or another, commits to the
-   * store: what exact read caches check. Undefined where the store has none (PostgreSQL).
+   * store: what exact read caches check. Undefined where the store has none (PostgreSQL). On
+   * SQLite it is the reader connection's data_version, which a read outside a transaction can
+   * also take from its own snapshot as `(SELECT data_version FROM pragma_data_version())`.
    */
   changeVersion?: () => number;
   /**
@@ -66,21 +68,14 @@ function openSqlite<Schema>(file: string): Store<Schema> {
   };
   const driver = new SqliteRoutingDriver(file, open);
   const db = new Kysely<Schema>({ dialect: sqliteRoutingDialect(driver) });
-  // SQLite's data_version changes on a connection whenever another one commits; this connection
-  // never writes, so every commit to the file changes what it reads.
-  const versionProbe = open();
-  versionProbe.pragma('query_only = 1');
-  // Prepared once: pragma() prepares its statement on every call, 5% of a cached browse's CPU.
-  const dataVersion = versionProbe.prepare('PRAGMA data_version').pluck();
   return {
     db,
     dialect: 'sqlite',
-    changeVersion: () => dataVersion.get() as number,
+    // The reader connection's data_version, which statements on that connection can read beside
+    // their rows (pragma_data_version(): docs/performance.md, "Browse and node GET").
+    changeVersion: () => driver.dataVersion(),
     writesSettled: () => driver.writesSettled(),
-    close: async () => {
-      await db.destroy();
-      versionProbe.close();
-    },
+    close: () => db.destroy(),
   };
 }
 

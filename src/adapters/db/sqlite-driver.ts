@@ -110,6 +110,7 @@ export class SqliteRoutingDriver implements Driver {
   private readonly writeLock = new Mutex();
   private readonly snapshotLock = new Mutex();
   private readonly readOnly = new Map<string, boolean>();
+  private readonly dataVersionStatement: SQLite.Statement;
 
   constructor(file: string, open: () => SQLite.Database) {
     // The writer first: it puts the file in WAL mode before the readers open it.
@@ -120,6 +121,17 @@ export class SqliteRoutingDriver implements Driver {
     this.snapshot = new Session(open());
     this.reader.database.pragma('query_only = 1');
     this.snapshot.database.pragma('query_only = 1');
+    // Prepared once: pragma() prepares its statement on every call.
+    this.dataVersionStatement = this.reader.database.prepare('PRAGMA data_version').pluck();
+  }
+
+  /**
+   * The reader connection's data_version: it never writes, so the number changes whenever any
+   * other connection (the writer, another process) has committed. A statement run on the reader
+   * can read the same number from its own snapshot with `pragma_data_version()`.
+   */
+  dataVersion(): number {
+    return this.dataVersionStatement.get() as number;
   }
 
   async init(): Promise<void> {}

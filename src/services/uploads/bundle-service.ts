@@ -205,11 +205,26 @@ export class BundleService {
    * in all (docs/performance.md, "Bundle fetch"), and the body only once the check has passed.
    */
   async get(principal: Principal, bundleId: string, expand: Set<BundleExpansion>) {
-    const { node: seen, read: found } = await this.nodes.authorizeBeside(principal, bundleId, 'read', () =>
-      this.bundles.findWithExpansions(bundleId, expand),
+    const { node: seen, read: found } = await this.nodes.authorizeBeside(
+      principal,
+      bundleId,
+      'read',
+      () => this.bundles.findWithExpansions(principal.orgId, bundleId, expand),
+      (read) => read?.access_version,
     );
     if (seen.kind !== 'dataBundle' || found?.node_id !== seen.id) throw new ApiError('NotFound', 'Data bundle not found');
-    const { is_processing, is_failed, size_bytes, node_updated_at, processings, inputs, outputs, thumbnail, ...bundle } = found;
+    const {
+      is_processing,
+      is_failed,
+      size_bytes,
+      node_updated_at,
+      processings,
+      inputs,
+      outputs,
+      thumbnail,
+      access_version,
+      ...bundle
+    } = found;
     // The node's state as of the bundle's read, as authorized() takes it.
     const node = { ...seen, is_processing, is_failed, size_bytes, updated_at: node_updated_at };
     return this.view(node, bundle, expand, { processings, inputs, outputs, thumbnail });
