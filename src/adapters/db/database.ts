@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import SQLite from 'better-sqlite3';
-import { Kysely, sql, type Transaction } from 'kysely';
+import { type CompiledQuery, Kysely, sql, type Transaction } from 'kysely';
 import type { Config } from '../../config/config.js';
 import { REGIONS, type Region } from '../../domain/regions.js';
 import type { PoolUse } from '../../ports/job-queue.js';
@@ -18,10 +18,15 @@ export interface Store<Schema> {
   /**
    * A number that changes whenever any connection, of this process or another, commits to the
    * store: what exact read caches check. Undefined where the store has none (PostgreSQL). On
-   * SQLite it is the reader connection's data_version, which a read outside a transaction can
-   * also take from its own snapshot as `(SELECT data_version FROM pragma_data_version())`.
+   * SQLite it is the reader connection's data_version (readAtChangeVersion reads it beside a read).
    */
   changeVersion?: () => number;
+  /**
+   * SQLite: a read outside a transaction with changeVersion's number read in the same snapshot
+   * (SqliteRoutingDriver.readAtDataVersion). Undefined on PostgreSQL, whose reads select their
+   * organization's access version in the statement itself (access-statements.ts).
+   */
+  readAtChangeVersion?: <R>(query: CompiledQuery) => { rows: R[]; version: number };
   /**
    * Resolves once every write transaction of this process begun before the call has ended (SQLite,
    * whose writes take turns on one connection). Undefined where writes run side by side (PostgreSQL).
@@ -31,6 +36,9 @@ export interface Store<Schema> {
   poolUse?: () => PoolUse;
   close(): Promise<void>;
 }
+
+/** What an exact read cache of SQLite reads its version with; empty on PostgreSQL. */
+export type ChangeVersions = Pick<Store<unknown>, 'changeVersion' | 'readAtChangeVersion'>;
 
 /**
  * Runs work in one transaction of a store: what a service is given instead of the store, when its
@@ -71,9 +79,9 @@ function openSqlite<Schema>(file: string): Store<Schema> {
   return {
     db,
     dialect: 'sqlite',
-    // The reader connection's data_version, which statements on that connection can read beside
-    // their rows (pragma_data_version(): docs/performance.md, "Browse and node GET").
+    // The reader connection's data_version, also read beside a read in one snapshot.
     changeVersion: () => driver.dataVersion(),
+    readAtChangeVersion: (query) => driver.readAtDataVersion(query),
     writesSettled: () => driver.writesSettled(),
     close: () => db.destroy(),
   };

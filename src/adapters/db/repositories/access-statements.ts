@@ -1,6 +1,5 @@
 import { type CompiledQuery, type Kysely, type RawBuilder, sql } from 'kysely';
 import { NODE_LISTING_COLUMNS as LISTING_COLUMNS } from '../../../domain/records/regional.js';
-import type { Dialect } from '../database.js';
 import { registerPrepared } from '../prepared-statements.js';
 import type { NodeRow, RegionalSchema } from '../schema.js';
 import { ancestorsOf, membershipsOnAncestors, requiredProvider } from './access-conditions.js';
@@ -138,16 +137,13 @@ export function accessStatement(
 }
 
 /**
- * The version the access cache keys its results by, as a column of a read outside a transaction
- * (docs/performance.md, "Browse and node GET"): on PostgreSQL the organization's access version,
- * on SQLite the reader connection's data_version (Store.changeVersion), each from the read's own
- * snapshot. A read carrying it lets a cached access result be checked without a statement of its
- * own (NodeRepository.browse, findWithAccessBeside). On SQLite `orgId` is not in the statement.
+ * The organization's access version as a column of a read (the access cache's key on PostgreSQL),
+ * from the read's own snapshot: a read carrying it lets a cached access result be checked without
+ * a statement of its own (childrenWithVersion, the bundle read: NodeRepository.findWithAccessBeside).
+ * SQLite reads its version beside the read instead (Store.readAtChangeVersion).
  */
-export function accessVersionColumn(dialect: Dialect, orgId: string): RawBuilder<number> {
-  return dialect === 'postgres'
-    ? sql<number>`coalesce((SELECT v.version FROM access_versions v WHERE v.org_id = ${orgId}), 0)`
-    : sql<number>`(SELECT data_version FROM pragma_data_version())`;
+export function organizationAccessVersion(orgId: string): RawBuilder<number> {
+  return sql<number>`coalesce((SELECT v.version FROM access_versions v WHERE v.org_id = ${orgId}), 0)`;
 }
 
 /** A page of a node's active children, in browse order (part `part`), listing columns only. */
@@ -172,7 +168,7 @@ export function childrenWithVersion(
   limit: number,
   offset: number,
 ): CompiledQuery {
-  return sql`SELECT ${accessVersionColumn('postgres', orgId)} AS version,
+  return sql`SELECT ${organizationAccessVersion(orgId)} AS version,
       ${sql.join(LISTING_COLUMNS.map((column) => sql.ref(`c.${column}`)))}
     FROM nodes c WHERE c.parent_id = ${parentId} AND c.trashed_at IS NULL
     ORDER BY c.name_key, c.id LIMIT ${limit} OFFSET ${offset}`.compile(db);

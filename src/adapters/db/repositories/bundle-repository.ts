@@ -1,6 +1,6 @@
 import type { Kysely, Transaction } from 'kysely';
 import type { BundleStatus } from '../../../domain/processing/bundle-lifecycle.js';
-import type { Dialect } from '../database.js';
+import type { ChangeVersions, Dialect } from '../database.js';
 import type { BundleRow, ProcessingRow, RegionalSchema } from '../schema.js';
 import {
   type BundleExpansion,
@@ -27,6 +27,7 @@ export class BundleRepository {
   constructor(
     readonly db: Kysely<RegionalSchema>,
     private readonly dialect: Dialect,
+    private readonly versions: ChangeVersions = {},
   ) {}
 
   /** The bundle, its node's state and the expansions asked for, in one statement (bundle-view-rows.ts). */
@@ -41,7 +42,14 @@ export class BundleRepository {
       statement = bundleViewStatement(this.db, this.dialect, expand);
       this.viewStatements.set(key, statement);
     }
-    const { rows } = await this.db.executeQuery<Record<string, unknown>>(statement(orgId, nodeId));
+    const query = statement(orgId, nodeId);
+    // SQLite: the access version read in the same snapshot (PostgreSQL's statement selects it).
+    const { readAtChangeVersion } = this.versions;
+    if (readAtChangeVersion) {
+      const { rows, version } = readAtChangeVersion<Record<string, unknown>>(query);
+      return toBundleWithExpansions(rows[0], version);
+    }
+    const { rows } = await this.db.executeQuery<Record<string, unknown>>(query);
     return toBundleWithExpansions(rows[0]);
   }
 

@@ -4,7 +4,7 @@ import * as sqliteJson from 'kysely/helpers/sqlite';
 import type { BundleRow, ProcessingRow, StoredObjectRow } from '../../../domain/records/regional.js';
 import type { Dialect } from '../database.js';
 import type { RegionalSchema } from '../schema.js';
-import { accessVersionColumn, precompiled } from './access-statements.js';
+import { organizationAccessVersion, precompiled } from './access-statements.js';
 
 /** Every column of a bundle row, named: the statement is prepared, and a prepared statement never selects `*`. */
 const BUNDLE_COLUMNS = [
@@ -55,7 +55,7 @@ export interface BundleOutput {
 
 /**
  * The bundle, its node's state, what the expansions asked for (empty or null when not asked), and
- * the access version of the read's snapshot (access-statements.ts accessVersionColumn).
+ * the access version of the read's snapshot (NodeRepository.findWithAccessBeside).
  */
 export type BundleWithExpansions = BundleRow & {
   access_version: number;
@@ -84,9 +84,10 @@ export type BundleViewStatement = (orgId: string, nodeId: string) => CompiledQue
  * The bundle with its node's state and its expansions in one statement (docs/performance.md,
  * "Bundle fetch"): each expansion a correlated subquery aggregated to JSON (json_agg on
  * PostgreSQL, json_group_array on SQLite), so the fetch costs one round trip whatever it expands,
- * beside the access check; with the access version, so that a cached access result needs no
- * statement of its own (NodeRepository.findWithAccessBeside). Compiled once per set of expansions
- * (building it with Kysely took about a third of a fetch's CPU) and prepared on PostgreSQL.
+ * beside the access check; on PostgreSQL with the organization's access version, so that a cached
+ * access result needs no statement of its own (NodeRepository.findWithAccessBeside; SQLite reads
+ * its version beside the statement). Compiled once per set of expansions (building it with Kysely
+ * took about a third of a fetch's CPU) and prepared on PostgreSQL.
  */
 export function bundleViewStatement(
   db: Kysely<RegionalSchema>,
@@ -97,13 +98,14 @@ export function bundleViewStatement(
   const withProcessings = expand.has('processings') || expand.has('components');
   const withComponents = expand.has('components');
   const withThumbnail = expand.has('thumbnail');
+  const postgres = dialect === 'postgres';
   const compile = (orgId: string, nodeId: string) =>
     db
       .selectFrom('bundles as b')
       .innerJoin('nodes as n', 'n.id', 'b.node_id')
       .select(BUNDLE_COLUMNS.map((column) => `b.${column}` as const))
       .select(['n.is_processing', 'n.is_failed', 'n.size_bytes', 'n.updated_at as node_updated_at'])
-      .select(accessVersionColumn(dialect, orgId).as('access_version'))
+      .$if(postgres, (query) => query.select(organizationAccessVersion(orgId).as('access_version')))
       .$if(withProcessings, (query) =>
         query.select((eb) =>
           json
@@ -170,16 +172,22 @@ export function bundleViewStatement(
       )
       .where('b.node_id', '=', nodeId)
       .compile();
-  // The constant 'derivative' stays a bound value beside the markers; SQLite's version needs no organization.
-  const postgres = dialect === 'postgres';
+  // The constant 'derivative' stays a bound value beside the markers; SQLite's statement has no organization.
   return precompiled(compile, ['\u0000org', '\u0000bundle'], postgres, postgres ? [] : ['\u0000org']);
 }
 
-/** The row of a bundle view statement as a BundleWithExpansions (undefined: no such bundle). */
-export function toBundleWithExpansions(row: Record<string, unknown> | undefined): BundleWithExpansions | undefined {
+/**
+ * The row of a bundle view statement as a BundleWithExpansions (undefined: no such bundle), with
+ * the access version read beside it where the statement has none (SQLite).
+ */
+export function toBundleWithExpansions(
+  row: Record<string, unknown> | undefined,
+  accessVersion?: number,
+): BundleWithExpansions | undefined {
   if (!row) return undefined;
   return {
     ...(row as unknown as BundleWithExpansions),
+    ...(accessVersion === undefined ? {} : { access_version: accessVersion }),
     processings: parsed(row.processings, []),
     inputs: parsed(row.inputs, []),
     outputs: parsed(row.outputs, []),

@@ -1,7 +1,7 @@
 import { type CompiledQuery, type Kysely, sql, type Transaction } from 'kysely';
 import { type Permission, unionPermissions } from '../../../domain/access/permissions.js';
 import { NODE_LISTING_COLUMNS as LISTING_COLUMNS, type NodeListing } from '../../../domain/records/regional.js';
-import type { Dialect } from '../database.js';
+import type { ChangeVersions, Dialect } from '../database.js';
 import type { NodeRow, RegionalSchema } from '../schema.js';
 import {
   ancestorsOf,
@@ -12,7 +12,6 @@ import {
 } from './access-conditions.js';
 import {
   type AccessRow,
-  accessVersionColumn,
   NODE_COLUMNS,
   type PartRow,
   type PostgresAccessStatements,
@@ -125,7 +124,7 @@ export interface NodeRepositoryOptions {
 
 export class NodeRepository {
   private readonly childrenQuery;
-  private readonly sqliteChildrenQueries = new Map<string, (parentId: string, offset: number) => CompiledQuery>();
+  private readonly sqliteChildrenQueries = new Map<number, (parentId: string, offset: number) => CompiledQuery>();
   private readonly accessQuery;
   /** PostgreSQL: the access check with a read beside it, one prepared statement each (access-statements.ts). */
   private readonly pgAccess: PostgresAccessStatements['access'];
@@ -143,7 +142,7 @@ export class NodeRepository {
   constructor(
     private readonly db: Kysely<RegionalSchema>,
     private readonly dialect: Dialect,
-    private readonly changeVersion?: () => number,
+    private readonly versions: ChangeVersions = {},
     options: NodeRepositoryOptions = {},
   ) {
     this.cacheAccess = options.cacheAccess ?? true;
@@ -199,7 +198,7 @@ export class NodeRepository {
         )
       ).found;
     }
-    const version = this.cacheAccess ? this.changeVersion?.() : undefined;
+    const version = this.cacheAccess ? this.versions.changeVersion?.() : undefined;
     const key = accessKey(orgId, nodeId, principalId);
     if (version !== undefined) {
       const cached = this.accessCache.get(key, version);
@@ -213,7 +212,7 @@ export class NodeRepository {
 
   /**
    * The node with the principal's access, and a page of its active children read beside it
-   * (whatever the access: the caller decides). One statement on PostgreSQL; on SQLite one too
+   * (whatever the access: the caller decides). One statement on PostgreSQL; on SQLite one read
    * while the access result is cached and current, else the access check and the children query.
    */
   async browse(
@@ -236,17 +235,17 @@ export class NodeRepository {
         : (rows as unknown as NodeListing[]);
       return { found, children };
     }
-    // SQLite: with a cached result, the page is read with the reader's data_version beside it (one
-    // statement instead of two: the version's own statement cost 4-6% of a browse under load); the
-    // result is used when the page's snapshot is at the version the result was read at.
+    // SQLite: with a cached result, the page is read with the store's version in its snapshot
+    // (readAtChangeVersion: no lock calls of its own); the result is used when that is the version
+    // it was read at. A stale one costs the check after the page, which then decides alone.
     const cached = this.cacheAccess ? this.accessCache.peek(accessKey(orgId, nodeId, principalId)) : undefined;
-    const versioned = cached && this.sqliteChildren(limit, offset, true);
-    if (cached && versioned) {
-      const { rows } = await this.db.executeQuery<NodeListing & { version: number }>(versioned(nodeId, offset));
-      if (rows[0]?.version === cached.version) return { found: cached.value, children: rows };
-      // An empty page carries no version: the access check alone decides (the page, read just
-      // before it, is empty whatever it says).
-      if (rows.length === 0) return { found: await this.findWithAccess(orgId, nodeId, principalId), children: [] };
+    const page = this.sqliteChildren(limit, offset);
+    const { readAtChangeVersion } = this.versions;
+    if (cached && page && readAtChangeVersion) {
+      const { rows, version } = readAtChangeVersion<NodeListing>(page(nodeId, offset));
+      if (version === cached.version) return { found: cached.value, children: rows };
+      const found = await this.findWithAccess(orgId, nodeId, principalId);
+      return { found, children: found ? rows : [] };
     }
     const found = await this.findWithAccess(orgId, nodeId, principalId);
     return { found, children: found ? await this.children(nodeId, limit, offset) : [] };
@@ -254,10 +253,11 @@ export class NodeRepository {
 
   /**
    * findWithAccess, beside a read of the node's own rows whose result carries the access version
-   * of its snapshot (accessVersionOf: the read selects accessVersionColumn). While the access
-   * result is cached, the read alone, and the cached result when the version is the one it was
-   * read at: one statement (one round trip) instead of two. Otherwise the check and the read at
-   * once; a stale version costs the check after the read, which then decides alone.
+   * of its snapshot (`accessVersionOf`: organizationAccessVersion in the statement on PostgreSQL,
+   * readAtChangeVersion on SQLite). While the access result is cached, the read alone, and the
+   * cached result when the version is the one it was read at: one statement (one round trip)
+   * instead of two. Otherwise the check and the read at once; a stale version costs the check
+   * after the read, which then decides alone.
    */
   async findWithAccessBeside<T>(
     orgId: string,
@@ -339,23 +339,20 @@ export class NodeRepository {
   /**
    * SQLite runs the children query about 10 us (a fifth) faster with the page size written in
    * the statement than bound, and a first page's OFFSET 0 too: one statement per page size (page
-   * sizes are bounded by paging.ts), first page or not, and with the reader's data_version on
-   * each row or not (`withVersion`: an uncorrelated subquery, run once per statement).
-   * PostgreSQL binds both (one prepared statement per connection).
+   * sizes are bounded by paging.ts) and first page or not. PostgreSQL binds both (one prepared
+   * statement per connection).
    */
-  private sqliteChildren(limit: number, offset: number, withVersion = false) {
+  private sqliteChildren(limit: number, offset: number) {
     if (!Number.isSafeInteger(limit) || limit < 0 || limit > 10_000) return undefined;
-    const key = `${offset === 0 ? 'first' : 'next'} ${limit}${withVersion ? ' version' : ''}`;
+    const key = offset === 0 ? -limit - 1 : limit;
     let query = this.sqliteChildrenQueries.get(key);
     if (!query) {
       query = precompiled(
-        (parentId: string, pageOffset: number) => {
-          const page = activeChildren(this.db, parentId);
-          return (withVersion ? page.select(accessVersionColumn('sqlite', '').as('version')) : page)
+        (parentId: string, pageOffset: number) =>
+          activeChildren(this.db, parentId)
             .limit(sql.lit(limit))
             .offset(offset === 0 ? sql.lit(0) : pageOffset)
-            .compile();
-        },
+            .compile(),
         ['\u0000parent', -102],
         false,
         offset === 0 ? [-102] : [],
