@@ -39,7 +39,9 @@ describe('SQLite reads', () => {
     file = path.join(dir, 'store.sqlite');
     driver = new SqliteRoutingDriver(file, open);
     db = new Kysely<any>({ dialect: sqliteRoutingDialect(driver) });
-    await db.executeQuery(CompiledQuery.raw('CREATE TABLE t (id INTEGER PRIMARY KEY, name TEXT, size REAL, bytes BLOB, note TEXT)'));
+    await db.executeQuery(
+      CompiledQuery.raw('CREATE TABLE t (id INTEGER PRIMARY KEY, name TEXT, size REAL, bytes BLOB, note TEXT)'),
+    );
     await db.executeQuery(CompiledQuery.raw('CREATE TABLE u (t_id INTEGER, label TEXT)'));
     await db.executeQuery(
       CompiledQuery.raw(`INSERT INTO t VALUES (1, 'one', 1.5, x'00ff', NULL), (2, 'two "quoted"', NULL, NULL, 'n')`),

@@ -178,16 +178,31 @@ export function bundleViewStatement(
 
 /**
  * The row of a bundle view statement as a BundleWithExpansions (undefined: no such bundle), with
- * the access version read beside it where the statement has none (SQLite).
+ * the access version read beside it where the statement has none (SQLite). Written out, not spread
+ * from the row (bundle-service.ts get says why).
  */
 export function toBundleWithExpansions(
   row: Record<string, unknown> | undefined,
   accessVersion?: number,
 ): BundleWithExpansions | undefined {
   if (!row) return undefined;
+  const bundle = row as unknown as BundleWithExpansions;
   return {
-    ...(row as unknown as BundleWithExpansions),
-    ...(accessVersion === undefined ? {} : { access_version: accessVersion }),
+    node_id: bundle.node_id,
+    org_id: bundle.org_id,
+    state: bundle.state,
+    dbu_path: bundle.dbu_path,
+    input_session_id: bundle.input_session_id,
+    input_bytes: bundle.input_bytes,
+    input_format: bundle.input_format,
+    input_triangles: bundle.input_triangles,
+    created_at: bundle.created_at,
+    updated_at: bundle.updated_at,
+    access_version: accessVersion ?? bundle.access_version,
+    is_processing: bundle.is_processing,
+    is_failed: bundle.is_failed,
+    size_bytes: bundle.size_bytes,
+    node_updated_at: bundle.node_updated_at,
     processings: parsed(row.processings, []),
     inputs: parsed(row.inputs, []),
     outputs: parsed(row.outputs, []),
