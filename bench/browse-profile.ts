@@ -11,6 +11,7 @@ import { log, runMain, type SummaryRow } from './support/report.js';
  * Where the platform's authenticated browse spends its CPU (issue 29): the platform server of
  * bench/browse.ts run under `node --cpu-prof`, loaded with the group caller's browse, and the
  * profile's top functions by self time, per store (PostgreSQL with RDP_BENCH_DATABASE_URL).
+ * With RDP_BENCH_PROFILE_BARE=1, the bare server's profile under the same load follows each.
  * Not a pass/fail bench: it prints where time goes, to read next to bench/browse.ts's ratios.
  */
 const SECONDS = Number(process.env.RDP_BENCH_PROFILE_SECONDS ?? 8);
@@ -73,37 +74,68 @@ export function summarize(profile: Profile, from = 0, to = Number.POSITIVE_INFIN
   return { self: top(self), inclusive: top(inclusive) };
 }
 
-async function profileStore(bench: BrowseBench): Promise<void> {
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'rdp-browse-profile-'));
-  const server = await startChildServer('bench/servers/platform-server.ts', { ...bench.env, RDP_LOG_LEVEL: 'warn' }, [
-    '--cpu-prof',
-    `--cpu-prof-dir=${dir}`,
-  ]);
+/**
+ * Profiles one server file (a child process under `node --cpu-prof`) while it serves `url` under
+ * 50 connections, and prints its top functions over the measured seconds only.
+ */
+export async function profileServer(
+  label: string,
+  file: string,
+  env: Record<string, string>,
+  target: (origin: string) => Promise<{ url: string; headers: Record<string, string> }>,
+): Promise<void> {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'rdp-profile-'));
+  const server = await startChildServer(file, env, ['--cpu-prof', `--cpu-prof-dir=${dir}`]);
   const window = { from: 0, to: 0 };
+  let rate = 0;
   try {
-    const headers = { authorization: `Bearer ${await fetchToken(server.origin, bench.store)}` };
-    const url = `${server.origin}/eu/reality/v1/nodes/${bench.folderId}/browse`;
+    const { url, headers } = await target(server.origin);
     await load(url, { connections: 50, seconds: 1, headers });
     window.from = Number(process.hrtime.bigint() / 1000n);
     const result = await load(url, { connections: 50, seconds: SECONDS, headers });
     window.to = Number(process.hrtime.bigint() / 1000n);
     if (result.non2xx > 0 || result.errors > 0) throw new Error(`${result.non2xx} non-2xx answers under load`);
-    log(`${bench.label}: ${result.requestsPerSecond.toFixed(0)} req/s under the profiler`);
+    rate = result.requestsPerSecond;
+    log(`${label}: ${rate.toFixed(0)} req/s under the profiler`);
   } finally {
     await server.stop();
   }
-  const file = fs.readdirSync(dir).find((name) => name.endsWith('.cpuprofile'));
-  if (!file) throw new Error(`no profile written in ${dir}`);
-  const profile = JSON.parse(fs.readFileSync(path.join(dir, file), 'utf8')) as Profile;
+  const written = fs.readdirSync(dir).find((name) => name.endsWith('.cpuprofile'));
+  if (!written) throw new Error(`no profile written in ${dir}`);
+  const profile = JSON.parse(fs.readFileSync(path.join(dir, written), 'utf8')) as Profile;
   const { self, inclusive } = summarize(profile, window.from, window.to);
+  // A share of the measured seconds over the requests served in them: microseconds per request
+  // (wall time of the process's main thread, idle included), comparable between two servers.
   const show = (rows: { share: number; name: string }[]) => {
-    for (const { share, name } of rows) log(`  ${(share * 100).toFixed(1).padStart(5)}%  ${name}`);
+    for (const { share, name } of rows)
+      log(`  ${(share * 100).toFixed(1).padStart(5)}% ${((share * 1e6) / rate).toFixed(1).padStart(6)} us  ${name}`);
   };
-  log(`${bench.label}: top ${TOP} by self time, during the measured load`);
+  log(`${label}: top ${TOP} by self time, during the measured load (share, microseconds per request)`);
   show(self);
-  log(`${bench.label}: top ${TOP} functions of src/ by total time (with what they call)`);
-  show(inclusive);
-  log(`  (profile: ${path.join(dir, file)})`);
+  if (inclusive.length > 0) {
+    log(`${label}: top ${TOP} functions of src/ by total time (with what they call)`);
+    show(inclusive);
+  }
+  log(`  (profile: ${path.join(dir, written)})`);
+}
+
+async function profileStore(bench: BrowseBench): Promise<void> {
+  await profileServer(
+    bench.label,
+    'bench/servers/platform-server.ts',
+    { ...bench.env, RDP_LOG_LEVEL: 'warn' },
+    async (origin) => ({
+      url: `${origin}/eu/reality/v1/nodes/${bench.folderId}/browse`,
+      headers: { authorization: `Bearer ${await fetchToken(origin, bench.store)}` },
+    }),
+  );
+  // The baseline's profile beside it (RDP_BENCH_PROFILE_BARE=1): which entries are the bare work too.
+  if (process.env.RDP_BENCH_PROFILE_BARE === '1') {
+    await profileServer(`${bench.label} bare`, 'bench/servers/bare-browse-server.ts', bench.bareEnv, async (origin) => ({
+      url: `${origin}/v1/nodes/${bench.folderId}/browse`,
+      headers: {},
+    }));
+  }
 }
 
 export async function runBrowseProfile(): Promise<SummaryRow[]> {

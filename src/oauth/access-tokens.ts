@@ -131,10 +131,15 @@ export class AccessTokenVerifier {
       if (this.verified.size >= MAX_CACHED_TOKENS) this.verified.clear();
       this.verified.set(token, principal);
     }
-    const [status, grant] = await Promise.all([
-      this.status(principal.userId, principal.orgId, nowMs),
-      this.grantStatus(principal.clientId, principal.grantId, nowMs),
-    ]);
+    // Both read within the second (nearly every request): no promise. Otherwise re-read together.
+    let status = this.freshStatus(principal.userId, principal.orgId, nowMs);
+    let grant = this.freshGrant(principal.clientId, principal.grantId, nowMs);
+    if (!status || !grant) {
+      [status, grant] = await Promise.all([
+        status ?? this.status(principal.userId, principal.orgId, nowMs),
+        grant ?? this.grantStatus(principal.clientId, principal.grantId, nowMs),
+      ]);
+    }
     const facts = {
       active: status.active,
       userNotBefore: status.notBefore,
@@ -210,10 +215,16 @@ export class AccessTokenVerifier {
     return region;
   }
 
+  /** The principal's status when read less than REVOCATION_TTL_MS ago. */
+  private freshStatus(userId: string, orgId: string, nowMs: number): PrincipalStatus | undefined {
+    const cached = this.statuses.get(`${userId} ${orgId}`);
+    return cached && nowMs - cached.checkedAt < REVOCATION_TTL_MS ? cached : undefined;
+  }
+
   private async status(userId: string, orgId: string, nowMs: number): Promise<PrincipalStatus> {
     const key = `${userId} ${orgId}`;
-    const cached = this.statuses.get(key);
-    if (cached && nowMs - cached.checkedAt < REVOCATION_TTL_MS) return cached;
+    const cached = this.freshStatus(userId, orgId, nowMs);
+    if (cached) return cached;
     const row = await this.directory.principalStatus(userId, orgId);
     const status: PrincipalStatus = {
       checkedAt: nowMs,
@@ -234,10 +245,16 @@ export class AccessTokenVerifier {
   }
 
   /** A deleted application or a revoked family ends its tokens; re-read at most once a second per grant. */
+  /** The grant's status when read less than REVOCATION_TTL_MS ago. */
+  private freshGrant(clientId: string, grantId: string | undefined, nowMs: number): GrantStatus | undefined {
+    const cached = this.grants.get(`${clientId} ${grantId ?? ''}`);
+    return cached && nowMs - cached.checkedAt < REVOCATION_TTL_MS ? cached : undefined;
+  }
+
   private async grantStatus(clientId: string, grantId: string | undefined, nowMs: number): Promise<GrantStatus> {
     const key = `${clientId} ${grantId ?? ''}`;
-    const cached = this.grants.get(key);
-    if (cached && nowMs - cached.checkedAt < REVOCATION_TTL_MS) return cached;
+    const cached = this.freshGrant(clientId, grantId, nowMs);
+    if (cached) return cached;
     const [application, revoked] = await Promise.all([
       this.directory.findApplication(clientId),
       grantId ? this.tokens.familyRevoked(grantId) : false,

@@ -88,16 +88,26 @@ export class NodeService {
   }
 
   /**
-   * authorize, with a read of the node's own rows run beside the access check (concurrently on
-   * PostgreSQL: one round trip, not two); the read is returned only once the check has passed.
+   * authorize, with a read of the node's own rows beside the access check; the read is returned
+   * only once the check has passed. The read carries the access version of its snapshot
+   * (`accessVersionOf`), so that a cached access result is checked without a statement of its own
+   * (NodeRepository.findWithAccessBeside); without a cached result both run at once (one round
+   * trip on PostgreSQL, not two).
    */
   async authorizeBeside<T>(
     principal: Principal,
     nodeId: string,
     permission: Permission,
     read: () => Promise<T>,
+    accessVersionOf: (value: T) => number | undefined,
   ): Promise<{ node: NodeRow; read: T }> {
-    const [found, value] = await Promise.all([this.findWithAccess(principal, nodeId), read()]);
+    const { found, value } = await this.nodes.findWithAccessBeside(
+      principal.orgId,
+      nodeId,
+      principal.userId,
+      read,
+      accessVersionOf,
+    );
     return { node: this.admit(principal, found, permission), read: value };
   }
 

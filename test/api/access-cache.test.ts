@@ -86,6 +86,10 @@ describe('access checks after another process changes memberships', () => {
     );
     const get = `/v1/nodes/${tree.siteId}`;
     const browse = `/v1/nodes/${tree.siteId}/browse`;
+    const made = await org.admin.post(`/v1/nodes/${tree.folderId}/bundle`, { name: 'Scan' });
+    // A bundle fetch checks a cached result against the version read with the bundle (one statement).
+    const bundle = `/v1/bundles/${made.body.id}?expand=processings,components,thumbnail`;
+    for (let i = 0; i < 2; i += 1) expect((await viewer.client.get(bundle)).body.name).toBe('Scan');
     expect((await viewer.client.get(get)).status).toBe(200);
     expect((await viewer.client.get(browse)).body.map((child: { id: string }) => child.id)).toEqual([tree.folderId]);
 
@@ -94,6 +98,10 @@ describe('access checks after another process changes memberships', () => {
     const first = await nodes.findWithAccess(org.orgId, tree.siteId, viewer.userId);
     expect(first?.permissions.has('read')).toBe(true);
     expect(await nodes.findWithAccess(org.orgId, tree.siteId, viewer.userId)).toBe(first);
+    // Browse checks the cached result against the version read with its page (one statement).
+    const page = await nodes.browse(org.orgId, tree.siteId, viewer.userId, 100, 0);
+    expect(page.found).toBe(first);
+    expect(page.children.map((child) => child.id)).toEqual([tree.folderId]);
     if (usingPostgres) {
       // PostgreSQL keeps a version per organization: another organization's writes leave it.
       const other = await t.admin.createOrganization({ name: `Other ${randomUUID().slice(0, 8)}`, region: 'eu' });
@@ -106,12 +114,15 @@ describe('access checks after another process changes memberships', () => {
     expect((await viewer.client.get(get)).body.name).toBe('Renamed elsewhere');
 
     await elsewhere('UPDATE roles SET permissions = ? WHERE org_id = ? AND id = ?', '["download"]', org.orgId, viewerRole);
+    expect((await viewer.client.get(bundle)).status).toBe(403);
     expect((await viewer.client.get(get)).status).toBe(403);
     expect((await viewer.client.get(browse)).status).toBe(403);
     await elsewhere('UPDATE roles SET permissions = ? WHERE org_id = ? AND id = ?', '["read"]', org.orgId, viewerRole);
     expect((await viewer.client.get(get)).status).toBe(200);
+    for (let i = 0; i < 2; i += 1) expect((await viewer.client.get(bundle)).status).toBe(200);
 
     await elsewhere('DELETE FROM group_members WHERE user_id = ?', viewer.userId);
+    expect((await viewer.client.get(bundle)).status).toBe(403);
     expect((await viewer.client.get(browse)).status).toBe(403);
     expect((await viewer.client.get(get)).status).toBe(403);
     await elsewhere('INSERT INTO group_members (group_id, user_id, created_at) VALUES (?, ?, ?)', groupId, viewer.userId, now);
@@ -141,8 +152,12 @@ describe('access checks after another process changes memberships', () => {
     );
     expect((await viewer.client.get(path)).status).toBe(200);
     expect((await viewer.client.get(path)).status).toBe(200);
+    // An empty page carries no version: the cached check decides alone.
+    const empty = `/v1/nodes/${tree.folderId}/browse`;
+    for (let i = 0; i < 2; i += 1) expect((await viewer.client.get(empty)).body).toEqual([]);
 
     await revokeElsewhere(viewer.userId);
     expect((await viewer.client.get(path)).status).toBe(403);
+    expect((await viewer.client.get(empty)).status).toBe(403);
   });
 });

@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import SQLite from 'better-sqlite3';
-import { Kysely, sql, type Transaction } from 'kysely';
+import { type CompiledQuery, Kysely, sql, type Transaction } from 'kysely';
 import type { Config } from '../../config/config.js';
 import { REGIONS, type Region } from '../../domain/regions.js';
 import type { PoolUse } from '../../ports/job-queue.js';
@@ -17,9 +17,16 @@ export interface Store<Schema> {
   dialect: Dialect;
   /**
    * A number that changes whenever any connection, of this process or another, commits to the
-   * store: what exact read caches check. Undefined where the store has none (PostgreSQL).
+   * store: what exact read caches check. Undefined where the store has none (PostgreSQL). On
+   * SQLite it is the reader connection's data_version (readAtChangeVersion reads it beside a read).
    */
   changeVersion?: () => number;
+  /**
+   * SQLite: a read outside a transaction with changeVersion's number read in the same snapshot
+   * (SqliteRoutingDriver.readAtDataVersion). Undefined on PostgreSQL, whose reads select their
+   * organization's access version in the statement itself (access-statements.ts).
+   */
+  readAtChangeVersion?: <R>(query: CompiledQuery) => { rows: R[]; version: number };
   /**
    * Resolves once every write transaction of this process begun before the call has ended (SQLite,
    * whose writes take turns on one connection). Undefined where writes run side by side (PostgreSQL).
@@ -29,6 +36,9 @@ export interface Store<Schema> {
   poolUse?: () => PoolUse;
   close(): Promise<void>;
 }
+
+/** What an exact read cache of SQLite reads its version with; empty on PostgreSQL. */
+export type ChangeVersions = Pick<Store<unknown>, 'changeVersion' | 'readAtChangeVersion'>;
 
 /**
  * Runs work in one transaction of a store: what a service is given instead of the store, when its
@@ -66,21 +76,14 @@ function openSqlite<Schema>(file: string): Store<Schema> {
   };
   const driver = new SqliteRoutingDriver(file, open);
   const db = new Kysely<Schema>({ dialect: sqliteRoutingDialect(driver) });
-  // SQLite's data_version changes on a connection whenever another one commits; this connection
-  // never writes, so every commit to the file changes what it reads.
-  const versionProbe = open();
-  versionProbe.pragma('query_only = 1');
-  // Prepared once: pragma() prepares its statement on every call, 5% of a cached browse's CPU.
-  const dataVersion = versionProbe.prepare('PRAGMA data_version').pluck();
   return {
     db,
     dialect: 'sqlite',
-    changeVersion: () => dataVersion.get() as number,
+    // The reader connection's data_version, also read beside a read in one snapshot.
+    changeVersion: () => driver.dataVersion(),
+    readAtChangeVersion: (query) => driver.readAtDataVersion(query),
     writesSettled: () => driver.writesSettled(),
-    close: async () => {
-      await db.destroy();
-      versionProbe.close();
-    },
+    close: () => db.destroy(),
   };
 }
 

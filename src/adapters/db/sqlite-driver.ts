@@ -17,26 +17,102 @@ interface Runner {
   run<R>(query: CompiledQuery): QueryResult<R> | Promise<QueryResult<R>>;
 }
 
+type RowOf = (values: unknown[]) => object;
+
+const columnNames = (statement: SQLite.Statement) => statement.columns().map((column) => column.name);
+
+/**
+ * A function making a statement's row object from its values, by one object literal of its
+ * column names (undefined for a name an object literal cannot carry).
+ */
+function rowMaker(names: string[]): RowOf | undefined {
+  if (names.includes('__proto__')) return undefined;
+  const fields = names.map((name, i) => `${JSON.stringify(name)}: values[${i}]`);
+  return new Function('values', `return { ${fields.join(', ')} };`) as RowOf;
+}
+
+/**
+ * A reading statement in raw mode (its rows as arrays), with the objects made here: better-sqlite3
+ * makes each row object through V8's API, about 0.8 us a row of a dozen columns; the arrays and
+ * one compiled object literal cost about a tenth of that (a page of 20 nodes: 24 against 40 us,
+ * docs/performance.md, "The caller through a group"). The rows are the objects better-sqlite3
+ * would have made. A statement SQLite prepared again after another process changed the schema
+ * (an added column under `*`) is seen by its number of values and its names read again.
+ */
+class Reading {
+  private constructor(
+    readonly statement: SQLite.Statement,
+    private names: string[],
+    private make: RowOf,
+  ) {
+    statement.raw(true);
+  }
+
+  /** The statement as a Reading, or undefined when it writes or its columns need the objects of better-sqlite3. */
+  static of(statement: SQLite.Statement): Reading | undefined {
+    if (!statement.reader) return undefined;
+    const names = columnNames(statement);
+    const make = rowMaker(names);
+    return make && new Reading(statement, names, make);
+  }
+
+  row(values: unknown[]): object {
+    if (values.length !== this.names.length) {
+      const names = columnNames(this.statement);
+      this.names = names;
+      this.make = rowMaker(names) ?? ((row) => Object.fromEntries(names.map((name, i) => [name, row[i]])));
+    }
+    return this.make(values);
+  }
+
+  all<R>(parameters: unknown[]): R[] {
+    const rows = this.statement.all(parameters) as unknown[][];
+    const objects = new Array<R>(rows.length);
+    for (let i = 0; i < rows.length; i += 1) objects[i] = this.row(rows[i] as unknown[]) as R;
+    return objects;
+  }
+
+  *iterate<R>(parameters: unknown[]): IterableIterator<R> {
+    for (const values of this.statement.iterate(parameters)) yield this.row(values as unknown[]) as R;
+  }
+}
+
 /** One better-sqlite3 connection in this thread, with its statements prepared once per SQL text. */
 class Session implements Runner {
-  private readonly statements = new Map<string, SQLite.Statement>();
+  private readonly statements = new Map<string, { statement: SQLite.Statement; reading: Reading | undefined }>();
 
   constructor(readonly database: SQLite.Database) {}
 
-  statement(source: string): SQLite.Statement {
-    let statement = this.statements.get(source);
-    if (!statement) {
-      statement = this.database.prepare(source);
+  private prepared(source: string) {
+    let prepared = this.statements.get(source);
+    if (!prepared) {
+      const statement = this.database.prepare(source);
+      prepared = { statement, reading: Reading.of(statement) };
       if (this.statements.size > 2000) this.statements.clear();
-      this.statements.set(source, statement);
+      this.statements.set(source, prepared);
     }
-    return statement;
+    return prepared;
+  }
+
+  statement(source: string): SQLite.Statement {
+    return this.prepared(source).statement;
+  }
+
+  /** The rows of a reading statement, as objects. */
+  rows<R>(source: string, parameters: unknown[]): R[] {
+    const { statement, reading } = this.prepared(source);
+    return reading ? reading.all<R>(parameters) : (statement.all(parameters) as R[]);
+  }
+
+  iterate<R>(source: string, parameters: unknown[]): IterableIterator<R> {
+    const { statement, reading } = this.prepared(source);
+    return reading ? reading.iterate<R>(parameters) : (statement.iterate(parameters) as IterableIterator<R>);
   }
 
   run<R>(query: CompiledQuery): QueryResult<R> {
-    const statement = this.statement(query.sql);
+    const { statement } = this.prepared(query.sql);
     const parameters = query.parameters as unknown[];
-    if (statement.reader) return { rows: statement.all(parameters) as R[] };
+    if (statement.reader) return { rows: this.rows<R>(query.sql, parameters) };
     const { changes, lastInsertRowid } = statement.run(parameters);
     return { numAffectedRows: BigInt(changes), insertId: BigInt(lastInsertRowid), rows: [] };
   }
@@ -91,7 +167,7 @@ class RoutedConnection implements DatabaseConnection {
       yield* (await this.session.run<R>(query)).rows.map((row) => ({ rows: [row] }));
       return;
     }
-    for (const row of this.driver.reader.statement(query.sql).iterate(query.parameters as unknown[])) yield { rows: [row as R] };
+    for (const row of this.driver.reader.iterate<R>(query.sql, query.parameters as unknown[])) yield { rows: [row] };
   }
 }
 
@@ -110,6 +186,9 @@ export class SqliteRoutingDriver implements Driver {
   private readonly writeLock = new Mutex();
   private readonly snapshotLock = new Mutex();
   private readonly readOnly = new Map<string, boolean>();
+  private readonly dataVersionStatement: SQLite.Statement;
+  private readonly beginRead: SQLite.Statement;
+  private readonly endRead: SQLite.Statement;
 
   constructor(file: string, open: () => SQLite.Database) {
     // The writer first: it puts the file in WAL mode before the readers open it.
@@ -120,6 +199,37 @@ export class SqliteRoutingDriver implements Driver {
     this.snapshot = new Session(open());
     this.reader.database.pragma('query_only = 1');
     this.snapshot.database.pragma('query_only = 1');
+    // Prepared once: pragma() prepares its statement on every call.
+    this.dataVersionStatement = this.reader.database.prepare('PRAGMA data_version').pluck();
+    this.beginRead = this.reader.database.prepare('BEGIN');
+    this.endRead = this.reader.database.prepare('COMMIT');
+  }
+
+  /**
+   * The reader connection's data_version: it never writes, so the number changes whenever any
+   * other connection (the writer, another process) has committed.
+   */
+  dataVersion(): number {
+    return this.dataVersionStatement.get() as number;
+  }
+
+  /**
+   * A read on the reader connection with its data_version read in the same read transaction (one
+   * snapshot), in one synchronous call: no other statement of this process runs between them. A
+   * deferred BEGIN takes no lock, so this costs the read's own locking and two trivial statements
+   * (about 0.5 us); the version read alone costs two more lock calls to the OS, and read inside the
+   * statement (`pragma_data_version()`) about 4 us, the pragma being prepared again on every run
+   * (docs/performance.md, "The caller through a group").
+   */
+  readAtDataVersion<R>(query: CompiledQuery): { rows: R[]; version: number } {
+    if (!this.reader.statement(query.sql).reader) throw new Error('readAtDataVersion runs reads only');
+    this.beginRead.run();
+    try {
+      const version = this.dataVersionStatement.get() as number;
+      return { rows: this.reader.rows<R>(query.sql, query.parameters as unknown[]), version };
+    } finally {
+      this.endRead.run();
+    }
   }
 
   async init(): Promise<void> {}

@@ -61,31 +61,33 @@ function fileView(row: BundleInputFile) {
  * mesh's with its tileset; `formats`: each derivative's stored format, by node id).
  */
 function components(
-  bundle: BundleRow,
+  bundle: Pick<BundleRow, 'input_session_id' | 'input_format' | 'input_bytes'>,
   inputs: BundleInputFile[],
   outputs: BundleOutput[],
   formats: Map<string, string | null>,
   apiUrl: string,
 ) {
-  return [
-    ...(bundle.input_session_id
-      ? [
-          {
-            id: bundle.input_session_id,
-            role: 'input',
-            format: bundle.input_format,
-            size: bundle.input_bytes,
-            files: inputs.map(fileView),
-          },
-        ]
-      : []),
-    ...outputs.map((output) => ({
+  // Built without spreads, as the rest of a fetch's body (see get).
+  const parts: object[] = [];
+  if (bundle.input_session_id) {
+    parts.push({
+      id: bundle.input_session_id,
+      role: 'input',
+      format: bundle.input_format,
+      size: bundle.input_bytes,
+      files: inputs.map(fileView),
+    });
+  }
+  for (const output of outputs) {
+    const derivative = {
       id: output.id,
-      role: 'output',
-      name: output.name,
-      tilesetUrl: derivativeTilesetUrl(apiUrl, { ...output, format: formats.get(output.id) ?? null }),
-    })),
-  ];
+      kind: output.kind,
+      trashed_at: output.trashed_at,
+      format: formats.get(output.id) ?? null,
+    };
+    parts.push({ id: output.id, role: 'output', name: output.name, tilesetUrl: derivativeTilesetUrl(apiUrl, derivative) });
+  }
+  return parts;
 }
 
 function sessionView(session: UploadSessionRow, files: StoredObjectRow[]) {
@@ -205,17 +207,36 @@ export class BundleService {
    * in all (docs/performance.md, "Bundle fetch"), and the body only once the check has passed.
    */
   async get(principal: Principal, bundleId: string, expand: Set<BundleExpansion>) {
-    const { node: seen, read: found } = await this.nodes.authorizeBeside(principal, bundleId, 'read', () =>
-      this.bundles.findWithExpansions(bundleId, expand),
+    const { node: seen, read: found } = await this.nodes.authorizeBeside(
+      principal,
+      bundleId,
+      'read',
+      () => this.bundles.findWithExpansions(principal.orgId, bundleId, expand),
+      (read) => read?.access_version,
     );
     if (seen.kind !== 'dataBundle' || found?.node_id !== seen.id) throw new ApiError('NotFound', 'Data bundle not found');
-    const { is_processing, is_failed, size_bytes, node_updated_at, processings, inputs, outputs, thumbnail, ...bundle } = found;
-    // The node's state as of the bundle's read, as authorized() takes it.
-    const node = { ...seen, is_processing, is_failed, size_bytes, updated_at: node_updated_at };
-    return this.view(node, bundle, expand, { processings, inputs, outputs, thumbnail });
+    // The node's state as of the bundle's read, as authorized() takes it. Written out, not spread
+    // or destructured with a rest: objects made so were promoted to V8's old generation under load
+    // (docs/performance.md, "Bundle fetch with expansions").
+    const node = {
+      id: seen.id,
+      name: seen.name,
+      parent_id: seen.parent_id,
+      created_at: seen.created_at,
+      is_processing: found.is_processing,
+      is_failed: found.is_failed,
+      size_bytes: found.size_bytes,
+      updated_at: found.node_updated_at,
+    };
+    return this.view(node, found, expand, found);
   }
 
-  private async view(node: NodeRow, bundle: BundleRow, expand: Set<BundleExpansion>, expanded: Expanded = NOTHING_EXPANDED) {
+  private async view(
+    node: Pick<NodeRow, 'id' | 'name' | 'parent_id' | 'created_at' | 'is_processing' | 'is_failed' | 'size_bytes' | 'updated_at'>,
+    bundle: Pick<BundleRow, 'state' | 'dbu_path' | 'updated_at' | 'input_session_id' | 'input_format' | 'input_bytes'>,
+    expand: Set<BundleExpansion>,
+    expanded: Expanded = NOTHING_EXPANDED,
+  ) {
     const body: Record<string, unknown> = {
       id: node.id,
       name: node.name,
@@ -226,7 +247,8 @@ export class BundleService {
       isProcessing: node.is_processing === 1,
       isFailed: node.is_failed === 1,
       createdAt: node.created_at,
-      updatedAt: [bundle.updated_at, node.updated_at].sort()[1],
+      // biome-ignore lint/complexity/useMathMinMax: the later of two ISO times, which compare as text (Math.max gives NaN).
+      updatedAt: bundle.updated_at > node.updated_at ? bundle.updated_at : node.updated_at,
     };
     const { processings } = expanded;
     if (expand.has('processings')) {

@@ -136,6 +136,16 @@ export function accessStatement(
     )}`.compile(db);
 }
 
+/**
+ * The organization's access version as a column of a read (the access cache's key on PostgreSQL),
+ * from the read's own snapshot: a read carrying it lets a cached access result be checked without
+ * a statement of its own (childrenWithVersion, the bundle read: NodeRepository.findWithAccessBeside).
+ * SQLite reads its version beside the read instead (Store.readAtChangeVersion).
+ */
+export function organizationAccessVersion(orgId: string): RawBuilder<number> {
+  return sql<number>`coalesce((SELECT v.version FROM access_versions v WHERE v.org_id = ${orgId}), 0)`;
+}
+
 /** A page of a node's active children, in browse order (part `part`), listing columns only. */
 export const childrenPart =
   (parentId: string, limit: number, offset: number): ExtraPart =>
@@ -158,7 +168,7 @@ export function childrenWithVersion(
   limit: number,
   offset: number,
 ): CompiledQuery {
-  return sql`SELECT coalesce((SELECT v.version FROM access_versions v WHERE v.org_id = ${orgId}), 0) AS version,
+  return sql`SELECT ${organizationAccessVersion(orgId)} AS version,
       ${sql.join(LISTING_COLUMNS.map((column) => sql.ref(`c.${column}`)))}
     FROM nodes c WHERE c.parent_id = ${parentId} AND c.trashed_at IS NULL
     ORDER BY c.name_key, c.id LIMIT ${limit} OFFSET ${offset}`.compile(db);

@@ -1,8 +1,14 @@
 import type { Kysely, Transaction } from 'kysely';
 import type { BundleStatus } from '../../../domain/processing/bundle-lifecycle.js';
-import type { Dialect } from '../database.js';
+import type { ChangeVersions, Dialect } from '../database.js';
 import type { BundleRow, ProcessingRow, RegionalSchema } from '../schema.js';
-import { type BundleExpansion, type BundleWithExpansions, findBundleWithExpansions } from './bundle-view-rows.js';
+import {
+  type BundleExpansion,
+  type BundleViewStatement,
+  type BundleWithExpansions,
+  bundleViewStatement,
+  toBundleWithExpansions,
+} from './bundle-view-rows.js';
 
 type Db = Kysely<RegionalSchema> | Transaction<RegionalSchema>;
 
@@ -15,14 +21,36 @@ export type ProcessingWithDerivative = ProcessingRow & {
 
 /** Data bundles and their processings in one region. */
 export class BundleRepository {
+  /** The view's statement per set of expansions (at most eight), compiled on first use. */
+  private readonly viewStatements = new Map<string, BundleViewStatement>();
+
   constructor(
     readonly db: Kysely<RegionalSchema>,
     private readonly dialect: Dialect,
+    private readonly versions: ChangeVersions = {},
   ) {}
 
   /** The bundle, its node's state and the expansions asked for, in one statement (bundle-view-rows.ts). */
-  async findWithExpansions(nodeId: string, expand: ReadonlySet<BundleExpansion>): Promise<BundleWithExpansions | undefined> {
-    return findBundleWithExpansions(this.db, this.dialect, nodeId, expand);
+  async findWithExpansions(
+    orgId: string,
+    nodeId: string,
+    expand: ReadonlySet<BundleExpansion>,
+  ): Promise<BundleWithExpansions | undefined> {
+    const key = `${expand.has('processings')} ${expand.has('components')} ${expand.has('thumbnail')}`;
+    let statement = this.viewStatements.get(key);
+    if (!statement) {
+      statement = bundleViewStatement(this.db, this.dialect, expand);
+      this.viewStatements.set(key, statement);
+    }
+    const query = statement(orgId, nodeId);
+    // SQLite: the access version read in the same snapshot (PostgreSQL's statement selects it).
+    const { readAtChangeVersion } = this.versions;
+    if (readAtChangeVersion) {
+      const { rows, version } = readAtChangeVersion<Record<string, unknown>>(query);
+      return toBundleWithExpansions(rows[0], version);
+    }
+    const { rows } = await this.db.executeQuery<Record<string, unknown>>(query);
+    return toBundleWithExpansions(rows[0]);
   }
 
   async insert(tx: Db, row: BundleRow): Promise<void> {

@@ -1,7 +1,7 @@
 import { type CompiledQuery, type Kysely, sql, type Transaction } from 'kysely';
 import { type Permission, unionPermissions } from '../../../domain/access/permissions.js';
 import { NODE_LISTING_COLUMNS as LISTING_COLUMNS, type NodeListing } from '../../../domain/records/regional.js';
-import type { Dialect } from '../database.js';
+import type { ChangeVersions, Dialect } from '../database.js';
 import type { NodeRow, RegionalSchema } from '../schema.js';
 import {
   ancestorsOf,
@@ -110,6 +110,9 @@ function toNodeWithAccess(rows: AccessRow[]): NodeWithAccess | undefined {
   return { node: Object.freeze(node), permissions, requiredIdentityProviders };
 }
 
+/** The access cache's key of a principal's access to a node. */
+const accessKey = (orgId: string, nodeId: string, principalId: string) => `${principalId}\u0000${orgId}\u0000${nodeId}`;
+
 export interface NodeRepositoryOptions {
   /**
    * Keep access results while nothing they depend on has changed (default true): SQLite by the
@@ -139,7 +142,7 @@ export class NodeRepository {
   constructor(
     private readonly db: Kysely<RegionalSchema>,
     private readonly dialect: Dialect,
-    private readonly changeVersion?: () => number,
+    private readonly versions: ChangeVersions = {},
     options: NodeRepositoryOptions = {},
   ) {
     this.cacheAccess = options.cacheAccess ?? true;
@@ -195,8 +198,8 @@ export class NodeRepository {
         )
       ).found;
     }
-    const version = this.cacheAccess ? this.changeVersion?.() : undefined;
-    const key = `${principalId}\u0000${orgId}\u0000${nodeId}`;
+    const version = this.cacheAccess ? this.versions.changeVersion?.() : undefined;
+    const key = accessKey(orgId, nodeId, principalId);
     if (version !== undefined) {
       const cached = this.accessCache.get(key, version);
       if (cached) return cached;
@@ -209,8 +212,8 @@ export class NodeRepository {
 
   /**
    * The node with the principal's access, and a page of its active children read beside it
-   * (whatever the access: the caller decides). One statement on PostgreSQL; on SQLite, where a
-   * statement costs no round trip, the cached access check and the children query.
+   * (whatever the access: the caller decides). One statement on PostgreSQL; on SQLite one read
+   * while the access result is cached and current, else the access check and the children query.
    */
   async browse(
     orgId: string,
@@ -232,8 +235,46 @@ export class NodeRepository {
         : (rows as unknown as NodeListing[]);
       return { found, children };
     }
+    // SQLite: with a cached result, the page is read with the store's version in its snapshot
+    // (readAtChangeVersion: no lock calls of its own); the result is used when that is the version
+    // it was read at. A stale one costs the check after the page, which then decides alone.
+    const cached = this.cacheAccess ? this.accessCache.peek(accessKey(orgId, nodeId, principalId)) : undefined;
+    const page = this.sqliteChildren(limit, offset);
+    const { readAtChangeVersion } = this.versions;
+    if (cached && page && readAtChangeVersion) {
+      const { rows, version } = readAtChangeVersion<NodeListing>(page(nodeId, offset));
+      if (version === cached.version) return { found: cached.value, children: rows };
+      const found = await this.findWithAccess(orgId, nodeId, principalId);
+      return { found, children: found ? rows : [] };
+    }
     const found = await this.findWithAccess(orgId, nodeId, principalId);
     return { found, children: found ? await this.children(nodeId, limit, offset) : [] };
+  }
+
+  /**
+   * findWithAccess, beside a read of the node's own rows whose result carries the access version
+   * of its snapshot (`accessVersionOf`: organizationAccessVersion in the statement on PostgreSQL,
+   * readAtChangeVersion on SQLite). While the access result is cached, the read alone, and the
+   * cached result when the version is the one it was read at: one statement (one round trip)
+   * instead of two. Otherwise the check and the read at once; a stale version costs the check
+   * after the read, which then decides alone.
+   */
+  async findWithAccessBeside<T>(
+    orgId: string,
+    nodeId: string,
+    principalId: string,
+    read: () => Promise<T>,
+    accessVersionOf: (value: T) => number | undefined,
+  ): Promise<{ found: NodeWithAccess | undefined; value: T }> {
+    const cached = this.cacheAccess ? this.accessCache.peek(accessKey(orgId, nodeId, principalId)) : undefined;
+    if (cached) {
+      const value = await read();
+      const version = accessVersionOf(value);
+      if (version !== undefined && Number(version) === cached.version) return { found: cached.value, value };
+      return { found: await this.findWithAccess(orgId, nodeId, principalId), value };
+    }
+    const [found, value] = await Promise.all([this.findWithAccess(orgId, nodeId, principalId), read()]);
+    return { found, value };
   }
 
   /** The node with the principal's access, and its active derivatives and sources, from one snapshot. */
@@ -272,7 +313,7 @@ export class NodeRepository {
     principalId: string,
     statement: (known: number, access: boolean) => CompiledQuery,
   ): Promise<{ found: NodeWithAccess | undefined; rows: PartRow[]; parts: Map<number, PartRow[]> | undefined }> {
-    const key = `${principalId}\u0000${orgId}\u0000${nodeId}`;
+    const key = accessKey(orgId, nodeId, principalId);
     const cached = this.cacheAccess ? this.accessCache.peek(key) : undefined;
     if (cached) {
       const { rows } = await this.db.executeQuery<PartRow>(statement(cached.version, false));

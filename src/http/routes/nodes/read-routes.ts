@@ -97,7 +97,24 @@ export default async function readRoutes(app: RegionApp) {
     async (request) => {
       const { node, derivatives, sources, permissions } = await app.services.nodes.get(request.principal, request.params.nodeId);
       const ref = ({ id, name }: { id: string; name: string }) => ({ id, name });
-      return { ...toNodeBody(node), derivatives: derivatives.map(ref), sources: sources.map(ref), permissions };
+      // Written out, not spread from toNodeBody (see there): GET cost a third more CPU with the spread.
+      const body = toNodeBody(node);
+      return {
+        id: body.id,
+        name: body.name,
+        type: body.type,
+        parentId: body.parentId,
+        organizationId: body.organizationId,
+        address: body.address,
+        createdAt: body.createdAt,
+        updatedAt: body.updatedAt,
+        isProcessing: body.isProcessing,
+        isFailed: body.isFailed,
+        trashedAt: body.trashedAt,
+        derivatives: derivatives.map(ref),
+        sources: sources.map(ref),
+        permissions,
+      };
     },
   );
 
