@@ -244,13 +244,13 @@ export class AccessTokenVerifier {
     for (const key of this.statuses.keys()) if (key.startsWith(`${userId} `)) this.statuses.delete(key);
   }
 
-  /** A deleted application or a revoked family ends its tokens; re-read at most once a second per grant. */
   /** The grant's status when read less than REVOCATION_TTL_MS ago. */
   private freshGrant(clientId: string, grantId: string | undefined, nowMs: number): GrantStatus | undefined {
     const cached = this.grants.get(`${clientId} ${grantId ?? ''}`);
     return cached && nowMs - cached.checkedAt < REVOCATION_TTL_MS ? cached : undefined;
   }
 
+  /** A deleted application or a revoked family ends its tokens; re-read at most once a second per grant. */
   private async grantStatus(clientId: string, grantId: string | undefined, nowMs: number): Promise<GrantStatus> {
     const key = `${clientId} ${grantId ?? ''}`;
     const cached = this.freshGrant(clientId, grantId, nowMs);

@@ -91,8 +91,8 @@ export class NodeService {
    * authorize, with a read of the node's own rows beside the access check; the read is returned
    * only once the check has passed. The read carries the access version of its snapshot
    * (`accessVersionOf`), so that a cached access result is checked without a statement of its own
-   * (NodeRepository.findWithAccessBeside); without a cached result both run at once (one round
-   * trip on PostgreSQL, not two).
+   * (NodeRepository.findWithAccessBeside); without a cached result both run at once (on
+   * PostgreSQL the time of one round trip, not two).
    */
   async authorizeBeside<T>(
     principal: Principal,

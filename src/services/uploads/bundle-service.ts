@@ -203,8 +203,9 @@ export class BundleService {
   }
 
   /**
-   * The bundle and its expansions in one statement, read beside the access check: two statements
-   * in all (docs/performance.md, "Bundle fetch"), and the body only once the check has passed.
+   * The bundle and its expansions in one statement, read beside the access check: that statement
+   * alone while the caller's access result is cached and current, two otherwise
+   * (docs/performance.md, "Bundle fetch with expansions"), and the body only once the check has passed.
    */
   async get(principal: Principal, bundleId: string, expand: Set<BundleExpansion>) {
     const { node: seen, read: found } = await this.nodes.authorizeBeside(
