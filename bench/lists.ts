@@ -230,43 +230,43 @@ async function peopleLists(label: string, main: Served, store: ListStore): Promi
     ),
   );
 
-  const scimHeaders = { authorization: `Bearer ${store.scimToken}` };
-  const scimUrl = `${main.server.origin}/scim/v2/Users?count=${PAGE}`;
-  const scim = (query: string): Target => ({ url: `${scimUrl}${query}`, headers: scimHeaders });
-  const scimCursor = await cursorAt(
-    (cursor) => `${main.server.origin}/scim/v2/Users?count=200&cursor=${encodeURIComponent(cursor ?? '')}`,
-    scimHeaders,
+  rows.push(...(await scimDepthRows(label, main, store, 'Users', changeUsers, 1.2)));
+  return rows;
+}
+
+/**
+ * A SCIM list's page `DEEP` rows in, by startIndex, by cursor and by startIndex right after
+ * `change`, each against the first page (targets 1.5x, the cursor's `cursorTarget`).
+ */
+async function scimDepthRows(
+  label: string,
+  main: Served,
+  store: ListStore,
+  resource: 'Users' | 'Groups',
+  change: () => Promise<void>,
+  cursorTarget: number,
+): Promise<SummaryRow[]> {
+  const headers = { authorization: `Bearer ${store.scimToken}` };
+  const list = `${main.server.origin}/scim/v2/${resource}`;
+  const scim = (query: string): Target => ({ url: `${list}?count=${PAGE}${query}`, headers });
+  const cursor = await cursorAt(
+    (after) => `${list}?count=200&cursor=${encodeURIComponent(after ?? '')}`,
+    headers,
     200,
     async (response) => ((await response.json()) as { nextCursor?: string }).nextCursor,
   );
-  const [scimOffset, scimFirstA] = await pairedMedians(scim(`&startIndex=${DEEP + 1}`), scim(''), REQUESTS);
-  rows.push(
-    row(
-      `SCIM /Users startIndex ${DEEP + 1} / first page (${label})`,
-      scimOffset / scimFirstA,
+  const measured: [string, number, [number, number]][] = [
+    [`startIndex ${DEEP + 1}`, 1.5, await pairedMedians(scim(`&startIndex=${DEEP + 1}`), scim(''), REQUESTS)],
+    [`cursor at ${DEEP}`, cursorTarget, await pairedMedians(scim(`&cursor=${encodeURIComponent(cursor)}`), scim(''), REQUESTS)],
+    [
+      `startIndex ${DEEP + 1} after a change`,
       1.5,
-      `${ms(scimOffset)} vs ${ms(scimFirstA)}`,
-    ),
+      await pairedMediansAfter(change, scim(`&startIndex=${DEEP + 1}`), scim(''), REQUESTS),
+    ],
+  ];
+  return measured.map(([what, target, [deep, first]]) =>
+    row(`SCIM /${resource} ${what} / first page (${label})`, deep / first, target, `${ms(deep)} vs ${ms(first)}`),
   );
-  const [scimDeep, scimFirstB] = await pairedMedians(scim(`&cursor=${encodeURIComponent(scimCursor)}`), scim(''), REQUESTS);
-  rows.push(
-    row(
-      `SCIM /Users cursor at ${DEEP} / first page (${label})`,
-      scimDeep / scimFirstB,
-      1.2,
-      `${ms(scimDeep)} vs ${ms(scimFirstB)}`,
-    ),
-  );
-  const [scimCold, scimFirstC] = await pairedMediansAfter(changeUsers, scim(`&startIndex=${DEEP + 1}`), scim(''), REQUESTS);
-  rows.push(
-    row(
-      `SCIM /Users startIndex ${DEEP + 1} after a change / first page (${label})`,
-      scimCold / scimFirstC,
-      1.5,
-      `${ms(scimCold)} vs ${ms(scimFirstC)}`,
-    ),
-  );
-  return rows;
 }
 
 /** A page `DEEP` rows in, by offset and by cursor, against the first page, for each people list. */
@@ -314,43 +314,8 @@ async function depthRatios(label: string, main: Served, store: ListStore): Promi
       ),
     );
   }
-  const scimHeaders = { authorization: `Bearer ${store.scimToken}` };
-  const groups = `${main.server.origin}/scim/v2/Groups`;
-  const scim = (query: string): Target => ({ url: `${groups}?count=${PAGE}${query}`, headers: scimHeaders });
-  const scimCursor = await cursorAt(
-    (after) => `${groups}?count=200&cursor=${encodeURIComponent(after ?? '')}`,
-    scimHeaders,
-    200,
-    async (response) => ((await response.json()) as { nextCursor?: string }).nextCursor,
-  );
-  const [scimOffset, scimFirstA] = await pairedMedians(scim(`&startIndex=${DEEP + 1}`), scim(''), REQUESTS);
-  rows.push(
-    row(
-      `SCIM /Groups startIndex ${DEEP + 1} / first page (${label})`,
-      scimOffset / scimFirstA,
-      1.5,
-      `${ms(scimOffset)} vs ${ms(scimFirstA)}`,
-    ),
-  );
-  const [scimDeep, scimFirstB] = await pairedMedians(scim(`&cursor=${encodeURIComponent(scimCursor)}`), scim(''), REQUESTS);
-  rows.push(
-    row(
-      `SCIM /Groups cursor at ${DEEP} / first page (${label})`,
-      scimDeep / scimFirstB,
-      1.5,
-      `${ms(scimDeep)} vs ${ms(scimFirstB)}`,
-    ),
-  );
   const changeGroups = () => main.change('region_eu', `groups:${store.orgId}`);
-  const [scimCold, scimFirstC] = await pairedMediansAfter(changeGroups, scim(`&startIndex=${DEEP + 1}`), scim(''), REQUESTS);
-  rows.push(
-    row(
-      `SCIM /Groups startIndex ${DEEP + 1} after a change / first page (${label})`,
-      scimCold / scimFirstC,
-      1.5,
-      `${ms(scimCold)} vs ${ms(scimFirstC)}`,
-    ),
-  );
+  rows.push(...(await scimDepthRows(label, main, store, 'Groups', changeGroups, 1.5)));
   return rows;
 }
 
