@@ -1,5 +1,6 @@
 import fs from 'node:fs';
 import path from 'node:path';
+import { gunzipSync } from 'node:zlib';
 import { loadConfig } from '../src/config/config.js';
 import { openPlatform } from '../src/platform.js';
 import { fetchToken } from './support/bench-store.js';
@@ -72,7 +73,8 @@ async function bytesOf({ url, headers }: Endpoint): Promise<Buffer> {
 async function onStore(store: StoreUnderTest): Promise<SummaryRow[]> {
   const bundle = await seedProcessedBundle(store);
   const { derivativeId, folder } = await derivativeOf(store);
-  const tiles = filesUnder(folder).filter((file) => file.endsWith('.glb'));
+  // Tiles are stored gzipped (docs/processing.md): a client asks for the name without the suffix.
+  const tiles = filesUnder(folder).filter((file) => file.endsWith('.glb') || file.endsWith('.glb.gz'));
   const tile = tiles.sort((a, b) => fs.statSync(path.join(folder, b)).size - fs.statSync(path.join(folder, a)).size)[0];
   if (!tile) throw new Error(`no glTF tile under ${folder}`);
   const size = fs.statSync(path.join(folder, tile)).size;
@@ -82,7 +84,7 @@ async function onStore(store: StoreUnderTest): Promise<SummaryRow[]> {
     withServer(
       'bench/servers/bare-tile-server.ts',
       { RDP_BENCH_TILE_DIR: folder },
-      async (server) => ({ url: `${server.origin}/${tile}`, headers: {} }),
+      async (server) => ({ url: `${server.origin}/${tile}`, headers: { 'accept-encoding': 'gzip' } }),
       work,
     );
   const platform = <T>(work: (endpoint: Endpoint, server: ChildServer) => Promise<T>) =>
@@ -90,14 +92,17 @@ async function onStore(store: StoreUnderTest): Promise<SummaryRow[]> {
       'bench/servers/platform-server.ts',
       { ...store.env, RDP_LOG_LEVEL: 'warn' },
       async (server) => ({
-        url: `${server.origin}/eu/reality/v1/nodes/${derivativeId}/tiles/${tile}`,
-        headers: { authorization: `Bearer ${await fetchToken(server.origin, bundle)}` },
+        url: `${server.origin}/eu/reality/v1/nodes/${derivativeId}/tiles/${tile.replace(/\.gz$/, '')}`,
+        // As a viewer asks: the stored gzip is sent as it is.
+        headers: { authorization: `Bearer ${await fetchToken(server.origin, bundle)}`, 'accept-encoding': 'gzip' },
       }),
       work,
     );
 
-  // Both must send the file's very bytes, or the ratio compares different work.
-  const expected = fs.readFileSync(path.join(folder, tile));
+  // Both must send the file's very bytes, or the ratio compares different work (fetch decodes a
+  // gzip content encoding: the stored bytes decoded).
+  const stored = fs.readFileSync(path.join(folder, tile));
+  const expected = tile.endsWith('.gz') ? gunzipSync(stored) : stored;
   for (const serve of [bare, platform]) {
     if (!(await serve((endpoint) => bytesOf(endpoint))).equals(expected))
       throw new Error('a server sent other bytes than the file');

@@ -6,7 +6,8 @@ import { reportReady } from '../support/child-server.js';
 /**
  * The baseline of bench/tiles.ts: bare node:http serving the files of one folder
  * (RDP_BENCH_TILE_DIR) and exactly that work per request: open the file, read it whole, send it
- * with an ETag (from its size and modification time, as static servers make one) and its length.
+ * with an ETag (from its size and modification time, as static servers make one) and its length;
+ * a stored gzip (`.gz`, as the platform stores tiles) with `content-encoding: gzip`, as it is.
  * No token, no access check, no database, no rate limit, no metadata file.
  */
 const dir = process.env.RDP_BENCH_TILE_DIR as string;
@@ -22,6 +23,7 @@ const server = http.createServer(async (request, response) => {
         etag: `"${stat.size.toString(16)}-${Math.floor(stat.mtimeMs).toString(16)}"`,
         'content-type': 'application/octet-stream',
         'content-length': bytes.length,
+        ...(relative.endsWith('.gz') ? { 'content-encoding': 'gzip' } : {}),
       });
       response.end(bytes);
     } finally {

@@ -13,9 +13,14 @@ import { reportReady } from '../support/child-server.js';
  * RDP_BENCH_ACCESS_CACHE=off runs without the access cache (SQLite's and PostgreSQL's). RDP_BENCH_OPERATIONS_HOOKS=off
  * runs without the per-request hooks of metrics and draining (bench/operations-overhead.ts).
  */
-// Load tests send far more than an organization's default budget: the bucket stays in every
-// request's path, too large to run out, unless the benchmark sets its own.
-const unlimited = { RDP_RATE_LIMIT_BUCKET: '1000000000', RDP_RATE_LIMIT_REFILL_PER_SECOND: '1000000000' };
+// Load tests send far more than an organization's default budgets (requests, tiles): the buckets
+// stay in every request's path, too large to run out, unless the benchmark sets its own.
+const unlimited = {
+  RDP_RATE_LIMIT_BUCKET: '1000000000',
+  RDP_RATE_LIMIT_REFILL_PER_SECOND: '1000000000',
+  RDP_TILE_RATE_LIMIT_BUCKET: '1000000000',
+  RDP_TILE_RATE_LIMIT_REFILL_PER_SECOND: '1000000000',
+};
 const config = loadConfig({ ...unlimited, ...process.env, PORT: '0', RDP_LOG_LEVEL: process.env.RDP_LOG_LEVEL ?? 'warn' });
 const platform = await openPlatform(config);
 // RDP_BENCH_ACCESS_CACHE=off: every request runs the access query, as after a write (the cache
