@@ -1,8 +1,7 @@
 import { randomUUID } from 'node:crypto';
-import SQLite from 'better-sqlite3';
-import pg from 'pg';
 import { describe, expect, it } from 'vitest';
 import { createTree, type OrgFixture } from '../support/fixtures.js';
+import { runElsewhere } from '../support/other-connection.js';
 import { type TestPlatform, usingPostgres, withPlatformAndOrg } from '../support/platform.js';
 import { rdpAdmin } from '../support/rdp-cli.js';
 
@@ -17,47 +16,11 @@ describe('access checks after another process changes memberships', () => {
   withPlatformAndOrg((started) => ({ t, org } = started));
 
   /** Deletes memberships through a connection of its own, as another process would. */
-  async function revokeElsewhere(principalId: string) {
-    const { config } = t.platform;
-    if (usingPostgres) {
-      const client = new pg.Client({ connectionString: config.databaseUrl });
-      await client.connect();
-      await client.query(`DELETE FROM "${config.databaseSchemaPrefix}_region_eu".memberships WHERE principal_id = $1`, [
-        principalId,
-      ]);
-      await client.end();
-    } else {
-      const db = new SQLite(`${config.dataDir}/region_eu.sqlite`);
-      db.prepare('DELETE FROM memberships WHERE principal_id = ?').run(principalId);
-      db.close();
-    }
-  }
+  const revokeElsewhere = (principalId: string) =>
+    runElsewhere(t, 'region_eu', 'DELETE FROM memberships WHERE principal_id = ?', principalId);
 
   /** Runs one statement through a connection of its own, as another process would (`?` placeholders). */
-  async function elsewhere(statement: string, ...values: unknown[]) {
-    const { config } = t.platform;
-    if (usingPostgres) {
-      const client = new pg.Client({ connectionString: config.databaseUrl });
-      await client.connect();
-      try {
-        await client.query(`SET search_path TO "${config.databaseSchemaPrefix}_region_eu"`);
-        let n = 0;
-        await client.query(
-          statement.replace(/\?/g, () => `$${++n}`),
-          values,
-        );
-      } finally {
-        await client.end();
-      }
-    } else {
-      const db = new SQLite(`${config.dataDir}/region_eu.sqlite`);
-      try {
-        db.prepare(statement).run(...values);
-      } finally {
-        db.close();
-      }
-    }
-  }
+  const elsewhere = (statement: string, ...values: unknown[]) => runElsewhere(t, 'region_eu', statement, ...values);
 
   it('serves the cached result while nothing changes, and sees a node, role or group member changed elsewhere at once', async () => {
     const tree = await createTree(org);

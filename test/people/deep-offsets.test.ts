@@ -1,9 +1,8 @@
 import { randomUUID } from 'node:crypto';
-import SQLite from 'better-sqlite3';
-import pg from 'pg';
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { ApiClient, OrgFixture } from '../support/fixtures.js';
-import { type TestPlatform, usingPostgres, withPlatformAndOrg } from '../support/platform.js';
+import { runElsewhere } from '../support/other-connection.js';
+import { type TestPlatform, withPlatformAndOrg } from '../support/platform.js';
 import { createScimClient, SCIM_GROUP, SCIM_USER, type ScimClient } from '../support/scim.js';
 
 type Item = Record<string, unknown>;
@@ -70,31 +69,8 @@ describe('pages by offset, from anchors, after inserts, renames and removals', (
   });
 
   /** Runs one statement through a connection of its own, as another process would (`?` placeholders). */
-  async function elsewhere(store: 'global' | 'regional', statement: string, ...values: unknown[]) {
-    const { config } = t.platform;
-    const name = store === 'global' ? 'global' : `region_${org.region}`;
-    if (usingPostgres) {
-      const client = new pg.Client({ connectionString: config.databaseUrl });
-      await client.connect();
-      try {
-        await client.query(`SET search_path TO "${config.databaseSchemaPrefix}_${name}"`);
-        let n = 0;
-        await client.query(
-          statement.replace(/\?/g, () => `$${++n}`),
-          values,
-        );
-      } finally {
-        await client.end();
-      }
-    } else {
-      const db = new SQLite(`${config.dataDir}/${name}.sqlite`);
-      try {
-        db.prepare(statement).run(...values);
-      } finally {
-        db.close();
-      }
-    }
-  }
+  const elsewhere = (store: 'global' | 'regional', statement: string, ...values: unknown[]) =>
+    runElsewhere(t, store === 'global' ? 'global' : `region_${org.region}`, statement, ...values);
 
   const api = (client: ApiClient, path: string) => async (limit: number, offset: number) => {
     const response = await client.get<Item[]>(`${path}${path.includes('?') ? '&' : '?'}limit=${limit}&offset=${offset}`);
